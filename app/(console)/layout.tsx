@@ -1,0 +1,28 @@
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { getServerSession } from 'next-auth';
+import type { ReactNode } from 'react';
+import { TRPCReactProvider } from '@/app/_trpc/client';
+import { Nav } from '@/components/shell/nav';
+import { actorFromSession, authOptions } from '@/server/auth/options';
+
+export const dynamic = 'force-dynamic';
+
+/** Every console page needs a signed-in user; the check runs on the server. */
+export default async function ConsoleLayout({ children }: { children: ReactNode }) {
+  const actor = await actorFromSession(await getServerSession(authOptions()));
+  if (!actor) {
+    const path = (await headers()).get('x-keelson-path') ?? '/objects';
+    redirect(`/signin?callbackUrl=${encodeURIComponent(path)}`);
+  }
+  return (
+    <TRPCReactProvider>
+      <div className="shell">
+        <Nav user={{ name: actor.name, provider: actor.provider }} />
+        <main className="main" id="main">
+          {children}
+        </main>
+      </div>
+    </TRPCReactProvider>
+  );
+}

@@ -1,0 +1,32 @@
+'use client';
+/** Monaco's side-by-side diff editor over two YAML texts (read-only). */
+import { useEffect, useRef } from 'react';
+import { setupMonaco } from './setup';
+import type { DiffEditorProps } from './types';
+
+export default function DiffEditorImpl({ original, modified, height, ariaLabel }: DiffEditorProps) {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const monaco = setupMonaco();
+    const a = monaco.editor.createModel(original, 'yaml');
+    const b = monaco.editor.createModel(modified, 'yaml');
+    const diff = monaco.editor.createDiffEditor(host.current!, {
+      readOnly: true,
+      originalEditable: false,
+      automaticLayout: true,
+      renderSideBySide: true,
+      minimap: { enabled: false },
+      scrollBeyondLastLine: false,
+      fontSize: 13,
+      ariaLabel: ariaLabel ?? 'Differences',
+      hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 },
+    });
+    diff.setModel({ original: a, modified: b });
+    return () => {
+      diff.dispose();
+      a.dispose();
+      b.dispose();
+    };
+  }, [original, modified, ariaLabel]);
+  return <div ref={host} className="editor-host" data-testid="diff-editor" style={{ height: height ?? 560 }} />;
+}

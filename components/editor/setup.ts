@@ -1,0 +1,62 @@
+/**
+ * One-time Monaco setup in the browser: web workers, the createWebWorker
+ * shim monaco-yaml needs on Monaco ≥0.53, and YAML schemas per kind.
+ * Loaded lazily by the editor components (never on the server).
+ */
+import { configureMonacoYaml, type MonacoYaml } from 'monaco-yaml';
+import * as monaco from './monaco';
+
+export type Monaco = typeof monaco;
+
+type WorkerEnv = { getWorker(moduleId: string, label: string): Worker };
+
+let yaml: MonacoYaml | undefined;
+
+function installWorkers() {
+  const g = globalThis as unknown as { MonacoEnvironment?: WorkerEnv };
+  if (g.MonacoEnvironment) return;
+  g.MonacoEnvironment = {
+    getWorker(_moduleId, label) {
+      if (label === 'yaml') return new Worker(new URL('monaco-yaml/yaml.worker', import.meta.url));
+      if (label === 'editorWorkerService') return new Worker(new URL('monaco-editor/editor/editor.worker', import.meta.url));
+      throw new Error(`Unknown Monaco worker label: ${label}`);
+    },
+  };
+  // monaco-yaml still calls createWebWorker({ moduleId, label, createData });
+  // since 0.53 Monaco wants { worker }. Build the worker ourselves and pass
+  // the createData the way the old loader protocol did.
+  const editor = monaco.editor as unknown as { createWebWorker: (o: Record<string, unknown>) => unknown };
+  const original = editor.createWebWorker.bind(editor);
+  editor.createWebWorker = (opts: Record<string, unknown>) => {
+    if ('worker' in opts) return original(opts);
+    const worker = g.MonacoEnvironment!.getWorker(String(opts.moduleId), String(opts.label));
+    worker.postMessage('ignore');
+    worker.postMessage(opts.createData);
+    return original({ ...opts, worker });
+  };
+}
+
+
+/** Configure Monaco once; later calls only refresh the schemas. */
+export function setupMonaco(schemas?: Record<string, Record<string, unknown>>): Monaco {
+  installWorkers();
+  if (schemas) {
+    const list = Object.entries(schemas).map(([kind, schema]) => ({
+      uri: `keelson://schemas/${kind}.json`,
+      fileMatch: [`file:///objects/${kind}/**`],
+      schema: schema as never,
+    }));
+    if (!yaml) {
+      yaml = configureMonacoYaml(monaco as never, {
+        enableSchemaRequest: false,
+        validate: true,
+        hover: true,
+        completion: true,
+        schemas: list,
+      });
+    } else {
+      yaml.update({ schemas: list });
+    }
+  }
+  return monaco;
+}

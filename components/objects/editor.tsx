@@ -1,0 +1,275 @@
+'use client';
+/**
+ * The object page: Monaco with the kind's schema, problems list, Save
+ * (button or Ctrl/Cmd+S) and Delete. Saving sends the generation the text
+ * was loaded from; if someone else saved meanwhile, the server refuses and
+ * nothing is lost: the text stays in the editor.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useTRPC } from '@/app/_trpc/client';
+import { modelUriFor, YamlEditor, type EditorProblem, type ServerMarker } from '../editor';
+import { ConfirmDialog } from '../ui/confirm';
+import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
+import { objectHref } from './links';
+import { NEW_OBJECT_TEMPLATES } from './templates';
+
+type Id = { kind: string; namespace: string; name: string };
+type Status = { kind: 'error' | 'success' | 'info' | 'warning'; text: string; action?: 'reload' } | null;
+
+interface TrpcErrorLike {
+  message: string;
+  data?: { code?: string; diagnostics?: ServerMarker[] };
+}
+
+export function ObjectEditor({ id }: { id: Id }) {
+  const trpc = useTRPC();
+  const object = useQuery(trpc.policy.get.queryOptions(id, { refetchOnWindowFocus: false }));
+  // Bumped by "Reload latest": remounts the form with the server's text.
+  const [loads, setLoads] = useState(0);
+  if (object.isPending) return <LoadingState label="Loading object…" />;
+  if (object.isError) return <ErrorState error={object.error} retry={() => object.refetch()} />;
+  return (
+    <EditorForm
+      key={loads}
+      id={id}
+      initialText={object.data.text}
+      baseGeneration={object.data.head}
+      objectGeneration={object.data.generation}
+      onReload={async () => {
+        await object.refetch();
+        setLoads((n) => n + 1);
+      }}
+    />
+  );
+}
+
+export function NewObjectEditor({ kind: initialKind }: { kind?: string }) {
+  const [kind, setKind] = useState(initialKind && NEW_OBJECT_TEMPLATES[initialKind] ? initialKind : 'bundle');
+  const trpc = useTRPC();
+  const head = useQuery(trpc.policy.head.queryOptions(undefined, { refetchOnWindowFocus: false }));
+  if (head.isPending) return <LoadingState />;
+  if (head.isError) return <ErrorState error={head.error} retry={() => head.refetch()} />;
+  return (
+    <EditorForm
+      key={kind}
+      kind={kind}
+      onKindChange={setKind}
+      initialText={NEW_OBJECT_TEMPLATES[kind]!}
+      baseGeneration={head.data}
+      onReload={() => void head.refetch()}
+    />
+  );
+}
+
+function EditorForm(props: {
+  id?: Id;
+  kind?: string;
+  onKindChange?: (k: string) => void;
+  initialText: string;
+  baseGeneration: number;
+  objectGeneration?: number;
+  onReload: () => void | Promise<void>;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const schemas = useQuery(trpc.policy.schemas.queryOptions(undefined, { staleTime: Infinity }));
+  const [text, setText] = useState(props.initialText);
+  const [saved, setSaved] = useState(props.initialText);
+  const [base, setBase] = useState(props.baseGeneration);
+  const [problems, setProblems] = useState<EditorProblem[]>([]);
+  const [serverMarkers, setServerMarkers] = useState<ServerMarker[]>([]);
+  const [status, setStatus] = useState<Status>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const dirty = text !== saved;
+  const kind = props.id?.kind ?? props.kind ?? 'bundle';
+  const uri = useMemo(
+    () => (props.id ? modelUriFor(props.id.kind, props.id.namespace, props.id.name) : modelUriFor(kind, '_new', 'object')),
+    [props.id, kind],
+  );
+
+  // Don't lose edits by closing the tab.
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+
+  const save = useMutation(trpc.policy.save.mutationOptions());
+  const del = useMutation(trpc.policy.delete.mutationOptions());
+
+  const errors = problems.filter((p) => p.severity === 'error');
+  const textRef = useRef(text);
+  textRef.current = text;
+
+  const onSave = useCallback(async () => {
+    if (save.isPending) return;
+    if (errors.length > 0) {
+      const first = errors[0]!;
+      setStatus({
+        kind: 'error',
+        text: `Save refused: fix ${errors.length === 1 ? 'the problem' : `${errors.length} problems`} first — line ${first.line}: ${first.message}`,
+      });
+      return;
+    }
+    const current = textRef.current;
+    setStatus({ kind: 'info', text: 'Saving…' });
+    try {
+      const res = await save.mutateAsync({ id: props.id, text: current, baseGeneration: base });
+      setServerMarkers([]);
+      setSaved(current);
+      setBase(res.generation);
+      await queryClient.invalidateQueries({ queryKey: trpc.policy.pathKey() });
+      if (!res.changed) {
+        setStatus({ kind: 'info', text: `No changes to save (generation ${res.generation}).` });
+      } else {
+        setStatus({ kind: 'success', text: `Saved as generation ${res.generation}.` });
+      }
+      if (!props.id) router.replace(objectHref(res.object));
+    } catch (err) {
+      const e = err as TrpcErrorLike;
+      setServerMarkers(e.data?.diagnostics?.filter((d) => d.severity !== 'info') ?? []);
+      setStatus({ kind: 'error', text: errorMessage(e), action: e.data?.code === 'CONFLICT' ? 'reload' : undefined });
+    }
+  }, [save, errors, props.id, base, queryClient, trpc, router]);
+
+  const onDelete = async () => {
+    if (!props.id) return;
+    try {
+      await del.mutateAsync({ ids: [props.id], baseGeneration: base });
+      await queryClient.invalidateQueries({ queryKey: trpc.policy.pathKey() });
+      router.push('/objects');
+    } catch (err) {
+      setConfirmDelete(false);
+      const e = err as TrpcErrorLike;
+      setStatus({ kind: 'error', text: errorMessage(e), action: e.data?.code === 'CONFLICT' ? 'reload' : undefined });
+    }
+  };
+
+  const title = props.id ? `${props.id.namespace}/${props.id.name}` : `New ${kind}`;
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <div className="breadcrumbs">
+            <Link href="/objects">Objects</Link> / {props.id ? <Link href={`/objects?kind=${props.id.kind}`}>{props.id.kind}</Link> : 'new'}
+          </div>
+          <h1>
+            {title} {dirty && <span className="badge badge-warn">unsaved</span>}
+          </h1>
+          <p>
+            {props.id ? (
+              <>
+                <span className="badge badge-kind">{props.id.kind}</span> last changed in{' '}
+                <Link href={`/history?to=${props.objectGeneration}`}>generation {props.objectGeneration}</Link> · editing on top of generation{' '}
+                <strong data-testid="base-generation">{base}</strong>
+              </>
+            ) : (
+              <>Editing on top of generation {base}</>
+            )}
+          </p>
+        </div>
+        <div className="actions">
+          {!props.id && (
+            <label className="sr-only" htmlFor="kind-select">
+              Kind
+            </label>
+          )}
+          {!props.id && (
+            <select
+              id="kind-select"
+              value={kind}
+              onChange={(e) => {
+                if (!dirty || window.confirm('Discard your changes and start a new object of another kind?')) props.onKindChange?.(e.target.value);
+              }}
+            >
+              {Object.keys(NEW_OBJECT_TEMPLATES).map((k) => (
+                <option key={k} value={k}>
+                  {k}
+                </option>
+              ))}
+            </select>
+          )}
+          {props.id && (
+            <button type="button" className="btn btn-danger" onClick={() => setConfirmDelete(true)}>
+              Delete
+            </button>
+          )}
+          <button type="button" className="btn btn-primary" onClick={onSave} disabled={save.isPending} title="Save (Ctrl/Cmd+S)">
+            {save.isPending ? 'Saving…' : props.id ? 'Save' : 'Create'} <kbd>⌘S</kbd>
+          </button>
+        </div>
+      </div>
+      {status && (
+        <Alert kind={status.kind} testId="save-status">
+          <span>{status.text}</span>
+          {status.action === 'reload' && (
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => {
+                if (!dirty || window.confirm('Reloading replaces your edits with the latest saved version. Continue?')) props.onReload();
+              }}
+            >
+              Reload latest
+            </button>
+          )}
+        </Alert>
+      )}
+      <YamlEditor
+        uri={uri}
+        value={text}
+        onChange={setText}
+        schemas={schemas.data}
+        onSave={onSave}
+        onProblems={setProblems}
+        serverMarkers={serverMarkers}
+        height="calc(100vh - 330px)"
+        ariaLabel={`YAML of ${title}`}
+      />
+      <section aria-label="Problems" style={{ marginTop: 10 }}>
+        <div className="toolbar">
+          <h3 style={{ margin: 0 }}>
+            Problems{' '}
+            <span className={`badge ${errors.length ? 'badge-error' : 'badge-ok'}`} data-testid="problem-count">
+              {problems.length}
+            </span>
+          </h3>
+          <span className="hint">
+            Completion: <kbd>Ctrl</kbd>+<kbd>Space</kbd> · Save: <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>S</kbd>
+          </span>
+        </div>
+        {problems.length === 0 ? (
+          <p className="hint">No problems.</p>
+        ) : (
+          <ul className="problems" data-testid="problems">
+            {problems.map((p, i) => (
+              <li key={i}>
+                <span className={`sev-${p.severity}`}>{p.severity}</span>
+                <span className="where">
+                  {p.line}:{p.column}
+                </span>
+                <span>{p.message}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <ConfirmDialog
+        open={confirmDelete}
+        title={`Delete ${props.id?.kind} ${title}?`}
+        confirmLabel="Delete"
+        destructive
+        busy={del.isPending}
+        onConfirm={onDelete}
+        onCancel={() => setConfirmDelete(false)}
+      >
+        <p>This creates a new policy generation without the object. History keeps every earlier version.</p>
+      </ConfirmDialog>
+    </>
+  );
+}

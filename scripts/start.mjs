@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: check configuration, build the console if the sources changed
+ * since the last build, then serve it with `next start`.
+ * A bad configuration stops here with a message naming the variable.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { register } from 'tsx/esm/api';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+
+register();
+const { loadEnv, EnvError } = await import('../server/env.ts');
+let env;
+try {
+  env = loadEnv(process.env);
+} catch (e) {
+  if (e instanceof EnvError) {
+    console.error(e.message);
+    process.exit(1);
+  }
+  throw e;
+}
+
+const SOURCES = ['app', 'components', 'server', 'public', 'next.config.js', 'instrumentation.ts', 'proxy.ts', 'package-lock.json', 'tsconfig.json'];
+
+function sourceStamp() {
+  const h = createHash('sha256');
+  const walk = (p) => {
+    if (!existsSync(p)) return;
+    const st = statSync(p);
+    if (st.isDirectory()) {
+      for (const n of readdirSync(p).sort()) if (!n.startsWith('.') && n !== 'node_modules' && n !== 'testdata') walk(join(p, n));
+    } else if (!/\.test\.tsx?$/.test(p)) {
+      h.update(`${p}\0${st.size}\0${st.mtimeMs}\0`);
+    }
+  };
+  for (const s of SOURCES) walk(s);
+  return h.digest('hex');
+}
+
+const stampFile = join('.next', 'keelson-build-stamp');
+const stamp = sourceStamp();
+const built = existsSync(join('.next', 'BUILD_ID')) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp;
+const nextBin = join('node_modules', 'next', 'dist', 'bin', 'next');
+if (!built) {
+  console.log('Building the console (first start or sources changed)…');
+  const r = spawnSync(process.execPath, [nextBin, 'build'], { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+  writeFileSync(stampFile, stamp);
+}
+
+const child = spawn(process.execPath, [nextBin, 'start', '-p', String(env.port)], {
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    NEXT_TELEMETRY_DISABLED: '1',
+    NEXTAUTH_URL: env.authUrl,
+    NEXTAUTH_SECRET: env.authSecret,
+  },
+});
+console.log(`Keelson console: ${env.authUrl} (data in ${env.dataDir}${env.databaseUrl ? ', database from DATABASE_URL' : ', embedded PGlite'})`);
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

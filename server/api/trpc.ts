@@ -1,0 +1,63 @@
+/**
+ * tRPC setup: context, error formatting and procedure types.
+ *
+ * 1. CONTEXT — who is asking (`actor`, null when anonymous) and the services.
+ * 2. ERRORS — AppError codes become tRPC codes through one table; the
+ *    diagnostics of bad input travel in `error.data.diagnostics` so the
+ *    editor can place markers.
+ * 3. PROCEDURES — `publicProcedure`, and `protectedProcedure`, which refuses
+ *    anonymous callers and narrows `ctx.actor` to non-null. Finer rights are
+ *    checked inside services, which know what is being touched.
+ */
+import { initTRPC, TRPCError } from '@trpc/server';
+import superjson from 'superjson';
+import { ZodError } from 'zod';
+import type { Diagnostic } from '../engine/diagnostics';
+import type { Actor } from '../services/actor';
+import { AppError } from '../services/errors';
+import type { Services } from '../services';
+import { APP_ERROR_TO_TRPC } from './errors';
+
+export interface TrpcContext {
+  actor: Actor | null;
+  services: Services;
+}
+
+const t = initTRPC.context<TrpcContext>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    const diagnostics: Diagnostic[] | undefined = cause instanceof AppError ? cause.diagnostics : undefined;
+    const details = cause instanceof AppError ? cause.details : undefined;
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        // Stack traces stay on the server.
+        stack: undefined,
+        appCode: cause instanceof AppError ? cause.code : undefined,
+        diagnostics,
+        details,
+        zodError: cause instanceof ZodError ? cause.issues.map((i) => ({ path: i.path.map(String), message: i.message })) : undefined,
+      },
+    };
+  },
+});
+
+/** Turn domain errors into tRPC errors (one place, one table). */
+const appErrors = t.middleware(async ({ next }) => {
+  const res = await next();
+  if (!res.ok && res.error.cause instanceof AppError) {
+    const app = res.error.cause;
+    throw new TRPCError({ code: APP_ERROR_TO_TRPC[app.code].trpc, message: app.message, cause: app });
+  }
+  return res;
+});
+
+export const createTRPCRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(appErrors);
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.actor) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in first.' });
+  return next({ ctx: { ...ctx, actor: ctx.actor } });
+});

@@ -1,0 +1,146 @@
+/**
+ * next-auth 4 configuration: JWT sessions, local users (Aptomi users file)
+ * and, when configured, one OpenID Connect provider.
+ *
+ * The token carries only identity (id, name, provider). Labels are looked up
+ * on each request (see `actorFromSession`), so an edited users file or a new
+ * OIDC sign-in takes effect without signing out.
+ */
+import type { NextAuthOptions, User } from 'next-auth';
+import CredentialsProvider from 'next-auth/providers/credentials';
+import type { OAuthConfig } from 'next-auth/providers/oauth';
+import { env } from '../env';
+import { getRuntime } from '../runtime';
+import type { Actor } from '../services/actor';
+import { verifyLocalUser } from './users';
+
+export const LOCAL_PROVIDER_ID = 'local';
+export const OIDC_PROVIDER_ID = 'oidc';
+
+type OidcProfile = Record<string, unknown> & { sub: string; name?: string; email?: string; preferred_username?: string };
+
+export interface KeelsonUser extends User {
+  provider: 'local' | 'oidc';
+  labels?: Record<string, string>;
+}
+
+function labelsFromClaims(profile: OidcProfile, claims: readonly string[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const c of claims) {
+    const v = profile[c];
+    if (v === undefined || v === null) continue;
+    labels[c.replace(/[^a-zA-Z0-9_-]/g, '_')] = Array.isArray(v) ? v.map(String).join(',') : String(v);
+  }
+  if (profile.email) labels.email = String(profile.email);
+  return labels;
+}
+
+let cached: NextAuthOptions | undefined;
+
+export function authOptions(): NextAuthOptions {
+  if (cached) return cached;
+  const e = env();
+  const providers: NextAuthOptions['providers'] = [
+    CredentialsProvider({
+      id: LOCAL_PROVIDER_ID,
+      name: 'Keelson account',
+      credentials: { username: { label: 'User name', type: 'text' }, password: { label: 'Password', type: 'password' } },
+      async authorize(credentials) {
+        const name = credentials?.username ?? '';
+        const password = credentials?.password ?? '';
+        if (!name || !password || name.length > 200 || password.length > 200) return null;
+        const rt = await getRuntime();
+        const user = await verifyLocalUser(rt.services.users.localUsers(), name, password);
+        if (!user) return null;
+        const u: KeelsonUser = { id: `local:${user.name}`, name: user.name, provider: 'local' };
+        await rt.services.users.recordSignIn({ id: u.id, name: user.name, email: null, provider: 'local', labels: user.labels });
+        return u;
+      },
+    }),
+  ];
+  if (e.oidc) {
+    const o = e.oidc;
+    const oidc: OAuthConfig<OidcProfile> = {
+      id: OIDC_PROVIDER_ID,
+      name: o.name,
+      type: 'oauth',
+      wellKnown: `${o.issuer}/.well-known/openid-configuration`,
+      clientId: o.clientId,
+      clientSecret: o.clientSecret,
+      authorization: { params: { scope: 'openid email profile' } },
+      idToken: true,
+      checks: ['pkce', 'state'],
+      profile(p) {
+        return {
+          id: `oidc:${p.sub}`,
+          name: p.name ?? p.preferred_username ?? p.email ?? p.sub,
+          email: p.email ?? null,
+          provider: 'oidc',
+          labels: labelsFromClaims(p, o.labelClaims),
+        } as KeelsonUser;
+      },
+    };
+    providers.push(oidc);
+  }
+  cached = {
+    secret: e.authSecret,
+    session: { strategy: 'jwt', maxAge: 30 * 24 * 60 * 60 },
+    pages: { signIn: '/signin', error: '/signin' },
+    providers,
+    callbacks: {
+      async signIn({ user, account }) {
+        if (account?.provider === OIDC_PROVIDER_ID) {
+          const u = user as KeelsonUser;
+          const rt = await getRuntime();
+          await rt.services.users.recordSignIn({
+            id: u.id,
+            name: u.name ?? u.id,
+            email: u.email ?? null,
+            provider: 'oidc',
+            labels: u.labels ?? {},
+          });
+        }
+        return true;
+      },
+      async jwt({ token, user }) {
+        if (user) {
+          const u = user as KeelsonUser;
+          token.sub = u.id;
+          token.name = u.name;
+          token.provider = u.provider;
+        }
+        return token;
+      },
+      async session({ session, token }) {
+        session.user = { name: token.name ?? null, email: token.email ?? null, image: null };
+        (session as { keelson?: unknown }).keelson = { id: token.sub, provider: token.provider };
+        return session;
+      },
+    },
+  };
+  return cached;
+}
+
+interface SessionLike {
+  user?: { name?: string | null } | null;
+  keelson?: { id?: string; provider?: string };
+}
+
+/** The acting user of a session, with current labels; null when anonymous. */
+export async function actorFromSession(session: unknown): Promise<Actor | null> {
+  const s = session as SessionLike | null;
+  const id = s?.keelson?.id;
+  const name = s?.user?.name;
+  if (!s || !id || !name) return null;
+  const provider = s.keelson?.provider === 'oidc' ? 'oidc' : 'local';
+  const rt = await getRuntime();
+  let labels: Record<string, string> = {};
+  if (provider === 'local') {
+    const u = rt.services.users.localUsers().find((x) => x.name.toLowerCase() === name.toLowerCase());
+    if (!u) return null; // removed from the users file: the session no longer counts
+    labels = u.labels;
+  } else {
+    labels = (await rt.repos.users.getUser(id))?.labels ?? {};
+  }
+  return { id, name, labels, provider };
+}

@@ -1,0 +1,40 @@
+/**
+ * Local users: an Aptomi-format users file (`name`, bcrypt `passwordhash`,
+ * `labels`). Without KEELSON_USERS_FILE the demo users from Aptomi's
+ * examples are used, so a newcomer can sign in as alice/alice.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import { formatDiagnostic, hasErrors } from '../engine/diagnostics';
+import { findUser, parseUsers, type PolicyUser } from '../engine/model/users';
+
+export const DEMO_USERS_FILE = join(process.cwd(), 'corpus/aptomi/examples/common/users.yaml');
+
+interface Cache {
+  file: string;
+  mtimeMs: number;
+  users: PolicyUser[];
+}
+let cache: Cache | undefined;
+
+/** Users from the file; re-read when the file changes (Aptomi cached for a minute). */
+export function loadLocalUsers(file: string = DEMO_USERS_FILE): PolicyUser[] {
+  const mtimeMs = statSync(/*turbopackIgnore: true*/ file).mtimeMs;
+  if (cache && cache.file === file && cache.mtimeMs === mtimeMs) return cache.users;
+  const r = parseUsers(readFileSync(/*turbopackIgnore: true*/ file, 'utf8'), file);
+  if (hasErrors(r.diagnostics)) {
+    throw new Error(`Users file ${file} is invalid:\n${r.diagnostics.map(formatDiagnostic).join('\n')}`);
+  }
+  cache = { file, mtimeMs, users: r.users };
+  return r.users;
+}
+
+/** Check a name/password pair; names match without regard to case. */
+export async function verifyLocalUser(users: readonly PolicyUser[], name: string, password: string): Promise<PolicyUser | null> {
+  const u = findUser(users, name.trim());
+  // Compare against a fixed hash when the user is unknown, so timing does not tell who exists.
+  const hash = u?.passwordHash ?? '$2a$10$CwTycUXWue0Thq9StjUM0uJ8.bTOLQvpWFQH7wvWv3tAG6zGwSEFa';
+  const ok = await bcrypt.compare(password, hash);
+  return ok && u?.passwordHash ? u : null;
+}

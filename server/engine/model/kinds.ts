@@ -1,0 +1,260 @@
+/**
+ * Policy object kinds: one zod schema per kind. The same schemas validate
+ * writes on the server, feed the CLI, and become the JSON Schemas that the
+ * Monaco editor uses (see `jsonSchemaForKind`), so editor and server agree.
+ *
+ * Field names follow Aptomi's YAML exactly (including its all-lower-case keys
+ * such as `defaultnamespace`), so Aptomi users can bring their files as is.
+ */
+import { z } from 'zod';
+
+/** Aptomi identifiers: names, namespaces, label names. */
+export const IDENTIFIER_RE = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+/** `name` or `namespace/name`. */
+export const REFERENCE_RE = /^(?:[a-zA-Z][a-zA-Z0-9_-]{0,63}\/)?[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+
+export const SYSTEM_NAMESPACE = 'system';
+
+const identifier = z
+  .string()
+  .regex(IDENTIFIER_RE, 'must start with a letter and hold only letters, digits, "_" or "-" (at most 64)');
+const reference = z
+  .string()
+  .regex(REFERENCE_RE, 'must be "name" or "namespace/name"');
+
+/**
+ * Aptomi stores labels as strings; YAML scalars of any type are accepted and
+ * turned into their string form (`true` → "true", `3` → "3").
+ */
+const labelValue = z.union([z.string(), z.number(), z.boolean()]).transform((v) => String(v));
+export const labelsSchema = z.record(z.string().regex(IDENTIFIER_RE, 'is not a valid label name'), labelValue);
+
+/** An expression in a criteria list; YAML may type `true` as a boolean. */
+const expression = z.union([z.string(), z.number(), z.boolean()]).transform((v) => String(v));
+
+export const criteriaSchema = z
+  .object({
+    'require-all': z.array(expression).nullish(),
+    'require-any': z.array(expression).nullish(),
+    'require-none': z.array(expression).nullish(),
+  })
+  .strict()
+  .describe('All of require-all, none of require-none, and (if listed) any of require-any must hold');
+
+export const labelOperationsSchema = z
+  .object({
+    set: z.record(z.string(), labelValue).nullish(),
+    /** Aptomi writes `remove: {label: ""}`; only the names matter. */
+    remove: z.record(z.string(), z.unknown()).nullish(),
+  })
+  .strict()
+  .describe('Labels to set, then labels to remove');
+
+export const metadataSchema = z
+  .object({
+    namespace: identifier.describe('Namespace of the object'),
+    name: identifier.describe('Name, unique per kind and namespace'),
+  })
+  .strict();
+
+const envelope = <K extends string>(kind: K) => ({
+  kind: z.string().describe(`Object kind: ${kind}`),
+  metadata: metadataSchema,
+});
+
+/** Free-form parameter trees (Helm values, discovery); string leaves are templates. */
+const paramTree = z.record(z.string(), z.unknown());
+
+export const componentSchema = z
+  .object({
+    name: identifier.describe('Component name, unique in the bundle'),
+    criteria: criteriaSchema.nullish(),
+    code: z
+      .object({
+        type: z.enum(['helm', 'raw']).describe('helm: a chart (chartRepo, chartName, chartVersion); raw: Kubernetes manifests'),
+        params: paramTree.nullish().describe('Parameters; string values are Go text/templates'),
+      })
+      .strict()
+      .nullish(),
+    service: reference.nullish().describe('Service this component consumes: "name" or "namespace/name"'),
+    discovery: paramTree.nullish().describe('Values announced to other components; strings are templates'),
+    dependencies: z.array(identifier).nullish().describe('Components of this bundle that must come first'),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const n = (c.code ? 1 : 0) + (c.service ? 1 : 0);
+    if (n !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: n === 0 ? 'a component needs either code or service' : 'a component has either code or service, not both',
+        path: [],
+      });
+    }
+  });
+
+export const bundleSchema = z
+  .object({
+    ...envelope('bundle'),
+    labels: labelsSchema.nullish(),
+    components: z.array(componentSchema).nullish(),
+  })
+  .strict();
+
+export const contextSchema = z
+  .object({
+    name: identifier,
+    criteria: criteriaSchema.nullish(),
+    'change-labels': labelOperationsSchema.nullish(),
+    allocation: z
+      .object({
+        bundle: reference.describe('Bundle to instantiate (same namespace as the service)'),
+        keys: z.array(z.union([z.string(), z.number(), z.boolean()]).transform(String)).nullish()
+          .describe('Templates; claims with equal keys share one instance'),
+      })
+      .strict(),
+  })
+  .strict();
+
+export const serviceSchema = z
+  .object({
+    ...envelope('service'),
+    'change-labels': labelOperationsSchema.nullish(),
+    contexts: z.array(contextSchema).nullish(),
+  })
+  .strict();
+
+export const claimSchema = z
+  .object({
+    ...envelope('claim'),
+    user: z.string().min(1).describe('User on whose behalf the service is claimed'),
+    service: reference.describe('Service to claim: "name" or "namespace/name"'),
+    labels: labelsSchema.nullish(),
+  })
+  .strict();
+
+export const ruleSchema = z
+  .object({
+    ...envelope('rule'),
+    weight: z.number().int().min(0).describe('Rules run by weight, then name'),
+    criteria: criteriaSchema.nullish(),
+    actions: z
+      .object({
+        'change-labels': labelOperationsSchema.nullish(),
+        claim: z.enum(['allow', 'reject']).nullish(),
+        ingress: z.enum(['allow', 'reject']).nullish(),
+      })
+      .strict()
+      .refine((a) => a['change-labels'] != null || a.claim != null || a.ingress != null, {
+        message: 'a rule needs at least one action (change-labels, claim or ingress)',
+      }),
+  })
+  .strict();
+
+const roleNamespaces = z.string().min(1).describe('"*" or a comma-separated list of namespaces');
+export const aclRuleSchema = z
+  .object({
+    ...envelope('aclrule'),
+    weight: z.number().int().min(0).nullish(),
+    criteria: criteriaSchema.nullish(),
+    actions: z
+      .object({
+        'add-role': z
+          .object({
+            'domain-admin': roleNamespaces.nullish(),
+            'namespace-admin': roleNamespaces.nullish(),
+            'service-consumer': roleNamespaces.nullish(),
+          })
+          .strict(),
+      })
+      .strict(),
+  })
+  .strict();
+
+export const clusterSchema = z
+  .object({
+    ...envelope('cluster'),
+    type: z.enum(['kubernetes']),
+    config: z
+      .object({
+        defaultnamespace: z.string().nullish().describe('Kubernetes namespace used when the target names none'),
+        local: z.boolean().nullish(),
+        context: z.string().nullish(),
+        kubeconfig: z.unknown().optional().describe('Secret: shown only to those who may manage the cluster'),
+      })
+      .strict()
+      .nullish(),
+  })
+  .strict();
+
+export const KIND_SCHEMAS = {
+  aclrule: aclRuleSchema,
+  bundle: bundleSchema,
+  claim: claimSchema,
+  cluster: clusterSchema,
+  rule: ruleSchema,
+  service: serviceSchema,
+} as const;
+
+export type Kind = keyof typeof KIND_SCHEMAS;
+export const KNOWN_KINDS = Object.keys(KIND_SCHEMAS).sort() as Kind[];
+
+/** Kinds that may only live in the `system` namespace. */
+export const SYSTEM_ONLY_KINDS: ReadonlySet<Kind> = new Set(['aclrule', 'cluster']);
+
+export type Bundle = z.output<typeof bundleSchema>;
+export type Component = z.output<typeof componentSchema>;
+export type Service = z.output<typeof serviceSchema>;
+export type Context = z.output<typeof contextSchema>;
+export type Claim = z.output<typeof claimSchema>;
+export type Rule = z.output<typeof ruleSchema>;
+export type AclRule = z.output<typeof aclRuleSchema>;
+export type Cluster = z.output<typeof clusterSchema>;
+export type Criteria = z.output<typeof criteriaSchema>;
+export type LabelOperations = z.output<typeof labelOperationsSchema>;
+
+export type ObjectOfKind = {
+  aclrule: AclRule;
+  bundle: Bundle;
+  claim: Claim;
+  cluster: Cluster;
+  rule: Rule;
+  service: Service;
+};
+export type PolicyObject = { [K in Kind]: ObjectOfKind[K] & { kind: K } }[Kind];
+
+export function normaliseKind(kind: string): Kind | undefined {
+  const k = kind.toLowerCase();
+  return (KNOWN_KINDS as string[]).includes(k) ? (k as Kind) : undefined;
+}
+
+/** A short line per kind, for object browsers and "new object" menus. */
+export const KIND_DESCRIPTIONS: Record<Kind, string> = {
+  aclrule: 'Grants roles (domain-admin, namespace-admin, service-consumer) to users matching criteria',
+  bundle: 'Components (code or consumed services) that make up an application',
+  claim: 'A user’s request for an instance of a service',
+  cluster: 'A deployment target',
+  rule: 'Changes labels or rejects claims when its criteria match',
+  service: 'Exposes bundles through contexts chosen by criteria',
+};
+
+/** JSON Schema (draft-07) of one kind, for monaco-yaml. */
+export function jsonSchemaForKind(kind: Kind): Record<string, unknown> {
+  const schema = z.toJSONSchema(KIND_SCHEMAS[kind], {
+    target: 'draft-7',
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  // The editor should steer towards the canonical lower-case kind.
+  if (props?.kind) props.kind = { type: 'string', enum: [kind], description: KIND_DESCRIPTIONS[kind] };
+  if (SYSTEM_ONLY_KINDS.has(kind)) {
+    const md = props?.metadata as { properties?: Record<string, Record<string, unknown>> } | undefined;
+    if (md?.properties?.namespace) md.properties.namespace = { type: 'string', enum: [SYSTEM_NAMESPACE] };
+  }
+  schema.title = `Keelson ${kind}`;
+  return schema;
+}
+
+/** Size limits (bytes). */
+export const MAX_OBJECT_BYTES = 1024 * 1024;
+export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;

@@ -1,0 +1,202 @@
+/**
+ * YAML text → object candidates with source positions.
+ *
+ * A file may hold one object, a YAML list of objects (Aptomi's style), or
+ * several `---` documents. Every candidate keeps enough of the parse tree to
+ * map any field path back to a line and column, and keeps its own text as
+ * written (comments included) so the store can save it verbatim.
+ */
+import {
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  type Document,
+  type Node as YamlNode,
+} from 'yaml';
+import type { Diagnostic, SourcePos } from '../diagnostics';
+
+export interface SourceObject {
+  /** The plain JS value of the object. */
+  value: unknown;
+  /** Verbatim text of this object (dedented when it was a list item). */
+  text: string;
+  file?: string;
+  /** Where the object starts in the file. */
+  pos: SourcePos;
+  /** Resolves a field path inside this object to a position. */
+  locate(path: readonly PropertyKey[], opts?: { key?: boolean }): SourcePos;
+}
+
+export interface ParseResult {
+  objects: SourceObject[];
+  diagnostics: Diagnostic[];
+}
+
+/** Aliases multiply data; a handful is plenty for policy files. */
+const MAX_ALIAS_COUNT = 100;
+
+export function parseYamlObjects(text: string, file?: string): ParseResult {
+  const lineCounter = new LineCounter();
+  const diagnostics: Diagnostic[] = [];
+  const objects: SourceObject[] = [];
+  let docs: Document.Parsed[];
+  try {
+    docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true }) as Document.Parsed[];
+  } catch (e) {
+    diagnostics.push({ code: 'yaml_syntax', severity: 'error', message: String(e), file, line: 1, column: 1 });
+    return { objects, diagnostics };
+  }
+  if (!Array.isArray(docs)) docs = [docs];
+
+  const posOf = (offset: number, end?: number): SourcePos => {
+    const p = lineCounter.linePos(offset);
+    const out: SourcePos = { line: p.line, column: p.col };
+    if (end !== undefined) {
+      const e = lineCounter.linePos(end);
+      out.endLine = e.line;
+      out.endColumn = e.col;
+    }
+    return out;
+  };
+
+  for (const doc of docs) {
+    if (doc.errors.length > 0) {
+      for (const err of doc.errors) {
+        const p = err.linePos?.[0];
+        diagnostics.push({
+          code: 'yaml_syntax',
+          severity: 'error',
+          message: `YAML syntax error: ${firstLine(err.message)}`,
+          file,
+          line: p?.line ?? 1,
+          column: p?.col ?? 1,
+        });
+      }
+      continue;
+    }
+    const root = doc.contents as YamlNode | null;
+    if (root == null || (isScalar(root) && root.value == null)) continue; // empty document
+    const items: { node: YamlNode; listItem: boolean }[] = isSeq(root)
+      ? root.items.map((n) => ({ node: n as YamlNode, listItem: true }))
+      : [{ node: root, listItem: false }];
+    for (const { node, listItem } of items) {
+      const range = node?.range;
+      const start = range ? range[0] : 0;
+      if (!isMap(node)) {
+        diagnostics.push({
+          code: 'not_an_object',
+          severity: 'error',
+          message: 'expected an object (a mapping with kind and metadata)',
+          file,
+          ...posOf(start),
+        });
+        continue;
+      }
+      let value: unknown;
+      try {
+        value = node.toJS(doc, { maxAliasCount: MAX_ALIAS_COUNT });
+      } catch (e) {
+        diagnostics.push({ code: 'yaml_syntax', severity: 'error', message: String((e as Error).message), file, ...posOf(start) });
+        continue;
+      }
+      const objText = listItem ? sliceListItem(text, node) : sliceNode(text, node, doc);
+      objects.push({
+        value,
+        text: objText,
+        file,
+        pos: posOf(start),
+        locate: (path, opts) => locateIn(node, path, opts?.key ?? false, posOf, start),
+      });
+    }
+  }
+  return { objects, diagnostics };
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0] ?? s;
+}
+
+/** Walk `path` from `node`; return the deepest position reached. */
+function locateIn(
+  root: YamlNode,
+  path: readonly PropertyKey[],
+  wantKey: boolean,
+  posOf: (o: number, e?: number) => SourcePos,
+  fallback: number,
+): SourcePos {
+  let node: unknown = root;
+  let best: [number, number] | undefined = root.range ? [root.range[0], root.range[1]] : undefined;
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) break;
+      const keyNode = pair.key as YamlNode;
+      if (last && wantKey && keyNode.range) return posOf(keyNode.range[0], keyNode.range[1]);
+      const valueNode = pair.value as YamlNode | null;
+      if (valueNode?.range) best = [valueNode.range[0], valueNode.range[1]];
+      else if (keyNode.range) best = [keyNode.range[0], keyNode.range[1]];
+      node = valueNode;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      const item = node.items[seg] as YamlNode | undefined;
+      if (!item) break;
+      if (item.range) best = [item.range[0], item.range[1]];
+      node = item;
+    } else break;
+  }
+  return best ? posOf(best[0], best[1]) : posOf(fallback);
+}
+
+/**
+ * Text of a list item as written, made into a stand-alone document: the
+ * leading "- " becomes indentation and the block is dedented. Comment lines
+ * directly above the item travel with it.
+ */
+function sliceListItem(text: string, node: YamlNode): string {
+  const [start, , end] = node.range ?? [0, text.length, text.length];
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const column = start - lineStart;
+  const lines = text.slice(lineStart, end).replace(/\s+$/, '').split('\n');
+  // The first line begins with "- " (or "-   "): blank out the dash.
+  lines[0] = ' '.repeat(column) + (lines[0] ?? '').slice(column);
+  const above = leadingComments(text, lineStart).map((l) => l.trimStart());
+  return [...above, ...dedent(lines)].join('\n') + '\n';
+}
+
+function sliceNode(text: string, node: YamlNode, doc: Document.Parsed): string {
+  // A whole document: keep it, including a comment before it.
+  const [start, , end] = node.range ?? [0, text.length, text.length];
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const before = doc.commentBefore ? leadingComments(text, lineStart) : [];
+  const body = text.slice(lineStart, end).replace(/\s+$/, '');
+  return [...before, body].join('\n') + '\n';
+}
+
+function leadingComments(text: string, lineStart: number): string[] {
+  const out: string[] = [];
+  let cursor = lineStart;
+  while (cursor > 0) {
+    const prevStart = text.lastIndexOf('\n', cursor - 2) + 1;
+    const line = text.slice(prevStart, cursor - 1);
+    if (/^\s*#/.test(line)) {
+      out.unshift(line);
+      cursor = prevStart;
+    } else break;
+  }
+  return out;
+}
+
+function dedent(lines: string[]): string[] {
+  let min = Infinity;
+  for (const l of lines) {
+    if (l.trim() === '') continue;
+    const ind = l.length - l.trimStart().length;
+    if (ind < min) min = ind;
+  }
+  if (!Number.isFinite(min) || min === 0) return lines;
+  return lines.map((l) => (l.trim() === '' ? '' : l.slice(min)));
+}

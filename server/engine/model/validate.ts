@@ -1,0 +1,360 @@
+/**
+ * Validation: candidate objects → typed policy objects, or diagnostics that
+ * name the object, the field and the line. Nothing here throws on bad input.
+ */
+import type { z } from 'zod';
+import { objectRef, type Diagnostic, type SourcePos } from '../diagnostics';
+import {
+  KIND_SCHEMAS,
+  KNOWN_KINDS,
+  MAX_OBJECT_BYTES,
+  SYSTEM_NAMESPACE,
+  SYSTEM_ONLY_KINDS,
+  normaliseKind,
+  type Kind,
+  type ObjectOfKind,
+} from './kinds';
+import { parseYamlObjects, type SourceObject } from './source';
+
+export interface LoadedObject<K extends Kind = Kind> {
+  kind: K;
+  namespace: string;
+  name: string;
+  /** The validated, normalised object (labels as strings, kind lower-case). */
+  spec: ObjectOfKind[K];
+  /** The object's YAML as written. */
+  text: string;
+  file?: string;
+  pos: SourcePos;
+  /** Field path → position; absent for objects rebuilt from storage. */
+  locate?: SourceObject['locate'];
+}
+
+export type AnyLoadedObject = { [K in Kind]: LoadedObject<K> }[Kind];
+
+export function objectKey(o: { kind: string; namespace: string; name: string }): string {
+  return `${o.kind}/${o.namespace}/${o.name}`;
+}
+
+export interface ValidateResult {
+  objects: AnyLoadedObject[];
+  diagnostics: Diagnostic[];
+}
+
+/** Extra checks run per object after the schema passed (e.g. bundle graphs, expressions). */
+export type ObjectCheck = (obj: AnyLoadedObject) => Diagnostic[];
+
+const objectChecks: ObjectCheck[] = [];
+/** Lets other engine modules (expressions, templates) add compile-time checks without a cycle. */
+export function registerObjectCheck(check: ObjectCheck): void {
+  objectChecks.push(check);
+}
+
+/** Parse and validate YAML text; `file` is used in diagnostics. */
+export function loadObjects(text: string, file?: string): ValidateResult {
+  const parsed = parseYamlObjects(text, file);
+  const out = validateSourceObjects(parsed.objects);
+  return { objects: out.objects, diagnostics: [...parsed.diagnostics, ...out.diagnostics] };
+}
+
+export function validateSourceObjects(sources: readonly SourceObject[]): ValidateResult {
+  const objects: AnyLoadedObject[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const src of sources) {
+    const r = validateSourceObject(src);
+    diagnostics.push(...r.diagnostics);
+    if (r.object) objects.push(r.object);
+  }
+  return dedupe(objects, diagnostics);
+}
+
+/** Report duplicates; identical copies are dropped, conflicting ones are errors. */
+export function dedupe(objects: AnyLoadedObject[], diagnostics: Diagnostic[] = []): ValidateResult {
+  const dups = findDuplicates(objects);
+  if (dups.length === 0) return { objects, diagnostics };
+  const seen = new Set<string>();
+  const unique = objects.filter((o) => {
+    const k = objectKey(o);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  return { objects: unique, diagnostics: [...diagnostics, ...dups] };
+}
+
+export function validateSourceObject(src: SourceObject): { object?: AnyLoadedObject; diagnostics: Diagnostic[] } {
+  const diags: Diagnostic[] = [];
+  const v = src.value as Record<string, unknown>;
+  const at = (path: PropertyKey[], key = false) => src.locate(path, { key });
+  const md = (v.metadata ?? {}) as Record<string, unknown>;
+  const rawKind = v.kind;
+  const ns = typeof md.namespace === 'string' ? md.namespace : undefined;
+  const name = typeof md.name === 'string' ? md.name : undefined;
+
+  if (typeof rawKind !== 'string' || rawKind === '') {
+    diags.push({
+      code: 'missing_kind',
+      severity: 'error',
+      message: `object has no kind; known kinds: ${KNOWN_KINDS.join(', ')}`,
+      file: src.file,
+      path: ['kind'],
+      object: name ? objectRef('?', ns, name) : undefined,
+      ...src.pos,
+    });
+    return { diagnostics: diags };
+  }
+  // Kubernetes manifests and other foreign documents sit beside policy files
+  // (Aptomi's guestbook keeps its k8s YAML there, and a k8s `Service` would
+  // otherwise pass for ours); Aptomi objects never carry an apiVersion.
+  if (typeof v.apiVersion === 'string' && !isKeelsonApiVersion(v.apiVersion)) {
+    diags.push({
+      code: 'skipped',
+      severity: 'info',
+      message: `skipped ${v.apiVersion} ${rawKind}: not a Keelson policy object`,
+      file: src.file,
+      ...src.pos,
+    });
+    return { diagnostics: diags };
+  }
+  const kind = normaliseKind(rawKind);
+  if (!kind) {
+    diags.push({
+      code: 'unknown_kind',
+      severity: 'error',
+      message: `unknown kind "${rawKind}"; known kinds: ${KNOWN_KINDS.join(', ')}`,
+      file: src.file,
+      path: ['kind'],
+      object: objectRef(rawKind, ns, name),
+      ...at(['kind']),
+    });
+    return { diagnostics: diags };
+  }
+  const ref = objectRef(kind, ns, name);
+
+  const bytes = utf8Length(src.text);
+  if (bytes > MAX_OBJECT_BYTES) {
+    diags.push({
+      code: 'too_large',
+      severity: 'error',
+      message: `object is ${bytes} bytes, over the limit of ${MAX_OBJECT_BYTES} bytes (1 MiB)`,
+      file: src.file,
+      object: ref,
+      ...src.pos,
+    });
+    return { diagnostics: diags };
+  }
+
+  const schema = KIND_SCHEMAS[kind] as z.ZodType;
+  const res = schema.safeParse(v);
+  if (!res.success) {
+    for (const issue of res.error.issues) {
+      diags.push(...issueToDiagnostics(issue, src, ref));
+    }
+    return { diagnostics: diags };
+  }
+  const spec = res.data as ObjectOfKind[Kind] & { kind: string };
+  spec.kind = kind;
+  const object = {
+    kind,
+    namespace: spec.metadata.namespace,
+    name: spec.metadata.name,
+    spec,
+    text: src.text,
+    file: src.file,
+    pos: src.pos,
+    locate: src.locate,
+  } as AnyLoadedObject;
+
+  if (SYSTEM_ONLY_KINDS.has(kind) && object.namespace !== SYSTEM_NAMESPACE) {
+    diags.push({
+      code: 'namespace',
+      severity: 'error',
+      message: `a ${kind} must be in the "${SYSTEM_NAMESPACE}" namespace, not "${object.namespace}"`,
+      file: src.file,
+      object: ref,
+      path: ['metadata', 'namespace'],
+      ...at(['metadata', 'namespace']),
+    });
+  }
+  for (const check of objectChecks) diags.push(...check(object));
+  if (kind === 'bundle') diags.push(...checkBundle(object as LoadedObject<'bundle'>));
+  return { object: diags.some((d) => d.severity === 'error') ? undefined : object, diagnostics: diags };
+}
+
+function issueToDiagnostics(issue: z.core.$ZodIssue, src: SourceObject, ref: string): Diagnostic[] {
+  const path = issue.path as (string | number)[];
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      code: 'schema' as const,
+      severity: 'error' as const,
+      message: `unknown field "${key}"${path.length ? ` in ${fieldName(path)}` : ''}`,
+      file: src.file,
+      object: ref,
+      path: [...path, key],
+      ...src.locate([...path, key], { key: true }),
+    }));
+  }
+  let message = issue.message;
+  if (issue.code === 'invalid_type') {
+    const got = describeValue(getAt(src.value, path));
+    message = got === 'nothing' ? `missing required field "${fieldName(path)}"` : `${fieldName(path)}: expected ${issue.expected}, got ${got}`;
+  } else if (issue.code === 'invalid_value') {
+    message = `${fieldName(path)}: must be one of ${issue.values.map((x) => JSON.stringify(x)).join(', ')}`;
+  } else if (path.length > 0) {
+    message = `${fieldName(path)}: ${issue.message}`;
+  }
+  return [
+    {
+      code: 'schema',
+      severity: 'error',
+      message,
+      file: src.file,
+      object: ref,
+      path,
+      ...src.locate(path),
+    },
+  ];
+}
+
+/** API groups whose documents are Keelson objects (more arrive with Landscaper support). */
+function isKeelsonApiVersion(apiVersion: string): boolean {
+  return apiVersion.startsWith('keelson.');
+}
+
+function fieldName(path: readonly (string | number)[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${p}` : p;
+  return out || '(object)';
+}
+
+function getAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = value;
+  for (const p of path) {
+    if (cur == null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[p];
+  }
+  return cur;
+}
+
+function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  return `${typeof v} ${JSON.stringify(v)}`;
+}
+
+function utf8Length(s: string): number {
+  // Fast path: ASCII-only strings have one byte per char.
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) n += c > 0x7ff ? (c >= 0xd800 && c <= 0xdbff ? 1 : 2) : 1;
+  }
+  return n;
+}
+
+/** Component names unique, dependencies exist, no dependency loops. */
+function checkBundle(b: LoadedObject<'bundle'>): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  const ref = objectRef('bundle', b.namespace, b.name);
+  const comps = b.spec.components ?? [];
+  const at = (path: PropertyKey[]) => (b.locate ? b.locate(path) : b.pos);
+  const index = new Map<string, number>();
+  comps.forEach((c, i) => {
+    if (index.has(c.name)) {
+      diags.push({
+        code: 'duplicate_object',
+        severity: 'error',
+        message: `duplicate component name "${c.name}" in bundle`,
+        file: b.file,
+        object: ref,
+        path: ['components', i, 'name'],
+        ...at(['components', i, 'name']),
+      });
+    } else index.set(c.name, i);
+  });
+  comps.forEach((c, i) => {
+    (c.dependencies ?? []).forEach((d, j) => {
+      if (!index.has(d)) {
+        diags.push({
+          code: 'invalid_reference',
+          severity: 'error',
+          message: `component "${c.name}" depends on "${d}", which is not a component of this bundle`,
+          file: b.file,
+          object: ref,
+          path: ['components', i, 'dependencies', j],
+          ...at(['components', i, 'dependencies', j]),
+        });
+      }
+    });
+  });
+  if (diags.length > 0) return diags;
+  const cycle = findComponentCycle(comps.map((c) => ({ name: c.name, deps: c.dependencies ?? [] })));
+  if (cycle) {
+    const i = index.get(cycle[0]!) ?? 0;
+    diags.push({
+      code: 'cycle',
+      severity: 'error',
+      message: `component dependency cycle: ${cycle.join(' → ')}`,
+      file: b.file,
+      object: ref,
+      path: ['components', i, 'dependencies'],
+      ...at(['components', i, 'dependencies']),
+    });
+  }
+  return diags;
+}
+
+/** Returns the names along the first cycle found (first name repeated at the end), or undefined. */
+export function findComponentCycle(nodes: readonly { name: string; deps: readonly string[] }[]): string[] | undefined {
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const state = new Map<string, 1 | 2>(); // 1 = on stack, 2 = done
+  const stack: string[] = [];
+  const visit = (name: string): string[] | undefined => {
+    const s = state.get(name);
+    if (s === 2) return undefined;
+    if (s === 1) return [...stack.slice(stack.indexOf(name)), name];
+    state.set(name, 1);
+    stack.push(name);
+    for (const d of byName.get(name)?.deps ?? []) {
+      const c = visit(d);
+      if (c) return c;
+    }
+    stack.pop();
+    state.set(name, 2);
+    return undefined;
+  };
+  for (const n of nodes) {
+    const c = visit(n.name);
+    if (c) return c;
+  }
+  return undefined;
+}
+
+function findDuplicates(objects: readonly AnyLoadedObject[]): Diagnostic[] {
+  const seen = new Map<string, AnyLoadedObject>();
+  const diags: Diagnostic[] = [];
+  for (const o of objects) {
+    const k = objectKey(o);
+    const first = seen.get(k);
+    if (first) {
+      const where = first.file ? `${first.file}:${first.pos.line}` : `line ${first.pos.line}`;
+      // Example sets ship the same object twice (Aptomi's acl.yaml); an exact
+      // copy is harmless, a different object under the same name is not.
+      const identical = JSON.stringify(first.spec) === JSON.stringify(o.spec);
+      diags.push({
+        code: 'duplicate_object',
+        severity: identical ? 'info' : 'error',
+        message: identical
+          ? `${o.kind} "${o.namespace}/${o.name}" is defined again, identically (first at ${where}); the copy is ignored`
+          : `duplicate ${o.kind} "${o.namespace}/${o.name}" (first defined at ${where})`,
+        file: o.file,
+        object: objectRef(o.kind, o.namespace, o.name),
+        path: ['metadata', 'name'],
+        ...(o.locate ? o.locate(['metadata', 'name']) : o.pos),
+      });
+    } else seen.set(k, o);
+  }
+  return diags;
+}

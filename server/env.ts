@@ -1,0 +1,123 @@
+/**
+ * Configuration: the only reader of process.env. Validated once, at start;
+ * a bad value stops the server with a message naming the variable.
+ * Every variable is documented in README.md ("Configuration").
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+
+const envSchema = z
+  .object({
+    PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(65535).default(3000)),
+    KEELSON_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.keelson')),
+    DATABASE_URL: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+        .optional(),
+    ),
+    KEELSON_USERS_FILE: optionalString,
+    KEELSON_SEED: z.preprocess(emptyAsUndefined, z.enum(['demo', 'none']).default('demo')),
+    NEXTAUTH_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
+    NEXTAUTH_URL: z.preprocess(emptyAsUndefined, z.url('must be a URL such as http://localhost:3000').optional()),
+    KEELSON_OIDC_ISSUER: z.preprocess(emptyAsUndefined, z.url('must be the issuer URL').optional()),
+    KEELSON_OIDC_CLIENT_ID: optionalString,
+    KEELSON_OIDC_CLIENT_SECRET: optionalString,
+    KEELSON_OIDC_NAME: z.preprocess(emptyAsUndefined, z.string().default('Single sign-on')),
+    KEELSON_OIDC_LABEL_CLAIMS: z.preprocess(emptyAsUndefined, z.string().default('groups')),
+    KEELSON_DOMAIN_ADMINS: z.preprocess(emptyAsUndefined, z.string().default('')),
+    KEELSON_WORKER: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
+  })
+  .superRefine((e, ctx) => {
+    const oidc = [e.KEELSON_OIDC_ISSUER, e.KEELSON_OIDC_CLIENT_ID, e.KEELSON_OIDC_CLIENT_SECRET];
+    const set = oidc.filter(Boolean).length;
+    if (set !== 0 && set !== 3) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KEELSON_OIDC_ISSUER'],
+        message: 'set all of KEELSON_OIDC_ISSUER, KEELSON_OIDC_CLIENT_ID and KEELSON_OIDC_CLIENT_SECRET, or none',
+      });
+    }
+    if (e.KEELSON_USERS_FILE && !existsSync(e.KEELSON_USERS_FILE)) {
+      ctx.addIssue({ code: 'custom', path: ['KEELSON_USERS_FILE'], message: `file not found: ${e.KEELSON_USERS_FILE}` });
+    }
+  });
+
+export interface Env {
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  usersFile?: string;
+  seed: 'demo' | 'none';
+  authSecret: string;
+  authUrl: string;
+  oidc?: { issuer: string; clientId: string; clientSecret: string; name: string; labelClaims: string[] };
+  domainAdmins: string[];
+  worker: boolean;
+}
+
+export class EnvError extends Error {}
+
+/**
+ * Parse and check configuration. Creates the data folder and, when
+ * NEXTAUTH_SECRET is unset, a secret kept in it so sessions survive restarts.
+ */
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
+  const r = envSchema.safeParse(source);
+  if (!r.success) {
+    const lines = r.error.issues.map((i) => `  ${i.path.join('.') || 'environment'}: ${i.message}`);
+    throw new EnvError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = r.data;
+  const dataDir = resolve(e.KEELSON_DATA_DIR);
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    throw new EnvError(`Invalid configuration:\n  KEELSON_DATA_DIR: cannot create ${dataDir}: ${(err as Error).message}`);
+  }
+  return {
+    port: e.PORT,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    usersFile: e.KEELSON_USERS_FILE ? resolve(e.KEELSON_USERS_FILE) : undefined,
+    seed: e.KEELSON_SEED,
+    authSecret: e.NEXTAUTH_SECRET ?? persistentSecret(dataDir),
+    authUrl: e.NEXTAUTH_URL ?? `http://localhost:${e.PORT}`,
+    oidc:
+      e.KEELSON_OIDC_ISSUER && e.KEELSON_OIDC_CLIENT_ID && e.KEELSON_OIDC_CLIENT_SECRET
+        ? {
+            issuer: e.KEELSON_OIDC_ISSUER.replace(/\/$/, ''),
+            clientId: e.KEELSON_OIDC_CLIENT_ID,
+            clientSecret: e.KEELSON_OIDC_CLIENT_SECRET,
+            name: e.KEELSON_OIDC_NAME,
+            labelClaims: e.KEELSON_OIDC_LABEL_CLAIMS.split(',').map((s) => s.trim()).filter(Boolean),
+          }
+        : undefined,
+    domainAdmins: e.KEELSON_DOMAIN_ADMINS.split(',').map((s) => s.trim()).filter(Boolean),
+    worker: e.KEELSON_WORKER === 'on',
+  };
+}
+
+function persistentSecret(dataDir: string): string {
+  const file = join(dataDir, 'auth-secret');
+  if (existsSync(file)) {
+    const s = readFileSync(file, 'utf8').trim();
+    if (s.length >= 16) return s;
+  }
+  const s = randomBytes(32).toString('base64url');
+  writeFileSync(file, s + '\n', { mode: 0o600 });
+  return s;
+}
+
+let cached: Env | undefined;
+/** The process-wide configuration (validated on first use). */
+export function env(): Env {
+  cached ??= loadEnv();
+  return cached;
+}

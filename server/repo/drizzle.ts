@@ -1,0 +1,202 @@
+/**
+ * PolicyRepo and UserRepo on drizzle (PGlite or PostgreSQL).
+ */
+import { and, desc, eq, gt, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { policyGenerations, policyHead, policyObjects, users } from '../db/schema';
+import {
+  objectIdKey,
+  planCommit,
+  type CommitRequest,
+  type CommitResult,
+  type GenerationInfo,
+  type ObjectFilter,
+  type ObjectId,
+  type PolicyRepo,
+  type Repos,
+  type StoredObject,
+  type UserRecord,
+  type UserRepo,
+} from './types';
+
+type GenRow = typeof policyGenerations.$inferSelect;
+type ObjRow = typeof policyObjects.$inferSelect;
+
+const toGeneration = (r: GenRow): GenerationInfo => ({
+  generation: r.generation,
+  author: r.author,
+  message: r.message,
+  createdAt: r.createdAt,
+  changes: r.changes,
+  restoredFrom: r.restoredFrom,
+});
+
+const toObject = (r: ObjRow): StoredObject => ({
+  kind: r.kind,
+  namespace: r.namespace,
+  name: r.name,
+  text: r.text,
+  spec: r.spec,
+  generation: r.createdGeneration,
+});
+
+/** Rows visible at `generation`: written at or before it, not yet superseded then. */
+function visibleAt(generation: number | undefined): SQL {
+  if (generation === undefined) return isNull(policyObjects.supersededGeneration);
+  return and(
+    lte(policyObjects.createdGeneration, generation),
+    or(isNull(policyObjects.supersededGeneration), gt(policyObjects.supersededGeneration, generation)),
+  )!;
+}
+
+export class DrizzlePolicyRepo implements PolicyRepo {
+  constructor(private readonly db: Db) {}
+
+  async head(): Promise<number> {
+    const rows = await this.db.select().from(policyHead).where(eq(policyHead.id, 1));
+    return rows[0]?.generation ?? 0;
+  }
+
+  async listObjects(filter: ObjectFilter = {}): Promise<StoredObject[]> {
+    const conds: SQL[] = [visibleAt(filter.generation)];
+    if (filter.kind) conds.push(eq(policyObjects.kind, filter.kind));
+    if (filter.namespace) conds.push(eq(policyObjects.namespace, filter.namespace));
+    const rows = await this.db
+      .select()
+      .from(policyObjects)
+      .where(and(...conds))
+      .orderBy(policyObjects.kind, policyObjects.namespace, policyObjects.name);
+    return rows.map(toObject);
+  }
+
+  async getObject(id: ObjectId, generation?: number): Promise<StoredObject | undefined> {
+    const rows = await this.db
+      .select()
+      .from(policyObjects)
+      .where(
+        and(
+          eq(policyObjects.kind, id.kind),
+          eq(policyObjects.namespace, id.namespace),
+          eq(policyObjects.name, id.name),
+          visibleAt(generation),
+        ),
+      )
+      .limit(1);
+    return rows[0] ? toObject(rows[0]) : undefined;
+  }
+
+  async listGenerations(opts: { limit?: number; before?: number } = {}): Promise<GenerationInfo[]> {
+    const rows = await this.db
+      .select()
+      .from(policyGenerations)
+      .where(opts.before !== undefined ? lt(policyGenerations.generation, opts.before) : undefined)
+      .orderBy(desc(policyGenerations.generation))
+      .limit(opts.limit ?? 100);
+    return rows.map(toGeneration);
+  }
+
+  async getGeneration(generation: number): Promise<GenerationInfo | undefined> {
+    const rows = await this.db.select().from(policyGenerations).where(eq(policyGenerations.generation, generation));
+    return rows[0] ? toGeneration(rows[0]) : undefined;
+  }
+
+  async commit(req: CommitRequest): Promise<CommitResult> {
+    return this.db.transaction(async (tx) => {
+      // Lock the head row first: concurrent writers queue here, and the loser
+      // then sees the moved generation and gets a conflict.
+      const headRows = await tx.select().from(policyHead).where(eq(policyHead.id, 1)).for('update');
+      const head = headRows[0]?.generation ?? 0;
+      if (head !== req.baseGeneration) return { status: 'conflict', head } as const;
+
+      const touched = [...req.upserts, ...req.deletes];
+      const live = new Map<string, StoredObject>();
+      if (touched.length > 0) {
+        const keys = touched.map((o) => sql`(${o.kind}, ${o.namespace}, ${o.name})`);
+        const rows = await tx
+          .select()
+          .from(policyObjects)
+          .where(
+            and(
+              isNull(policyObjects.supersededGeneration),
+              sql`(${policyObjects.kind}, ${policyObjects.namespace}, ${policyObjects.name}) in (${sql.join(keys, sql`, `)})`,
+            ),
+          );
+        for (const r of rows) live.set(objectIdKey(r), toObject(r));
+      }
+      const plan = planCommit(req, live);
+      if (plan.missing.length > 0) return { status: 'missing', missing: plan.missing } as const;
+      if (plan.changes.length === 0) return { status: 'unchanged', generation: head } as const;
+
+      const generation = head + 1;
+      await tx.update(policyHead).set({ generation }).where(eq(policyHead.id, 1));
+
+      const closing = [...plan.writes.filter((w) => live.has(objectIdKey(w))), ...plan.deletes];
+      for (const c of closing) {
+        await tx
+          .update(policyObjects)
+          .set({ supersededGeneration: generation })
+          .where(
+            and(
+              eq(policyObjects.kind, c.kind),
+              eq(policyObjects.namespace, c.namespace),
+              eq(policyObjects.name, c.name),
+              isNull(policyObjects.supersededGeneration),
+            ),
+          );
+      }
+      if (plan.writes.length > 0) {
+        // Chunk to stay far below the bind-parameter limit on huge writes.
+        for (let i = 0; i < plan.writes.length; i += 500) {
+          await tx.insert(policyObjects).values(
+            plan.writes.slice(i, i + 500).map((w) => ({
+              kind: w.kind,
+              namespace: w.namespace,
+              name: w.name,
+              text: w.text,
+              spec: w.spec,
+              createdGeneration: generation,
+            })),
+          );
+        }
+      }
+      const [row] = await tx
+        .insert(policyGenerations)
+        .values({
+          generation,
+          author: req.author,
+          message: req.message,
+          changes: plan.changes,
+          restoredFrom: req.restoredFrom ?? null,
+        })
+        .returning();
+      return { status: 'committed', generation: toGeneration(row!) } as const;
+    });
+  }
+}
+
+export class DrizzleUserRepo implements UserRepo {
+  constructor(private readonly db: Db) {}
+
+  async upsertUser(u: Omit<UserRecord, 'lastSignInAt'>): Promise<void> {
+    await this.db
+      .insert(users)
+      .values({ id: u.id, name: u.name, email: u.email, provider: u.provider, labels: u.labels })
+      .onConflictDoUpdate({
+        target: users.id,
+        set: { name: u.name, email: u.email, labels: u.labels, lastSignInAt: sql`now()` },
+      });
+  }
+
+  async getUser(id: string): Promise<UserRecord | undefined> {
+    const rows = await this.db.select().from(users).where(eq(users.id, id));
+    return rows[0];
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    return this.db.select().from(users).orderBy(users.name);
+  }
+}
+
+export function drizzleRepos(db: Db): Repos {
+  return { policy: new DrizzlePolicyRepo(db), users: new DrizzleUserRepo(db) };
+}

@@ -1,0 +1,109 @@
+/**
+ * In-memory repositories for service tests: same contracts as drizzle.ts,
+ * no database. Commits are serialised by JavaScript's single thread.
+ */
+import {
+  objectIdKey,
+  planCommit,
+  type CommitRequest,
+  type CommitResult,
+  type GenerationInfo,
+  type ObjectFilter,
+  type ObjectId,
+  type PolicyRepo,
+  type Repos,
+  type StoredObject,
+  type UserRecord,
+  type UserRepo,
+} from './types';
+
+interface Version extends StoredObject {
+  superseded: number | null;
+}
+
+export class MemoryPolicyRepo implements PolicyRepo {
+  private generation = 0;
+  private readonly versions: Version[] = [];
+  private readonly generations: GenerationInfo[] = [];
+
+  async head(): Promise<number> {
+    return this.generation;
+  }
+
+  private visible(generation?: number): Version[] {
+    return this.versions.filter((v) =>
+      generation === undefined
+        ? v.superseded === null
+        : v.generation <= generation && (v.superseded === null || v.superseded > generation),
+    );
+  }
+
+  async listObjects(filter: ObjectFilter = {}): Promise<StoredObject[]> {
+    return this.visible(filter.generation)
+      .filter((v) => (!filter.kind || v.kind === filter.kind) && (!filter.namespace || v.namespace === filter.namespace))
+      .sort((a, b) => objectIdKey(a).localeCompare(objectIdKey(b)))
+      .map(strip);
+  }
+
+  async getObject(id: ObjectId, generation?: number): Promise<StoredObject | undefined> {
+    const v = this.visible(generation).find((x) => objectIdKey(x) === objectIdKey(id));
+    return v && strip(v);
+  }
+
+  async listGenerations(opts: { limit?: number; before?: number } = {}): Promise<GenerationInfo[]> {
+    return this.generations
+      .filter((g) => opts.before === undefined || g.generation < opts.before)
+      .sort((a, b) => b.generation - a.generation)
+      .slice(0, opts.limit ?? 100);
+  }
+
+  async getGeneration(generation: number): Promise<GenerationInfo | undefined> {
+    return this.generations.find((g) => g.generation === generation);
+  }
+
+  async commit(req: CommitRequest): Promise<CommitResult> {
+    if (req.baseGeneration !== this.generation) return { status: 'conflict', head: this.generation };
+    const live = new Map(this.visible().map((v) => [objectIdKey(v), v] as const));
+    const plan = planCommit(req, live);
+    if (plan.missing.length > 0) return { status: 'missing', missing: plan.missing };
+    if (plan.changes.length === 0) return { status: 'unchanged', generation: this.generation };
+    const generation = ++this.generation;
+    for (const c of [...plan.writes, ...plan.deletes]) {
+      const cur = live.get(objectIdKey(c));
+      if (cur) cur.superseded = generation;
+    }
+    for (const w of plan.writes) this.versions.push({ ...w, generation, superseded: null });
+    const info: GenerationInfo = {
+      generation,
+      author: req.author,
+      message: req.message,
+      createdAt: new Date(),
+      changes: plan.changes,
+      restoredFrom: req.restoredFrom ?? null,
+    };
+    this.generations.push(info);
+    return { status: 'committed', generation: info };
+  }
+}
+
+function strip(v: Version): StoredObject {
+  const { superseded: _s, ...rest } = v;
+  return rest;
+}
+
+export class MemoryUserRepo implements UserRepo {
+  private readonly users = new Map<string, UserRecord>();
+  async upsertUser(u: Omit<UserRecord, 'lastSignInAt'>): Promise<void> {
+    this.users.set(u.id, { ...u, lastSignInAt: new Date() });
+  }
+  async getUser(id: string): Promise<UserRecord | undefined> {
+    return this.users.get(id);
+  }
+  async listUsers(): Promise<UserRecord[]> {
+    return [...this.users.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
+
+export function memoryRepos(): Repos {
+  return { policy: new MemoryPolicyRepo(), users: new MemoryUserRepo() };
+}

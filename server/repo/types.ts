@@ -1,0 +1,142 @@
+/**
+ * The data-access seam. Services speak these small interfaces in domain
+ * terms; `drizzle.ts` implements them on PostgreSQL/PGlite and `memory.ts`
+ * in memory for fast service tests.
+ */
+export interface ObjectId {
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export interface StoredObject extends ObjectId {
+  text: string;
+  spec: unknown;
+  /** Generation that wrote this version. */
+  generation: number;
+}
+
+export interface ObjectWrite extends ObjectId {
+  text: string;
+  spec: unknown;
+}
+
+export type ChangeOp = 'create' | 'update' | 'delete';
+export interface ObjectChange extends ObjectId {
+  op: ChangeOp;
+}
+
+export interface GenerationInfo {
+  generation: number;
+  author: string;
+  message: string;
+  createdAt: Date;
+  changes: ObjectChange[];
+  restoredFrom: number | null;
+}
+
+export interface CommitRequest {
+  /** The generation the author saw; the commit fails if the head moved. */
+  baseGeneration: number;
+  author: string;
+  message: string;
+  upserts: ObjectWrite[];
+  deletes: ObjectId[];
+  restoredFrom?: number;
+}
+
+export type CommitResult =
+  | { status: 'committed'; generation: GenerationInfo }
+  | { status: 'unchanged'; generation: number }
+  | { status: 'conflict'; head: number }
+  | { status: 'missing'; missing: ObjectId[] };
+
+export interface ObjectFilter {
+  /** Defaults to the newest generation. */
+  generation?: number;
+  kind?: string;
+  namespace?: string;
+}
+
+export interface PolicyRepo {
+  head(): Promise<number>;
+  listObjects(filter?: ObjectFilter): Promise<StoredObject[]>;
+  getObject(id: ObjectId, generation?: number): Promise<StoredObject | undefined>;
+  listGenerations(opts?: { limit?: number; before?: number }): Promise<GenerationInfo[]>;
+  getGeneration(generation: number): Promise<GenerationInfo | undefined>;
+  /**
+   * Writes upserts and deletes as one new generation, atomically. Objects
+   * whose text and spec are unchanged are not rewritten; a write that
+   * changes nothing returns `unchanged` and creates no generation.
+   */
+  commit(req: CommitRequest): Promise<CommitResult>;
+}
+
+export interface UserRecord {
+  id: string;
+  name: string;
+  email: string | null;
+  provider: string;
+  labels: Record<string, string>;
+  lastSignInAt: Date;
+}
+
+export interface UserRepo {
+  upsertUser(u: Omit<UserRecord, 'lastSignInAt'>): Promise<void>;
+  getUser(id: string): Promise<UserRecord | undefined>;
+  listUsers(): Promise<UserRecord[]>;
+}
+
+export interface Repos {
+  policy: PolicyRepo;
+  users: UserRepo;
+}
+
+export function sameObject(a: ObjectId, b: ObjectId): boolean {
+  return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
+}
+
+export function objectIdKey(o: ObjectId): string {
+  return `${o.kind}/${o.namespace}/${o.name}`;
+}
+
+/** Structural equality for JSON values (object key order ignored). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => jsonEqual(x, bb[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  return ak.length === bk.length && ak.every((k) => jsonEqual(ao[k], bo[k]));
+}
+
+/** Decide which writes really change something, given the live versions. */
+export function planCommit(
+  req: CommitRequest,
+  live: ReadonlyMap<string, StoredObject>,
+): { writes: ObjectWrite[]; deletes: ObjectId[]; changes: ObjectChange[]; missing: ObjectId[] } {
+  const writes: ObjectWrite[] = [];
+  const changes: ObjectChange[] = [];
+  for (const u of req.upserts) {
+    const cur = live.get(objectIdKey(u));
+    if (cur && cur.text === u.text && jsonEqual(cur.spec, u.spec)) continue;
+    writes.push(u);
+    changes.push({ op: cur ? 'update' : 'create', kind: u.kind, namespace: u.namespace, name: u.name });
+  }
+  const deletes: ObjectId[] = [];
+  const missing: ObjectId[] = [];
+  for (const d of req.deletes) {
+    if (!live.has(objectIdKey(d))) missing.push(d);
+    else {
+      deletes.push(d);
+      changes.push({ op: 'delete', kind: d.kind, namespace: d.namespace, name: d.name });
+    }
+  }
+  return { writes, deletes, changes, missing };
+}

@@ -1,0 +1,37 @@
+/**
+ * The running server's shared state: configuration, database, repositories
+ * and services, created once per process (and kept across hot reloads).
+ */
+import { join } from 'node:path';
+import { openDb, type DbHandle } from './db/client';
+import { env, type Env } from './env';
+import { drizzleRepos } from './repo/drizzle';
+import type { Repos } from './repo/types';
+import { seedDemo } from './seed/demo';
+import { createServices, type Services } from './services';
+
+export interface Runtime {
+  env: Env;
+  db: DbHandle;
+  repos: Repos;
+  services: Services;
+}
+
+const globalForRuntime = globalThis as unknown as { __keelsonRuntime?: Promise<Runtime> };
+
+export function getRuntime(): Promise<Runtime> {
+  globalForRuntime.__keelsonRuntime ??= boot().catch((e) => {
+    globalForRuntime.__keelsonRuntime = undefined;
+    throw e;
+  });
+  return globalForRuntime.__keelsonRuntime;
+}
+
+async function boot(): Promise<Runtime> {
+  const e = env();
+  const db = await openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite') });
+  const repos = drizzleRepos(db.db);
+  if (e.seed === 'demo') await seedDemo(repos);
+  const services = createServices(repos, e);
+  return { env: e, db, repos, services };
+}

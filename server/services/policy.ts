@@ -1,0 +1,275 @@
+/**
+ * Policy objects: browse, read, write (as generations) and history.
+ * Every write is one generation; a write names the generation it was based
+ * on and is refused when the head has moved since.
+ */
+import { hasErrors, sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
+import { jsonSchemaForKind, KNOWN_KINDS, MAX_REQUEST_BYTES, normaliseKind, type Kind } from '../engine/model/kinds';
+import { loadObjects, objectKey, type AnyLoadedObject } from '../engine/model/validate';
+import type { GenerationInfo, ObjectId, Repos, StoredObject } from '../repo/types';
+import type { MaybeActor } from './actor';
+import { AppError, notFound, unauthorized } from './errors';
+
+export interface ObjectSummary extends ObjectId {
+  /** Generation that wrote the current version. */
+  generation: number;
+}
+
+export interface ObjectListing {
+  generation: number;
+  objects: ObjectSummary[];
+  counts: { byKind: Record<string, number>; byNamespace: Record<string, number>; total: number };
+}
+
+export interface WriteResult {
+  generation: number;
+  changed: boolean;
+  changes: GenerationInfo['changes'];
+  /** Warnings and notes (skipped documents) from validation. */
+  diagnostics: Diagnostic[];
+}
+
+export class PolicyService {
+  constructor(private readonly repos: Repos) {}
+
+  private requireSignedIn(actor: MaybeActor, what: string) {
+    if (!actor) throw unauthorized(what);
+    return actor;
+  }
+
+  async head(actor: MaybeActor): Promise<number> {
+    this.requireSignedIn(actor, 'read policy');
+    return this.repos.policy.head();
+  }
+
+  async listObjects(
+    actor: MaybeActor,
+    q: { generation?: number; kind?: string; namespace?: string; search?: string } = {},
+  ): Promise<ObjectListing> {
+    this.requireSignedIn(actor, 'read policy');
+    const generation = q.generation ?? (await this.repos.policy.head());
+    const all = await this.repos.policy.listObjects({ generation });
+    const byKind: Record<string, number> = {};
+    const byNamespace: Record<string, number> = {};
+    for (const o of all) {
+      byKind[o.kind] = (byKind[o.kind] ?? 0) + 1;
+      byNamespace[o.namespace] = (byNamespace[o.namespace] ?? 0) + 1;
+    }
+    const needle = q.search?.trim().toLowerCase();
+    const kind = q.kind ? normaliseKind(q.kind) ?? q.kind : undefined;
+    const objects = all
+      .filter((o) => (!kind || o.kind === kind) && (!q.namespace || o.namespace === q.namespace))
+      .filter((o) => !needle || `${o.kind}/${o.namespace}/${o.name}`.toLowerCase().includes(needle))
+      .map(({ kind: k, namespace, name, generation: g }) => ({ kind: k, namespace, name, generation: g }));
+    return { generation, objects, counts: { byKind, byNamespace, total: all.length } };
+  }
+
+  async getObject(actor: MaybeActor, id: ObjectId, generation?: number): Promise<StoredObject & { head: number }> {
+    this.requireSignedIn(actor, 'read policy');
+    const kind = normaliseKind(id.kind);
+    if (!kind) throw new AppError('NOT_FOUND', `Unknown kind "${id.kind}"; known kinds: ${KNOWN_KINDS.join(', ')}.`);
+    const obj = await this.repos.policy.getObject({ ...id, kind }, generation);
+    if (!obj) throw notFound(`${kind} ${id.namespace}/${id.name}${generation ? ` at generation ${generation}` : ''}`);
+    return { ...obj, head: await this.repos.policy.head() };
+  }
+
+  /**
+   * Validate YAML holding any number of objects; throws INVALID_INPUT with
+   * every problem when anything is wrong (nothing is written).
+   */
+  parse(text: string, file?: string): { objects: AnyLoadedObject[]; diagnostics: Diagnostic[] } {
+    if (text.length > MAX_REQUEST_BYTES) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `The request is ${text.length} bytes, over the limit of 10 MiB.`);
+    }
+    const r = loadObjects(text, file);
+    const diagnostics = sortDiagnostics(r.diagnostics);
+    if (hasErrors(diagnostics)) {
+      const errors = diagnostics.filter((d) => d.severity === 'error');
+      const first = errors[0]!;
+      const where = first.line ? `line ${first.line}, column ${first.column}: ` : '';
+      throw new AppError(
+        'INVALID_INPUT',
+        `${errors.length === 1 ? 'The policy has an error' : `The policy has ${errors.length} errors`} — ${where}${first.message}${first.object ? ` (${first.object})` : ''}. Nothing was saved.`,
+        { diagnostics },
+      );
+    }
+    return { objects: r.objects, diagnostics };
+  }
+
+  /** Create or update every object in `text` as one generation. */
+  async apply(
+    actor: MaybeActor,
+    input: { text: string; baseGeneration: number; message?: string; file?: string },
+  ): Promise<WriteResult> {
+    const who = this.requireSignedIn(actor, 'change policy');
+    const { objects, diagnostics } = this.parse(input.text, input.file);
+    if (objects.length === 0) {
+      throw new AppError('INVALID_INPUT', 'The text holds no policy objects. Nothing was saved.', { diagnostics });
+    }
+    return this.commit(who.name, input.baseGeneration, input.message, objects, [], diagnostics);
+  }
+
+  /**
+   * Save one object from the editor. The text must hold exactly that object:
+   * renaming through the editor would silently fork it, so it is refused.
+   */
+  async saveObject(
+    actor: MaybeActor,
+    input: { id?: ObjectId; text: string; baseGeneration: number; message?: string },
+  ): Promise<WriteResult & { object: ObjectId }> {
+    const who = this.requireSignedIn(actor, 'change policy');
+    const { objects, diagnostics } = this.parse(input.text);
+    if (objects.length !== 1) {
+      throw new AppError('INVALID_INPUT', `The editor must hold exactly one object (found ${objects.length}). Nothing was saved.`, {
+        diagnostics,
+      });
+    }
+    const obj = objects[0]!;
+    if (input.id) {
+      const want = `${normaliseKind(input.id.kind) ?? input.id.kind}/${input.id.namespace}/${input.id.name}`;
+      if (objectKey(obj) !== want) {
+        throw new AppError(
+          'INVALID_INPUT',
+          `This page edits ${want}; the text now describes ${objectKey(obj)}. Change kind, namespace or name by creating a new object. Nothing was saved.`,
+          { diagnostics: [{ code: 'schema', severity: 'error', message: `expected ${want}`, line: obj.pos.line, column: obj.pos.column, object: objectKey(obj) }] },
+        );
+      }
+    } else if (await this.repos.policy.getObject(obj)) {
+      throw new AppError('CONFLICT', `${obj.kind} ${obj.namespace}/${obj.name} already exists; open it to edit. Nothing was saved.`);
+    }
+    const r = await this.commit(who.name, input.baseGeneration, input.message, [obj], [], diagnostics);
+    return { ...r, object: { kind: obj.kind, namespace: obj.namespace, name: obj.name } };
+  }
+
+  async delete(
+    actor: MaybeActor,
+    input: { ids: ObjectId[]; baseGeneration: number; message?: string },
+  ): Promise<WriteResult> {
+    const who = this.requireSignedIn(actor, 'change policy');
+    const ids = input.ids.map((id) => {
+      const kind = normaliseKind(id.kind);
+      if (!kind) throw new AppError('INVALID_INPUT', `Unknown kind "${id.kind}"; known kinds: ${KNOWN_KINDS.join(', ')}.`);
+      return { ...id, kind };
+    });
+    if (ids.length === 0) throw new AppError('INVALID_INPUT', 'Nothing to delete.');
+    return this.commit(who.name, input.baseGeneration, input.message, [], ids, []);
+  }
+
+  /** Delete the objects that the YAML `text` describes (CLI `keelson delete`). */
+  async deleteText(actor: MaybeActor, input: { text: string; baseGeneration: number; message?: string }): Promise<WriteResult> {
+    const { objects } = this.parse(input.text);
+    return this.delete(actor, { ...input, ids: objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name })) });
+  }
+
+  private async commit(
+    author: string,
+    baseGeneration: number,
+    message: string | undefined,
+    objects: AnyLoadedObject[],
+    deletes: ObjectId[],
+    diagnostics: Diagnostic[],
+    restoredFrom?: number,
+  ): Promise<WriteResult> {
+    const res = await this.repos.policy.commit({
+      baseGeneration,
+      author,
+      message: message?.trim() || defaultMessage(objects, deletes),
+      upserts: objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, text: o.text, spec: o.spec })),
+      deletes,
+      restoredFrom,
+    });
+    switch (res.status) {
+      case 'conflict':
+        throw new AppError(
+          'CONFLICT',
+          `The policy changed since you loaded it (you edited generation ${baseGeneration}; it is now at ${res.head}). Reload to see the changes, then save again. Nothing was saved.`,
+          { details: { head: res.head } },
+        );
+      case 'missing':
+        throw new AppError(
+          'NOT_FOUND',
+          `Cannot delete what does not exist: ${res.missing.map((m) => `${m.kind} ${m.namespace}/${m.name}`).join(', ')}. Nothing was deleted.`,
+        );
+      case 'unchanged':
+        return { generation: res.generation, changed: false, changes: [], diagnostics };
+      case 'committed':
+        return { generation: res.generation.generation, changed: true, changes: res.generation.changes, diagnostics };
+    }
+  }
+
+  async listGenerations(actor: MaybeActor, opts: { limit?: number; before?: number } = {}): Promise<GenerationInfo[]> {
+    this.requireSignedIn(actor, 'read policy history');
+    return this.repos.policy.listGenerations(opts);
+  }
+
+  async getGeneration(actor: MaybeActor, generation: number): Promise<{ info: GenerationInfo | null; objects: StoredObject[] }> {
+    this.requireSignedIn(actor, 'read policy history');
+    const head = await this.repos.policy.head();
+    if (generation < 0 || generation > head) throw notFound(`Generation ${generation}`);
+    const info = generation === 0 ? null : ((await this.repos.policy.getGeneration(generation)) ?? null);
+    return { info, objects: await this.repos.policy.listObjects({ generation }) };
+  }
+
+  /** The whole policy of two generations as YAML, for a side-by-side diff. */
+  async diff(actor: MaybeActor, from: number, to: number): Promise<{ from: string; to: string; changed: ObjectId[] }> {
+    const [a, b] = await Promise.all([this.getGeneration(actor, from), this.getGeneration(actor, to)]);
+    const index = (objs: StoredObject[]) => new Map(objs.map((o) => [objectKey(o), o]));
+    const ia = index(a.objects);
+    const ib = index(b.objects);
+    const changed: ObjectId[] = [];
+    for (const k of new Set([...ia.keys(), ...ib.keys()])) {
+      const x = ia.get(k);
+      const y = ib.get(k);
+      if (!x || !y || x.text !== y.text) {
+        const o = (x ?? y)!;
+        changed.push({ kind: o.kind, namespace: o.namespace, name: o.name });
+      }
+    }
+    return { from: policyAsYaml(a.objects), to: policyAsYaml(b.objects), changed };
+  }
+
+  /** Restore the policy of an earlier generation as a new generation. */
+  async restore(actor: MaybeActor, input: { generation: number; baseGeneration: number; message?: string }): Promise<WriteResult> {
+    const who = this.requireSignedIn(actor, 'change policy');
+    const target = await this.getGeneration(actor, input.generation);
+    const current = await this.repos.policy.listObjects({ generation: input.baseGeneration });
+    const keep = new Set(target.objects.map(objectKey));
+    const deletes = current.filter((o) => !keep.has(objectKey(o))).map(({ kind, namespace, name }) => ({ kind, namespace, name }));
+    const res = await this.repos.policy.commit({
+      baseGeneration: input.baseGeneration,
+      author: who.name,
+      message: input.message?.trim() || `Restore generation ${input.generation}`,
+      upserts: target.objects.map(({ kind, namespace, name, text, spec }) => ({ kind, namespace, name, text, spec })),
+      deletes,
+      restoredFrom: input.generation,
+    });
+    if (res.status === 'conflict') {
+      throw new AppError('CONFLICT', `The policy changed since you loaded it (now at generation ${res.head}). Reload and try again.`);
+    }
+    if (res.status === 'missing') throw new AppError('CONFLICT', 'The policy changed while restoring. Reload and try again.');
+    if (res.status === 'unchanged') return { generation: res.generation, changed: false, changes: [], diagnostics: [] };
+    return { generation: res.generation.generation, changed: true, changes: res.generation.changes, diagnostics: [] };
+  }
+
+  /** JSON Schemas per kind for the editor (no rights needed: they describe the language). */
+  schemas(): Record<Kind, Record<string, unknown>> {
+    return Object.fromEntries(KNOWN_KINDS.map((k) => [k, jsonSchemaForKind(k)])) as Record<Kind, Record<string, unknown>>;
+  }
+}
+
+function defaultMessage(objects: AnyLoadedObject[], deletes: ObjectId[]): string {
+  const parts: string[] = [];
+  if (objects.length === 1) parts.push(`Save ${objects[0]!.kind} ${objects[0]!.namespace}/${objects[0]!.name}`);
+  else if (objects.length > 1) parts.push(`Apply ${objects.length} objects`);
+  if (deletes.length === 1) parts.push(`Delete ${deletes[0]!.kind} ${deletes[0]!.namespace}/${deletes[0]!.name}`);
+  else if (deletes.length > 1) parts.push(`Delete ${deletes.length} objects`);
+  return parts.join('; ');
+}
+
+/** Objects in a stable order, each under a header comment naming it. */
+export function policyAsYaml(objects: readonly StoredObject[]): string {
+  return [...objects]
+    .sort((a, b) => objectKey(a).localeCompare(objectKey(b)))
+    .map((o) => `# ${objectKey(o)}\n${o.text.replace(/\s+$/, '')}\n`)
+    .join('---\n');
+}

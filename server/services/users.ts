@@ -1,0 +1,55 @@
+/**
+ * Users and profiles: who exists (users file + people who signed in through
+ * OIDC), their labels, and sign-in bookkeeping.
+ */
+import { loadLocalUsers } from '../auth/users';
+import type { PolicyUser } from '../engine/model/users';
+import type { Env } from '../env';
+import type { Repos } from '../repo/types';
+import type { MaybeActor } from './actor';
+import { unauthorized } from './errors';
+
+export interface Profile {
+  id: string;
+  name: string;
+  provider: string;
+  email: string | null;
+  labels: Record<string, string>;
+}
+
+export class UserService {
+  constructor(
+    private readonly repos: Repos,
+    private readonly env: Pick<Env, 'usersFile'>,
+  ) {}
+
+  /** Users as policy sees them: the users file plus OIDC users who signed in. */
+  async policyUsers(): Promise<PolicyUser[]> {
+    const local = loadLocalUsers(this.env.usersFile);
+    const known = new Set(local.map((u) => u.name.toLowerCase()));
+    const remote = (await this.repos.users.listUsers())
+      .filter((u) => u.provider !== 'local' && !known.has(u.name.toLowerCase()))
+      .map((u) => ({ name: u.name, labels: u.labels, secrets: {} }));
+    return [...local, ...remote];
+  }
+
+  localUsers(): PolicyUser[] {
+    return loadLocalUsers(this.env.usersFile);
+  }
+
+  async recordSignIn(u: { id: string; name: string; email: string | null; provider: string; labels: Record<string, string> }) {
+    await this.repos.users.upsertUser(u);
+  }
+
+  async profile(actor: MaybeActor): Promise<Profile> {
+    if (!actor) throw unauthorized('see your profile');
+    const stored = await this.repos.users.getUser(actor.id);
+    return {
+      id: actor.id,
+      name: actor.name,
+      provider: actor.provider,
+      email: stored?.email ?? null,
+      labels: actor.labels,
+    };
+  }
+}
