@@ -4,7 +4,7 @@
  * tells policy files from users/secrets files.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { isScalar, parseAllDocuments, visit, Scalar } from 'yaml';
 import type { Diagnostic } from '../engine/diagnostics';
 import { dedupe, loadObjects, type AnyLoadedObject } from '../engine/model/validate';
@@ -108,13 +108,13 @@ export interface LoadedFiles {
   skipped: string[];
 }
 
-/** Load every policy object under `paths`. File names in diagnostics are relative to `cwd`. */
-export function loadPolicyFiles(paths: readonly string[], cwd = process.cwd()): LoadedFiles {
+/** Load every policy object under `paths`; diagnostics name files as the paths were given. */
+export function loadPolicyFiles(paths: readonly string[]): LoadedFiles {
   const { files, diagnostics } = collectFiles(paths);
   const objects: AnyLoadedObject[] = [];
   const skipped: string[] = [];
   for (const f of files) {
-    const shown = relative(cwd, f) || f;
+    const shown = f;
     const raw = readFileSync(/*turbopackIgnore: true*/ f, 'utf8');
     if (isUsersFile(raw)) {
       skipped.push(shown);

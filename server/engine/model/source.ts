@@ -65,14 +65,12 @@ export function parseYamlObjects(text: string, file?: string): ParseResult {
   for (const doc of docs) {
     if (doc.errors.length > 0) {
       for (const err of doc.errors) {
-        const p = err.linePos?.[0];
         diagnostics.push({
           code: 'yaml_syntax',
           severity: 'error',
           message: `YAML syntax error: ${firstLine(err.message)}`,
           file,
-          line: p?.line ?? 1,
-          column: p?.col ?? 1,
+          ...posOf(err.pos[0]),
         });
       }
       continue;
@@ -102,7 +100,7 @@ export function parseYamlObjects(text: string, file?: string): ParseResult {
         diagnostics.push({ code: 'yaml_syntax', severity: 'error', message: String((e as Error).message), file, ...posOf(start) });
         continue;
       }
-      const objText = listItem ? sliceListItem(text, node) : sliceNode(text, node, doc);
+      const objText = listItem ? sliceListItem(text, node) : sliceNode(text, node);
       objects.push({
         value,
         text: objText,
@@ -167,13 +165,12 @@ function sliceListItem(text: string, node: YamlNode): string {
   return [...above, ...dedent(lines)].join('\n') + '\n';
 }
 
-function sliceNode(text: string, node: YamlNode, doc: Document.Parsed): string {
-  // A whole document: keep it, including a comment before it.
+function sliceNode(text: string, node: YamlNode): string {
+  // A whole document, with the comment lines directly above it.
   const [start, , end] = node.range ?? [0, text.length, text.length];
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
-  const before = doc.commentBefore ? leadingComments(text, lineStart) : [];
   const body = text.slice(lineStart, end).replace(/\s+$/, '');
-  return [...before, body].join('\n') + '\n';
+  return [...leadingComments(text, lineStart), body].join('\n') + '\n';
 }
 
 function leadingComments(text: string, lineStart: number): string[] {

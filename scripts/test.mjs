@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: every test.
+ *   1. unit + integration tests (node:test through tsx), storage tests on
+ *      PGlite and on a real PostgreSQL server started here;
+ *   2. Playwright end-to-end tests in Debian's Chromium.
+ * Missing system packages (postgresql, chromium) are installed from
+ * Debian's repositories when we are root. Flags: --unit, --e2e (only those),
+ * and any other arguments are passed to the selected runner as filters.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+const args = process.argv.slice(2);
+const onlyUnit = args.includes('--unit');
+const onlyE2e = args.includes('--e2e');
+const filters = args.filter((a) => !a.startsWith('--'));
+const isRoot = process.getuid?.() === 0;
+
+function log(msg) {
+  console.log(`\n[keelson test] ${msg}`);
+}
+
+function run(cmd, argv, opts = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, argv, { stdio: 'inherit', ...opts });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+// ---------------------------------------------------------------- packages
+let aptUpdated = false;
+function aptInstall(pkgs) {
+  if (!isRoot) {
+    console.error(`Missing ${pkgs.join(', ')}; install with: sudo apt-get install -y ${pkgs.join(' ')}`);
+    process.exit(1);
+  }
+  log(`installing ${pkgs.join(', ')} from Debian's packages`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  let r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...pkgs], { stdio: 'inherit', env });
+  if (r.status !== 0 && !aptUpdated) {
+    aptUpdated = true;
+    spawnSync('apt-get', ['update'], { stdio: 'inherit', env });
+    r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...pkgs], { stdio: 'inherit', env });
+  }
+  if (r.status !== 0) {
+    console.error(`apt-get install ${pkgs.join(' ')} failed`);
+    process.exit(1);
+  }
+}
+
+function findPgBin() {
+  const base = '/usr/lib/postgresql';
+  if (existsSync(base)) {
+    const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+    if (versions[0]) return join(base, versions[0], 'bin');
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------- postgres
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+async function startPostgres() {
+  let bin = findPgBin();
+  if (!bin) {
+    aptInstall(['postgresql']);
+    bin = findPgBin();
+  }
+  if (!bin) throw new Error('PostgreSQL binaries not found after install');
+  const dir = mkdtempSync(join(tmpdir(), 'keelson-pg-'));
+  const data = join(dir, 'data');
+  const port = await freePort();
+  // PostgreSQL refuses to run as root: run it as the postgres system user.
+  const asUser = isRoot ? ['runuser', '-u', 'postgres', '--'] : [];
+  if (isRoot) chownSync(dir, ...uidGid('postgres'));
+  const sh = (argv) => {
+    const [cmd, ...rest] = [...asUser, ...argv];
+    const r = spawnSync(cmd, rest, { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${argv.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
+  };
+  sh([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+  sh([
+    join(bin, 'pg_ctl'), '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60',
+    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start',
+  ]);
+  const version = spawnSync(join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).stdout.trim();
+  log(`PostgreSQL started on 127.0.0.1:${port} (${version}, data in ${data})`);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop() {
+      try {
+        sh([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      log('PostgreSQL stopped');
+    },
+  };
+}
+
+function uidGid(user) {
+  const r = spawnSync('id', ['-u', user], { encoding: 'utf8' });
+  const g = spawnSync('id', ['-g', user], { encoding: 'utf8' });
+  return [Number(r.stdout.trim()), Number(g.stdout.trim())];
+}
+
+// ---------------------------------------------------------------- runners
+function testFiles(dirs) {
+  const out = [];
+  const walk = (d) => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.test\.tsx?$/.test(e.name)) out.push(p);
+    }
+  };
+  dirs.forEach(walk);
+  return out.sort();
+}
+
+async function unitTests() {
+  let files = testFiles(['server', 'scripts', 'bench']);
+  if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
+  const pg = await startPostgres();
+  try {
+    log(`node:test — ${files.length} files (storage tests on PGlite and PostgreSQL)`);
+    return await run(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+      { env: { ...process.env, KEELSON_TEST_PG_URL: pg.url, NODE_ENV: 'test' } },
+    );
+  } finally {
+    pg.stop();
+  }
+}
+
+async function e2eTests() {
+  if (!existsSync('/usr/bin/chromium') && !process.env.CHROMIUM_PATH) aptInstall(['chromium']);
+  const v = spawnSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8' });
+  log(`Playwright e2e in ${v.stdout.trim() || 'Chromium'}`);
+  return run(process.execPath, [join('node_modules', '@playwright', 'test', 'cli.js'), 'test', ...filters], {
+    env: { ...process.env, CI: process.env.CI ?? '1' },
+  });
+}
+
+const started = Date.now();
+let failed = 0;
+if (!onlyE2e) failed += (await unitTests()) === 0 ? 0 : 1;
+if (!onlyUnit) failed += (await e2eTests()) === 0 ? 0 : 1;
+log(`finished in ${Math.round((Date.now() - started) / 1000)} s: ${failed === 0 ? 'all suites passed' : `${failed} suite(s) failed`}`);
+process.exit(failed === 0 ? 0 : 1);

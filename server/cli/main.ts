@@ -1,0 +1,47 @@
+/**
+ * The `keelson` command line. Offline commands work on files; commands that
+ * talk to a server arrive with the revisions work.
+ *
+ * Exit codes: 0 success, 1 invalid input or refused, 2 usage error.
+ */
+import { validateCommand } from './validate';
+
+const USAGE = `Usage: keelson <command> [options]
+
+Commands:
+  validate PATH...     Parse and validate policy files or folders (*.yaml, *.yml).
+                       Prints file:line:col: message per problem; exit 1 on any error.
+
+Run \`keelson <command> --help\` for a command's options.`;
+
+export type Io = { out: (s: string) => void; err: (s: string) => void };
+
+export async function main(argv: string[], io: Io = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
+  const [cmd, ...rest] = argv;
+  switch (cmd) {
+    case 'validate':
+      return validateCommand(rest, io);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      io.out(USAGE + '\n');
+      return cmd === undefined ? 2 : 0;
+    default:
+      io.err(`keelson: unknown command "${cmd}"\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+const invokedDirectly = process.argv[1] && /cli[\\/]main\.ts$/.test(process.argv[1]);
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      process.stderr.write(`keelson: ${(e as Error).stack ?? e}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { EnvError, loadEnv } from './env';
+
+const dir = () => mkdtempSync(join(tmpdir(), 'keelson-env-'));
+
+describe('configuration', () => {
+  test('defaults: port 3000, PGlite, demo seed, and an auth secret generated once and kept', () => {
+    const d = dir();
+    const e = loadEnv({ KEELSON_DATA_DIR: d });
+    assert.equal(e.port, 3000);
+    assert.equal(e.databaseUrl, undefined);
+    assert.equal(e.seed, 'demo');
+    assert.equal(e.authUrl, 'http://localhost:3000');
+    assert.ok(existsSync(join(d, 'auth-secret')));
+    assert.equal(loadEnv({ KEELSON_DATA_DIR: d }).authSecret, e.authSecret, 'the secret survives restarts');
+    assert.equal(readFileSync(join(d, 'auth-secret'), 'utf8').trim(), e.authSecret);
+  });
+
+  const bad: [string, Record<string, string>, RegExp][] = [
+    ['PORT', { PORT: 'eighty' }, /PORT:/],
+    ['PORT range', { PORT: '70000' }, /PORT:/],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }, /DATABASE_URL: must be a postgres:\/\//],
+    ['KEELSON_SEED', { KEELSON_SEED: 'everything' }, /KEELSON_SEED:/],
+    ['KEELSON_USERS_FILE', { KEELSON_USERS_FILE: '/nonexistent/users.yaml' }, /KEELSON_USERS_FILE: file not found/],
+    ['NEXTAUTH_URL', { NEXTAUTH_URL: 'not a url' }, /NEXTAUTH_URL:/],
+    ['NEXTAUTH_SECRET', { NEXTAUTH_SECRET: 'short' }, /NEXTAUTH_SECRET: must be at least 16/],
+    ['half an OIDC setup', { KEELSON_OIDC_ISSUER: 'http://127.0.0.1:4010' }, /KEELSON_OIDC_ISSUER: set all of/],
+  ];
+  for (const [name, vars, msg] of bad) {
+    test(`a bad ${name} stops start-up with a message naming it`, () => {
+      assert.throws(() => loadEnv({ KEELSON_DATA_DIR: dir(), ...vars }), (e: unknown) => e instanceof EnvError && msg.test(e.message));
+    });
+  }
+
+  test('OIDC settings and domain admins', () => {
+    const e = loadEnv({
+      KEELSON_DATA_DIR: dir(),
+      KEELSON_OIDC_ISSUER: 'http://127.0.0.1:4010/',
+      KEELSON_OIDC_CLIENT_ID: 'console',
+      KEELSON_OIDC_CLIENT_SECRET: 's',
+      KEELSON_DOMAIN_ADMINS: 'sam, root',
+    });
+    assert.equal(e.oidc?.issuer, 'http://127.0.0.1:4010');
+    assert.deepEqual(e.domainAdmins, ['sam', 'root']);
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * Storage contract tests, run on PGlite and on a real PostgreSQL server,
+ * plus the in-memory repository (it must keep the same contract).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { backends } from '../testing/backends';
+import type { DbHandle } from '../db/client';
+import { DrizzlePolicyRepo } from './drizzle';
+import { MemoryPolicyRepo } from './memory';
+import type { PolicyRepo } from './types';
+
+const bundle = (name: string, comment = '') => ({
+  kind: 'bundle',
+  namespace: 'main',
+  name,
+  text: `${comment}kind: bundle\nmetadata:\n  namespace: main\n  name: ${name}\n`,
+  spec: { kind: 'bundle', metadata: { namespace: 'main', name } },
+});
+
+function contract(name: string, make: () => Promise<{ repo: PolicyRepo; close?: () => Promise<void> }>) {
+  describe(`PolicyRepo on ${name}`, () => {
+    let repo: PolicyRepo;
+    let close: (() => Promise<void>) | undefined;
+    before(async () => {
+      ({ repo, close } = await make());
+    });
+    after(async () => close?.());
+
+    test('starts empty at generation 0', async () => {
+      assert.equal(await repo.head(), 0);
+      assert.deepEqual(await repo.listObjects(), []);
+    });
+
+    test('a write creates one generation with author, message and changes; YAML is kept verbatim', async () => {
+      const r = await repo.commit({ baseGeneration: 0, author: 'alice', message: 'first', upserts: [bundle('a', '# keep me\n'), bundle('b')], deletes: [] });
+      assert.equal(r.status, 'committed');
+      if (r.status !== 'committed') return;
+      assert.equal(r.generation.generation, 1);
+      assert.equal(r.generation.author, 'alice');
+      assert.deepEqual(r.generation.changes.map((c) => `${c.op} ${c.name}`), ['create a', 'create b']);
+      const a = await repo.getObject({ kind: 'bundle', namespace: 'main', name: 'a' });
+      assert.ok(a?.text.startsWith('# keep me\n'), 'comments survive storage');
+      assert.deepEqual(a?.spec, bundle('a').spec);
+      assert.equal(await repo.head(), 1);
+    });
+
+    test('a stale write is refused and writes nothing', async () => {
+      const r = await repo.commit({ baseGeneration: 0, author: 'bob', message: 'stale', upserts: [bundle('c')], deletes: [] });
+      assert.deepEqual(r, { status: 'conflict', head: 1 });
+      assert.equal(await repo.head(), 1);
+      assert.equal(await repo.getObject({ kind: 'bundle', namespace: 'main', name: 'c' }), undefined);
+    });
+
+    test('a write that changes nothing creates no generation', async () => {
+      const r = await repo.commit({ baseGeneration: 1, author: 'alice', message: 'same', upserts: [bundle('a', '# keep me\n')], deletes: [] });
+      assert.deepEqual(r, { status: 'unchanged', generation: 1 });
+      assert.equal((await repo.listGenerations()).length, 1);
+    });
+
+    test('update and delete in one generation; every past generation reads back whole', async () => {
+      const r = await repo.commit({
+        baseGeneration: 1,
+        author: 'carol',
+        message: 'edit',
+        upserts: [bundle('a', '# edited\n')],
+        deletes: [{ kind: 'bundle', namespace: 'main', name: 'b' }],
+      });
+      assert.equal(r.status, 'committed');
+      if (r.status === 'committed') assert.deepEqual(r.generation.changes.map((c) => `${c.op} ${c.name}`), ['update a', 'delete b']);
+      const now = await repo.listObjects();
+      assert.deepEqual(now.map((o) => o.name), ['a']);
+      assert.ok(now[0]!.text.startsWith('# edited'));
+      const then = await repo.listObjects({ generation: 1 });
+      assert.deepEqual(then.map((o) => o.name), ['a', 'b']);
+      assert.ok(then[0]!.text.startsWith('# keep me'));
+      assert.deepEqual(await repo.listObjects({ generation: 0 }), []);
+      const old = await repo.getObject({ kind: 'bundle', namespace: 'main', name: 'b' }, 1);
+      assert.equal(old?.generation, 1);
+      const gens = await repo.listGenerations();
+      assert.deepEqual(gens.map((g) => g.generation), [2, 1]);
+      assert.equal((await repo.getGeneration(2))?.message, 'edit');
+    });
+
+    test('deleting an object that does not exist is refused', async () => {
+      const r = await repo.commit({ baseGeneration: 2, author: 'x', message: '', upserts: [], deletes: [{ kind: 'bundle', namespace: 'main', name: 'nope' }] });
+      assert.equal(r.status, 'missing');
+      assert.equal(await repo.head(), 2);
+    });
+
+    test('of concurrent writes on the same base exactly one wins', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          repo.commit({ baseGeneration: 2, author: `u${i}`, message: 'race', upserts: [bundle(`race${i}`)], deletes: [] }),
+        ),
+      );
+      assert.equal(results.filter((r) => r.status === 'committed').length, 1);
+      assert.equal(results.filter((r) => r.status === 'conflict').length, 5);
+      assert.equal(await repo.head(), 3);
+      assert.equal((await repo.listObjects()).filter((o) => o.name.startsWith('race')).length, 1);
+    });
+  });
+}
+
+for (const b of backends()) {
+  contract(b.name, async () => {
+    const h: DbHandle = await b.open();
+    return { repo: new DrizzlePolicyRepo(h.db), close: () => h.close() };
+  });
+}
+contract('memory', async () => ({ repo: new MemoryPolicyRepo() }));

@@ -1,0 +1,176 @@
+/**
+ * Writes through the policy service: bad input of every sort is refused with
+ * a message naming object, field and line — and nothing changes.
+ */
+import assert from 'node:assert/strict';
+import { beforeEach, describe, test } from 'node:test';
+import { memoryRepos } from '../repo/memory';
+import type { Repos } from '../repo/types';
+import type { Actor } from './actor';
+import { AppError } from './errors';
+import { PolicyService } from './policy';
+
+const alice: Actor = { id: 'local:alice', name: 'alice', labels: {}, provider: 'test' };
+
+const GOOD = `# the first bundle
+- kind: bundle
+  metadata:
+    namespace: main
+    name: web
+  components:
+    - name: app
+      code:
+        type: helm
+        params: {chartName: web}
+- kind: Service
+  metadata: {namespace: main, name: web}
+  contexts:
+    - name: all
+      allocation: {bundle: web}
+`;
+
+async function refused(p: Promise<unknown>, code: string, ...needles: (string | RegExp)[]): Promise<AppError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof AppError, `expected AppError, got ${e}`);
+    assert.equal(e.code, code, e.message);
+    for (const n of needles) {
+      const hay = `${e.message}\n${(e.diagnostics ?? []).map((d) => `${d.line}:${d.column} ${d.message} ${d.object ?? ''}`).join('\n')}`;
+      if (typeof n === 'string') assert.ok(hay.includes(n), `"${n}" not in:\n${hay}`);
+      else assert.match(hay, n);
+    }
+    return e;
+  }
+  assert.fail('expected the call to be refused');
+}
+
+describe('PolicyService writes', () => {
+  let repos: Repos;
+  let svc: PolicyService;
+  beforeEach(async () => {
+    repos = memoryRepos();
+    svc = new PolicyService(repos);
+    await svc.apply(alice, { text: GOOD, baseGeneration: 0 });
+  });
+
+  const unchanged = async () => {
+    assert.equal(await repos.policy.head(), 1, 'nothing may be written');
+    assert.deepEqual((await repos.policy.listObjects()).map((o) => o.name), ['web', 'web']);
+  };
+
+  test('a list of objects becomes one generation; kinds are matched without regard to case', async () => {
+    const objs = await repos.policy.listObjects();
+    assert.deepEqual(objs.map((o) => `${o.kind}/${o.name}`), ['bundle/web', 'service/web']);
+    assert.ok(objs[0]!.text.startsWith('# the first bundle\nkind: bundle'), objs[0]!.text);
+  });
+
+  test('--- documents are accepted too', async () => {
+    const r = await svc.apply(alice, {
+      text: 'kind: claim\nmetadata: {namespace: main, name: c1}\nuser: alice\nservice: web\n---\nkind: claim\nmetadata: {namespace: main, name: c2}\nuser: bob\nservice: main/web\n',
+      baseGeneration: 1,
+    });
+    assert.equal(r.generation, 2);
+    assert.deepEqual(r.changes.map((c) => c.name), ['c1', 'c2']);
+  });
+
+  test('malformed YAML', async () => {
+    await refused(svc.apply(alice, { text: 'kind: bundle\nmetadata: {namespace: main\n', baseGeneration: 1 }), 'INVALID_INPUT', /line 3, column 1/, 'YAML syntax error');
+    await unchanged();
+  });
+
+  test('unknown kind lists the known kinds', async () => {
+    await refused(
+      svc.apply(alice, { text: 'kind: widget\nmetadata: {namespace: main, name: w}\n', baseGeneration: 1 }),
+      'INVALID_INPUT',
+      'unknown kind "widget"; known kinds: aclrule, bundle, claim, cluster, rule, service',
+      'line 1, column 7',
+    );
+    await unchanged();
+  });
+
+  test('unknown field names the field, the object and the line', async () => {
+    await refused(
+      svc.apply(alice, { text: 'kind: claim\nmetadata: {namespace: main, name: c}\nuser: a\nservice: web\nlabelz: {}\n', baseGeneration: 1 }),
+      'INVALID_INPUT',
+      'unknown field "labelz"',
+      'claim/main/c',
+      '5:1',
+    );
+    await unchanged();
+  });
+
+  test('wrongly typed field', async () => {
+    await refused(
+      svc.apply(alice, { text: 'kind: rule\nmetadata: {namespace: main, name: r}\nweight: heavy\nactions: {claim: reject}\n', baseGeneration: 1 }),
+      'INVALID_INPUT',
+      'weight: expected number, got string "heavy"',
+      '3:9',
+    );
+    await unchanged();
+  });
+
+  test('duplicate names in one write', async () => {
+    await refused(
+      svc.apply(alice, {
+        text: '- {kind: claim, metadata: {namespace: main, name: c}, user: a, service: web}\n- {kind: claim, metadata: {namespace: main, name: c}, user: b, service: web}\n',
+        baseGeneration: 1,
+      }),
+      'INVALID_INPUT',
+      'duplicate claim "main/c"',
+    );
+    await unchanged();
+  });
+
+  test('an object over 1 MiB', async () => {
+    const big = 'x'.repeat(1024 * 1024);
+    await refused(
+      svc.apply(alice, { text: `kind: bundle\nmetadata: {namespace: main, name: big}\nlabels: {blob: "${big}"}\n`, baseGeneration: 1 }),
+      'INVALID_INPUT',
+      'over the limit of 1048576 bytes',
+      'bundle/main/big',
+    );
+    await unchanged();
+  });
+
+  test('a request over 10 MiB', async () => {
+    await refused(svc.apply(alice, { text: ' '.repeat(10 * 1024 * 1024 + 1), baseGeneration: 1 }), 'PAYLOAD_TOO_LARGE', '10 MiB');
+    await unchanged();
+  });
+
+  test('anonymous writes and reads are refused', async () => {
+    await refused(svc.apply(null, { text: GOOD, baseGeneration: 1 }), 'UNAUTHORIZED');
+    await refused(svc.delete(null, { ids: [{ kind: 'bundle', namespace: 'main', name: 'web' }], baseGeneration: 1 }), 'UNAUTHORIZED');
+    await refused(svc.listObjects(null), 'UNAUTHORIZED');
+    await unchanged();
+  });
+
+  test('a stale write is a conflict that says what to do', async () => {
+    await svc.apply(alice, { text: GOOD.replace('web}', 'web2}'), baseGeneration: 1 });
+    await refused(svc.apply(alice, { text: GOOD.replace('chartName: web', 'chartName: other'), baseGeneration: 1 }), 'CONFLICT', 'Reload', 'Nothing was saved');
+    assert.equal(await repos.policy.head(), 2);
+  });
+
+  test('the editor may not rename an object in place', async () => {
+    const text = (await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!.text.replace('name: web', 'name: web3');
+    await refused(svc.saveObject(alice, { id: { kind: 'bundle', namespace: 'main', name: 'web' }, text, baseGeneration: 1 }), 'INVALID_INPUT', 'bundle/main/web3');
+    await unchanged();
+  });
+
+  test('saving an object bumps the generation; saving it unchanged does not', async () => {
+    const cur = (await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!;
+    const same = await svc.saveObject(alice, { id: cur, text: cur.text, baseGeneration: 1 });
+    assert.equal(same.changed, false);
+    const edited = await svc.saveObject(alice, { id: cur, text: cur.text.replace('chartName: web', 'chartName: web2'), baseGeneration: 1 });
+    assert.equal(edited.generation, 2);
+    assert.equal((await repos.policy.getGeneration(2))?.author, 'alice');
+  });
+
+  test('delete, then the diff between generations shows it', async () => {
+    await svc.delete(alice, { ids: [{ kind: 'service', namespace: 'main', name: 'web' }], baseGeneration: 1 });
+    const d = await svc.diff(alice, 1, 2);
+    assert.deepEqual(d.changed, [{ kind: 'service', namespace: 'main', name: 'web' }]);
+    assert.ok(d.from.includes('kind: Service'));
+    assert.ok(!d.to.includes('kind: Service'));
+  });
+});
