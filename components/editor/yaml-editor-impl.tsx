@@ -56,7 +56,19 @@ export default function YamlEditorImpl(props: YamlEditorProps) {
       latest.current.onProblems?.(problems);
     };
     const markerSub = monaco.editor.onDidChangeMarkers((uris) => {
-      if (uris.some((u) => u.toString() === uri.toString())) report();
+      if (!uris.some((u) => u.toString() === uri.toString())) return;
+      // monaco-yaml reports schema violations as warnings (VS Code's habit);
+      // the server refuses them, so show them as the errors they are.
+      const schemaWarnings = monaco.editor.getModelMarkers({ resource: uri, owner: 'yaml' });
+      if (schemaWarnings.some((m) => m.severity === monaco.MarkerSeverity.Warning)) {
+        monaco.editor.setModelMarkers(
+          model,
+          'yaml',
+          schemaWarnings.map((m) => (m.severity === monaco.MarkerSeverity.Warning ? { ...m, severity: monaco.MarkerSeverity.Error } : m)),
+        );
+        return; // the change event fires again with the upgraded markers
+      }
+      report();
     });
     return () => {
       markerSub.dispose();

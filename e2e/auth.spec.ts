@@ -1,0 +1,43 @@
+import { expect, test } from '@playwright/test';
+import { signIn } from './fixtures';
+
+test('console pages need a signed-in user', async ({ page }) => {
+  await page.goto('/objects');
+  await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fobjects/);
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+});
+
+test('wrong password is refused with a clear message', async ({ page }) => {
+  await page.goto('/signin');
+  await page.getByLabel('User name').fill('alice');
+  await page.getByLabel('Password').fill('wrong');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.locator('.alert-error')).toHaveText('Wrong user name or password.');
+});
+
+test('local sign-in shows the user and their labels on the profile page', async ({ page }) => {
+  await signIn(page, 'alice');
+  await expect(page.getByTestId('current-user')).toHaveText('Alice');
+  await page.getByRole('link', { name: 'Profile' }).click();
+  await expect(page.getByTestId('profile-name')).toHaveText('Alice');
+  const labels = page.getByTestId('labels-table');
+  await expect(labels.getByRole('row', { name: /org\s+dev/ })).toBeVisible();
+  await expect(labels.getByRole('row', { name: /short-description\s+Dev/ })).toBeVisible();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/signin/);
+});
+
+test('OpenID Connect sign-in through a real provider', async ({ page }) => {
+  await page.goto('/signin');
+  await page.getByRole('button', { name: 'Continue with Test SSO' }).click();
+  // The provider's own login and consent pages.
+  await page.locator('input[name=login]').fill('dana');
+  await page.locator('input[name=password]').fill('any');
+  await page.locator('button[type=submit]').click();
+  await page.getByRole('button', { name: /continue/i }).click();
+  await expect(page.getByTestId('current-user')).toHaveText('Dana Oidc');
+  await page.getByRole('link', { name: 'Profile' }).click();
+  await expect(page.getByText('OpenID Connect')).toBeVisible();
+  await expect(page.getByTestId('labels-table').getByRole('row', { name: /groups\s+ops,platform/ })).toBeVisible();
+  await expect(page.getByTestId('labels-table').getByRole('row', { name: /email\s+dana@example\.test/ })).toBeVisible();
+});

@@ -1,0 +1,70 @@
+import { expect, test } from '@playwright/test';
+import { signIn } from './fixtures';
+
+test('edit a bundle: a schema error blocks saving, the fix saves a new generation, history shows the diff', async ({ page }) => {
+  await signIn(page, 'alice');
+  await page.getByRole('button', { name: /^bundle\s*\d+$/ }).click();
+  await expect(page).toHaveURL(/kind=bundle/);
+  await expect(page.getByTestId('objects-table')).not.toContainText('service');
+  await page.getByTestId('objects-table').getByRole('link', { name: 'zookeeper', exact: true }).click();
+  await expect(page.getByRole('heading', { name: /platform\/zookeeper/ })).toBeVisible();
+  const base = Number(await page.getByTestId('base-generation').textContent());
+  expect(base).toBeGreaterThan(0);
+
+  const editor = page.getByTestId('yaml-editor');
+  await expect(editor.locator('.view-lines')).toContainText('chartName: zookeeper');
+  await editor.locator('.view-lines').click();
+  // Put an unknown top-level field on a new first line.
+  await page.keyboard.press('ControlOrMeta+Home');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.type('colour: blue');
+  await page.keyboard.press('Escape');
+
+  // monaco-yaml marks it against the bundle's JSON Schema.
+  await expect(page.getByTestId('problems')).toContainText('colour');
+  await expect(editor.locator('.squiggly-error').first()).toBeVisible();
+  await page.getByRole('button', { name: /^Save/ }).click();
+  await expect(page.getByTestId('save-status')).toContainText('Save refused');
+  await expect(page.getByTestId('save-status')).toContainText('line 1');
+  await expect(page.getByTestId('base-generation')).toHaveText(String(base));
+
+  // Replace the bad line with a valid one and save with Ctrl+S.
+  await page.keyboard.press('ControlOrMeta+Home');
+  await page.keyboard.press('Shift+End');
+  await page.keyboard.type('labels: {tier: data}');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('problem-count')).toHaveText('0');
+  await page.keyboard.press('ControlOrMeta+s');
+  await expect(page.getByTestId('save-status')).toHaveText(`Saved as generation ${base + 1}.`);
+  await expect(page.getByTestId('base-generation')).toHaveText(String(base + 1));
+
+  await page.getByRole('link', { name: 'History', exact: true }).click();
+  await expect(page.getByRole('heading', { name: `Generation ${base} → ${base + 1}` })).toBeVisible();
+  await expect(page.getByTestId('diff-summary')).toHaveText('1 object differ');
+  await expect(page.getByTestId('diff-editor')).toContainText('labels: {tier: data}');
+  await expect(page.getByTestId('generations-table').getByRole('row').nth(1)).toContainText('Save bundle platform/zookeeper');
+});
+
+test('create and delete an object; server-side errors show as a message', async ({ page }) => {
+  await signIn(page, 'bob');
+  await page.goto('/objects/new?kind=claim');
+  const editor = page.getByTestId('yaml-editor');
+  await expect(editor.locator('.view-lines')).toContainText('kind: claim');
+  await page.getByRole('button', { name: /^Create/ }).click();
+  await expect(page).toHaveURL(/\/objects\/claim\/main\/my-claim$/);
+  await expect(page.getByRole('heading', { name: /main\/my-claim/ })).toBeVisible();
+
+  // Creating the same object again is refused by the server.
+  await page.goto('/objects/new?kind=claim');
+  await expect(editor.locator('.view-lines')).toContainText('kind: claim');
+  await page.getByRole('button', { name: /^Create/ }).click();
+  await expect(page.getByTestId('save-status')).toContainText('already exists');
+
+  await page.goto('/objects/claim/main/my-claim');
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  await expect(page).toHaveURL(/\/objects$/);
+  await page.getByRole('searchbox', { name: 'Search objects' }).fill('my-claim');
+  await expect(page.getByText('Nothing matches these filters')).toBeVisible();
+});

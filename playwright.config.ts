@@ -1,0 +1,69 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineConfig, devices } from '@playwright/test';
+
+/**
+ * End-to-end tests in Debian's Chromium (never a downloaded browser). The
+ * console runs as users run it (`npm start`: build if needed, then serve),
+ * on its own port with a fresh data folder and a real OIDC provider.
+ */
+const PORT = Number(process.env.E2E_PORT ?? 3999);
+const OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 4010);
+const APP_URL = `http://localhost:${PORT}`;
+// Playwright loads this file in each worker too: create the folder once.
+process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'keelson-e2e-'));
+
+export default defineConfig({
+  testDir: './e2e',
+  outputDir: './test-results',
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: [['list']],
+  use: {
+    baseURL: APP_URL,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  projects: [
+    {
+      name: 'chromium',
+      use: {
+        ...devices['Desktop Chrome'],
+        launchOptions: {
+          executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+          args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'],
+        },
+      },
+    },
+  ],
+  webServer: [
+    {
+      command: 'node e2e/oidc-provider.mjs',
+      url: `http://127.0.0.1:${OIDC_PORT}/.well-known/openid-configuration`,
+      env: { OIDC_PORT: String(OIDC_PORT), APP_URL },
+      reuseExistingServer: false,
+      stdout: 'ignore',
+    },
+    {
+      command: 'node scripts/start.mjs',
+      url: `${APP_URL}/signin`,
+      timeout: 400_000,
+      reuseExistingServer: false,
+      stdout: 'pipe',
+      env: {
+        PORT: String(PORT),
+        KEELSON_DATA_DIR: process.env.E2E_DATA_DIR,
+        NEXTAUTH_URL: APP_URL,
+        KEELSON_OIDC_ISSUER: `http://127.0.0.1:${OIDC_PORT}`,
+        KEELSON_OIDC_CLIENT_ID: 'keelson-console',
+        KEELSON_OIDC_CLIENT_SECRET: 'keelson-console-secret',
+        KEELSON_OIDC_NAME: 'Test SSO',
+      },
+    },
+  ],
+});
