@@ -1,0 +1,36 @@
+/**
+ * Keelson's policy language (Aptomi-compatible): expressions, templates,
+ * criteria and instance naming. Pure functions over plain data; every
+ * fallible call returns a `Result` instead of throwing.
+ */
+
+export type { LangError, LangErrorCode, Result } from './result';
+export {
+  coerceLabel,
+  coerceLabelSet,
+  compileExpr,
+  compileExprCached,
+  DEFAULT_EXPR_LIMITS,
+  evalExpr,
+  evalExprDetailed,
+  type CompiledExpr,
+  type EvalOptions,
+  type ExprCache,
+  type ExprLimits,
+  type ExprOutcome,
+  type ExprParams,
+} from './expr';
+export {
+  compileTemplate,
+  compileTemplateCached,
+  DEFAULT_TEMPLATE_LIMITS,
+  renderParamTree,
+  renderTemplate,
+  type CompiledTemplate,
+  type CompileOptions,
+  type RenderOptions,
+  type TemplateCache,
+  type TemplateLimits,
+} from './template';
+export { evalCriteria, validateCriteria, type Criteria, type CriteriaOutcome } from './criteria';
+export { deployName, fnv1a32, fnv1a64, fnv1a64Parts, instanceId } from './hash';
