@@ -18,7 +18,7 @@ test('edit a bundle: a schema error blocks saving, the fix saves a new generatio
   await page.keyboard.press('ControlOrMeta+Home');
   await page.keyboard.press('Enter');
   await page.keyboard.press('ArrowUp');
-  await page.keyboard.type('colour: blue');
+  await page.keyboard.insertText('colour: blue');
   await page.keyboard.press('Escape');
 
   // monaco-yaml marks it against the bundle's JSON Schema.
@@ -30,9 +30,10 @@ test('edit a bundle: a schema error blocks saving, the fix saves a new generatio
   await expect(page.getByTestId('base-generation')).toHaveText(String(base));
 
   // Replace the bad line with a valid one and save with Ctrl+S.
+  await editor.locator('.view-lines').click();
   await page.keyboard.press('ControlOrMeta+Home');
   await page.keyboard.press('Shift+End');
-  await page.keyboard.type('labels: {tier: data}');
+  await page.keyboard.insertText('labels: {tier: data}');
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('problem-count')).toHaveText('0');
   await page.keyboard.press('ControlOrMeta+s');
@@ -67,4 +68,33 @@ test('create and delete an object; server-side errors show as a message', async 
   await expect(page).toHaveURL(/\/objects$/);
   await page.getByRole('searchbox', { name: 'Search objects' }).fill('my-claim');
   await expect(page.getByText('Nothing matches these filters')).toBeVisible();
+});
+
+test('a save based on an old generation is refused with a conflict, and nothing is lost', async ({ browser }) => {
+  const a = await (await browser.newContext()).newPage();
+  const b = await (await browser.newContext()).newPage();
+  await signIn(a, 'alice');
+  await signIn(b, 'bob');
+  for (const p of [a, b]) {
+    await p.goto('/objects/service/platform/hdfs');
+    await expect(p.getByTestId('yaml-editor').locator('.view-lines')).toContainText('kind: service');
+  }
+  const base = Number(await a.getByTestId('base-generation').textContent());
+  for (const [p, note] of [[a, '# alice was here'], [b, '# bob was here']] as const) {
+    await p.getByTestId('yaml-editor').locator('.view-lines').click();
+    await p.keyboard.press('ControlOrMeta+End');
+    await p.keyboard.press('Enter');
+    await p.keyboard.insertText(note);
+    await p.keyboard.press('Escape');
+  }
+  await a.getByRole('button', { name: /^Save/ }).click();
+  await expect(a.getByTestId('save-status')).toHaveText(`Saved as generation ${base + 1}.`);
+  await b.getByRole('button', { name: /^Save/ }).click();
+  await expect(b.getByTestId('save-status')).toContainText('The policy changed since you loaded it');
+  await expect(b.getByTestId('save-status')).toContainText('Nothing was saved');
+  await expect(b.getByTestId('yaml-editor').locator('.view-lines')).toContainText('# bob was here');
+  b.once('dialog', (d) => d.accept());
+  await b.getByRole('button', { name: 'Reload latest' }).click();
+  await expect(b.getByTestId('yaml-editor').locator('.view-lines')).toContainText('# alice was here');
+  await expect(b.getByTestId('base-generation')).toHaveText(String(base + 1));
 });

@@ -41,12 +41,21 @@ export default function YamlEditorImpl(props: YamlEditorProps) {
     editorRef.current = editor;
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => latest.current.onSave?.());
     const sub = model.onDidChangeContent(() => latest.current.onChange?.(model.getValue()));
-    const report = () => {
+    // monaco-yaml reports schema violations as warnings (VS Code's habit);
+    // the server refuses them, so they are errors here, in the list and the squiggles.
+    const isSchemaWarning = (m: { owner: string; severity: number }) =>
+      m.owner === 'yaml' && m.severity === monaco.MarkerSeverity.Warning;
+    const markerSub = monaco.editor.onDidChangeMarkers((uris) => {
+      if (!uris.some((u) => u.toString() === uri.toString())) return;
       const markers = monaco.editor.getModelMarkers({ resource: uri });
       const problems: EditorProblem[] = markers
         .map((m) => ({
           severity:
-            m.severity === monaco.MarkerSeverity.Error ? 'error' : m.severity === monaco.MarkerSeverity.Warning ? 'warning' : 'info',
+            m.severity === monaco.MarkerSeverity.Error || isSchemaWarning(m)
+              ? 'error'
+              : m.severity === monaco.MarkerSeverity.Warning
+                ? 'warning'
+                : 'info',
           message: m.message,
           line: m.startLineNumber,
           column: m.startColumn,
@@ -54,21 +63,18 @@ export default function YamlEditorImpl(props: YamlEditorProps) {
         }) satisfies EditorProblem)
         .sort((a, b) => a.line - b.line || a.column - b.column);
       latest.current.onProblems?.(problems);
-    };
-    const markerSub = monaco.editor.onDidChangeMarkers((uris) => {
-      if (!uris.some((u) => u.toString() === uri.toString())) return;
-      // monaco-yaml reports schema violations as warnings (VS Code's habit);
-      // the server refuses them, so show them as the errors they are.
-      const schemaWarnings = monaco.editor.getModelMarkers({ resource: uri, owner: 'yaml' });
-      if (schemaWarnings.some((m) => m.severity === monaco.MarkerSeverity.Warning)) {
-        monaco.editor.setModelMarkers(
-          model,
-          'yaml',
-          schemaWarnings.map((m) => (m.severity === monaco.MarkerSeverity.Warning ? { ...m, severity: monaco.MarkerSeverity.Error } : m)),
-        );
-        return; // the change event fires again with the upgraded markers
+      const yamlMarkers = markers.filter((m) => m.owner === 'yaml');
+      if (yamlMarkers.some(isSchemaWarning)) {
+        // Outside the event, so the marker service is not re-entered.
+        queueMicrotask(() => {
+          if (model.isDisposed()) return;
+          monaco.editor.setModelMarkers(
+            model,
+            'yaml',
+            yamlMarkers.map((m) => (isSchemaWarning(m) ? { ...m, severity: monaco.MarkerSeverity.Error } : m)),
+          );
+        });
       }
-      report();
     });
     return () => {
       markerSub.dispose();

@@ -14,7 +14,7 @@ import superjson from 'superjson';
 import { ZodError } from 'zod';
 import type { Diagnostic } from '../engine/diagnostics';
 import type { Actor } from '../services/actor';
-import { AppError } from '../services/errors';
+import { isAppError } from '../services/errors';
 import type { Services } from '../services';
 import { APP_ERROR_TO_TRPC } from './errors';
 
@@ -27,17 +27,16 @@ const t = initTRPC.context<TrpcContext>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
     const cause = error.cause;
-    const diagnostics: Diagnostic[] | undefined = cause instanceof AppError ? cause.diagnostics : undefined;
-    const details = cause instanceof AppError ? cause.details : undefined;
+    const app = isAppError(cause) ? cause : undefined;
     return {
       ...shape,
       data: {
         ...shape.data,
         // Stack traces stay on the server.
         stack: undefined,
-        appCode: cause instanceof AppError ? cause.code : undefined,
-        diagnostics,
-        details,
+        appCode: app?.code,
+        diagnostics: app?.diagnostics as Diagnostic[] | undefined,
+        details: app?.details,
         zodError: cause instanceof ZodError ? cause.issues.map((i) => ({ path: i.path.map(String), message: i.message })) : undefined,
       },
     };
@@ -47,7 +46,7 @@ const t = initTRPC.context<TrpcContext>().create({
 /** Turn domain errors into tRPC errors (one place, one table). */
 const appErrors = t.middleware(async ({ next }) => {
   const res = await next();
-  if (!res.ok && res.error.cause instanceof AppError) {
+  if (!res.ok && isAppError(res.error.cause)) {
     const app = res.error.cause;
     throw new TRPCError({ code: APP_ERROR_TO_TRPC[app.code].trpc, message: app.message, cause: app });
   }

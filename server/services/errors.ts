@@ -21,7 +21,19 @@ export const AppErrorCode = {
 } as const;
 export type AppErrorCode = (typeof AppErrorCode)[keyof typeof AppErrorCode];
 
+/**
+ * Brand instead of `instanceof`: Next.js may bundle this module twice (the
+ * server runtime is created from instrumentation, requests run in route
+ * bundles), and a class check across copies fails.
+ */
+const APP_ERROR = Symbol.for('keelson.AppError');
+
+export function isAppError(e: unknown): e is AppError {
+  return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[APP_ERROR] === true;
+}
+
 export class AppError extends Error {
+  readonly [APP_ERROR] = true;
   readonly code: AppErrorCode;
   readonly diagnostics?: Diagnostic[];
   readonly details?: Record<string, unknown>;

@@ -77,10 +77,16 @@ export function parseYamlObjects(text: string, file?: string): ParseResult {
     }
     const root = doc.contents as YamlNode | null;
     if (root == null || (isScalar(root) && root.value == null)) continue; // empty document
-    const items: { node: YamlNode; listItem: boolean }[] = isSeq(root)
-      ? root.items.map((n) => ({ node: n as YamlNode, listItem: true }))
-      : [{ node: root, listItem: false }];
-    for (const { node, listItem } of items) {
+    const docEnd = doc.range[2];
+    const items: { node: YamlNode; listItem: boolean; end: number }[] = isSeq(root)
+      ? root.items.map((n, i) => ({
+          node: n as YamlNode,
+          listItem: true,
+          // An item's text runs to where the next item (with its leading comments) begins.
+          end: itemEnd(text, (root.items[i + 1] as YamlNode | undefined)?.range?.[0], docEnd),
+        }))
+      : [{ node: root, listItem: false, end: docEnd }];
+    for (const { node, listItem, end } of items) {
       const range = node?.range;
       const start = range ? range[0] : 0;
       if (!isMap(node)) {
@@ -100,7 +106,7 @@ export function parseYamlObjects(text: string, file?: string): ParseResult {
         diagnostics.push({ code: 'yaml_syntax', severity: 'error', message: String((e as Error).message), file, ...posOf(start) });
         continue;
       }
-      const objText = listItem ? sliceListItem(text, node) : sliceNode(text, node);
+      const objText = listItem ? sliceListItem(text, node, end) : sliceNode(text, node, end);
       objects.push({
         value,
         text: objText,
@@ -152,34 +158,53 @@ function locateIn(
 /**
  * Text of a list item as written, made into a stand-alone document: the
  * leading "- " becomes indentation and the block is dedented. Comment lines
- * directly above the item travel with it.
+ * directly above the item and trailing comments up to the next item travel
+ * with it.
  */
-function sliceListItem(text: string, node: YamlNode): string {
-  const [start, , end] = node.range ?? [0, text.length, text.length];
+function sliceListItem(text: string, node: YamlNode, end: number): string {
+  const start = node.range?.[0] ?? 0;
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
   const column = start - lineStart;
   const lines = text.slice(lineStart, end).replace(/\s+$/, '').split('\n');
   // The first line begins with "- " (or "-   "): blank out the dash.
   lines[0] = ' '.repeat(column) + (lines[0] ?? '').slice(column);
-  const above = leadingComments(text, lineStart).map((l) => l.trimStart());
+  const above = leadingComments(text, lineStart, dashColumn(text, lineStart)).map((l) => l.trimStart());
   return [...above, ...dedent(lines)].join('\n') + '\n';
 }
 
-function sliceNode(text: string, node: YamlNode): string {
-  // A whole document, with the comment lines directly above it.
-  const [start, , end] = node.range ?? [0, text.length, text.length];
+/** A whole document as written: comments above, inside and after it. */
+function sliceNode(text: string, node: YamlNode, end: number): string {
+  const start = node.range?.[0] ?? 0;
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
-  const body = text.slice(lineStart, end).replace(/\s+$/, '');
+  const body = text.slice(lineStart, end).replace(/\n---\s*$/, '').replace(/\n\.\.\.\s*$/, '').replace(/\s+$/, '');
   return [...leadingComments(text, lineStart), body].join('\n') + '\n';
 }
 
-function leadingComments(text: string, lineStart: number): string[] {
+/**
+ * Where a list item's own text stops: at the start of the line holding the
+ * next item, minus the comment lines right above it (they describe the next
+ * item); the last item runs to the end of the document.
+ */
+function itemEnd(text: string, nextStart: number | undefined, docEnd: number): number {
+  if (nextStart === undefined) return docEnd;
+  let cursor = text.lastIndexOf('\n', nextStart - 1) + 1;
+  const comments = leadingComments(text, cursor, dashColumn(text, cursor));
+  for (const c of comments) cursor -= c.length + 1;
+  return cursor;
+}
+
+/**
+ * Comment lines directly above `lineStart`. With `maxIndent`, only comments
+ * indented no deeper than that count: deeper ones trail the previous item.
+ */
+function leadingComments(text: string, lineStart: number, maxIndent = Infinity): string[] {
   const out: string[] = [];
   let cursor = lineStart;
   while (cursor > 0) {
     const prevStart = text.lastIndexOf('\n', cursor - 2) + 1;
     const line = text.slice(prevStart, cursor - 1);
-    if (/^\s*#/.test(line)) {
+    const indent = line.length - line.trimStart().length;
+    if (/^\s*#/.test(line) && indent <= maxIndent) {
       out.unshift(line);
       cursor = prevStart;
     } else break;
@@ -187,13 +212,24 @@ function leadingComments(text: string, lineStart: number): string[] {
   return out;
 }
 
+/** Column of the "-" that opens the list item on the line starting at `lineStart`. */
+function dashColumn(text: string, lineStart: number): number {
+  let i = lineStart;
+  while (text[i] === ' ') i++;
+  return i - lineStart;
+}
+
+/** Remove the common indentation of the content lines; comments lose at most that much. */
 function dedent(lines: string[]): string[] {
   let min = Infinity;
   for (const l of lines) {
-    if (l.trim() === '') continue;
-    const ind = l.length - l.trimStart().length;
-    if (ind < min) min = ind;
+    const t = l.trimStart();
+    if (t === '' || t.startsWith('#')) continue;
+    min = Math.min(min, l.length - t.length);
   }
   if (!Number.isFinite(min) || min === 0) return lines;
-  return lines.map((l) => (l.trim() === '' ? '' : l.slice(min)));
+  return lines.map((l) => {
+    const indent = l.length - l.trimStart().length;
+    return l.trim() === '' ? '' : l.slice(Math.min(indent, min));
+  });
 }

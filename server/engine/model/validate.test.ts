@@ -21,6 +21,16 @@ describe('loading objects', () => {
     assert.equal(r.objects[0]!.text, '# about c\nkind: claim  # inline\nmetadata: {namespace: a, name: c}\n# before user\nuser: u\nservice: s\n');
   });
 
+  test('comments after an object stay with it (a note at the end of the editor is a change)', () => {
+    const doc = loadObjects('kind: claim\nmetadata: {namespace: a, name: b}\nuser: u\nservice: s\n\n# trailing note\n');
+    assert.equal(doc.objects[0]!.text, 'kind: claim\nmetadata: {namespace: a, name: b}\nuser: u\nservice: s\n\n# trailing note\n');
+    const list = loadObjects('- kind: claim\n  metadata: {namespace: a, name: b}\n  user: u\n  service: s\n  # tail of b\n# about c\n- kind: claim\n  metadata: {namespace: a, name: c}\n  user: u\n  service: s\n# end\n');
+    assert.deepEqual(list.objects.map((o) => o.text), [
+      'kind: claim\nmetadata: {namespace: a, name: b}\nuser: u\nservice: s\n# tail of b\n',
+      '# about c\nkind: claim\nmetadata: {namespace: a, name: c}\nuser: u\nservice: s\n# end\n',
+    ]);
+  });
+
   test('labels become strings, as in Aptomi', () => {
     const r = loadObjects('kind: claim\nmetadata: {namespace: a, name: b}\nuser: u\nservice: s\nlabels: {replicas: 3, blog: true, name: x}\n');
     const claim = r.objects[0]!;
