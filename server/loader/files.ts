@@ -42,7 +42,7 @@ const INCLUDE_RE = /^@include\s+(.+)$/;
 
 /**
  * Aptomi's `aptomictl` replaced a string value `@include glob[,glob…]` with the
- * matching files (relative to the including file) joined by `\n---\n`, before
+ * matching files (relative to the including file), each preceded by `\n---\n`, before
  * sending the policy. We do the same and write the result into the YAML text
  * as a literal block, so the stored object holds what will be templated.
  */
@@ -66,9 +66,10 @@ export function expandIncludes(text: string, file: string): { text: string; diag
           if (matches.length === 0) {
             diagnostics.push({ code: 'invalid_reference', severity: 'error', message: `@include ${g}: no file matches`, file, line: 1, column: 1 });
           }
-          for (const f of matches) parts.push(readFileSync(/*turbopackIgnore: true*/ f, 'utf8').replace(/\s+$/, ''));
+          for (const f of matches) parts.push(readFileSync(/*turbopackIgnore: true*/ f, 'utf8'));
         }
-        node.value = parts.join('\n---\n') + '\n';
+        // Exactly aptomictl's joining: every file preceded by "\n---\n".
+        node.value = parts.map((p) => `\n---\n${p}`).join('');
         node.type = Scalar.BLOCK_LITERAL;
         changed = true;
       },

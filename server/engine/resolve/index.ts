@@ -1,0 +1,93 @@
+/**
+ * Resolution: policy + users → desired state with per-claim outcomes.
+ *
+ * `resolvePolicy` resolves everything once. A `ResolveSession` keeps the
+ * indexed policy and every claim's result, so when only claims change (the
+ * common edit), `update` re-resolves just those claims and re-merges only
+ * the instances they touch.
+ */
+import type { PolicyUser } from '../model/users';
+import { claimKey, resolveClaim, type ClaimResult } from './claim';
+import { DesiredStateBuilder } from './merge';
+import { PolicyIndex, type ClaimRef, type PolicyInput, type PolicyObjectInput } from './policy';
+import type { DesiredState } from './types';
+
+export type { ClaimOutcome, ClaimStatus, DesiredState, Instance, InstanceCode, Target, TraceStep } from './types';
+export type { PolicyInput, PolicyObjectInput } from './policy';
+export { MAX_SERVICE_DEPTH, sortComponents } from './claim';
+
+export interface ResolveOptions {
+  /** Record decision traces (default true). */
+  trace?: boolean;
+}
+
+export function resolvePolicy(input: PolicyInput, opts: ResolveOptions = {}): DesiredState {
+  return new ResolveSession(input, opts).state();
+}
+
+export class ResolveSession {
+  private index: PolicyIndex;
+  private readonly builder = new DesiredStateBuilder();
+  /** Claim key → the claim spec it was resolved from (identity check). */
+  private readonly resolvedFrom = new Map<string, string>();
+  private readonly opts: ResolveOptions;
+
+  constructor(input: PolicyInput, opts: ResolveOptions = {}) {
+    this.opts = opts;
+    this.index = new PolicyIndex(input);
+    for (const c of this.index.claims) this.resolve(c);
+  }
+
+  private resolve(c: ClaimRef): ClaimResult {
+    const r = resolveClaim(this.index, c, { trace: this.opts.trace });
+    this.builder.set(r);
+    this.resolvedFrom.set(r.key, JSON.stringify(c.spec));
+    return r;
+  }
+
+  /**
+   * Apply a change that touches only claims: `upserts` are new or changed
+   * claims, `deletes` claim keys (`ns/name`). Everything else in the policy
+   * (services, bundles, rules, clusters, users) must be unchanged — start a
+   * new session otherwise.
+   */
+  updateClaims(change: { upserts?: readonly ClaimRef[]; deletes?: readonly string[] }): DesiredState {
+    for (const key of change.deletes ?? []) {
+      this.builder.remove(key);
+      this.resolvedFrom.delete(key);
+    }
+    for (const c of change.upserts ?? []) {
+      const key = claimKey(c);
+      if (this.resolvedFrom.get(key) === JSON.stringify(c.spec)) continue;
+      this.resolve(c);
+    }
+    return this.state();
+  }
+
+  state(): DesiredState {
+    const s = this.builder.build();
+    s.errors = this.index.aclRules.length > 0 ? aclErrors(this.index) : [];
+    return s;
+  }
+
+  users(): readonly PolicyUser[] {
+    return [...this.index.users.values()];
+  }
+}
+
+/** ACL rules whose criteria fail to evaluate for some user. */
+function aclErrors(index: PolicyIndex): { object: string; message: string }[] {
+  const seen = new Map<string, string>();
+  for (const u of index.users.values()) {
+    for (const e of index.roles(u).errors) {
+      const object = e.slice(0, e.indexOf(':'));
+      if (!seen.has(object)) seen.set(object, e);
+    }
+  }
+  return [...seen].map(([object, message]) => ({ object, message }));
+}
+
+/** Split objects into the claim part and the rest (to decide whether a session can be updated). */
+export function claimsOf(objects: readonly PolicyObjectInput[]): ClaimRef[] {
+  return objects.filter((o) => o.kind === 'claim').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as ClaimRef['spec'] }));
+}
