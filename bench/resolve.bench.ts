@@ -1,42 +1,100 @@
 /**
- * Resolve benchmarks — a hook, to be replaced once the resolver lands.
+ * Resolution speed on Aptomi's benchmark policies (bench/generator.ts):
+ * small = 50 bundles / 100 users / 500 claims, medium = 100 / 10,000 / 2,000,
+ * large = 1,000 bundles / 20,000 users / 20,000 claims. Each preset runs in
+ * its own process, so the peak RSS is that of one resolution (plus the
+ * generated input and Node itself).
  *
- * The resolver (`server/engine/resolve`, exporting `resolvePolicy`) is being
- * written now, so it is imported only if it exists at run time. Until then
- * this benchmark prints one note and reports no figures. To wire it up,
- * follow `generate.bench.ts`: a measure that runs `generatePolicy(preset)`
- * then times `resolvePolicy` in a child (`ctx.inChild`), and `run` reporting
- * `resolve.<preset>.s` and `resolve.<preset>.rss_mib` per preset, with
- * `describeInput` in its table and `ctx.emitPreset(preset)` for `--emit`.
+ * Aptomi's resolver on the same shapes (2 vCPU, reference aptomi.md §9):
+ * medium 1.1–1.2 s, large 23–33 s.
+ *
+ * Figures: resolve.<preset>.s (median wall time of a full resolution, with
+ * decision traces, as the server runs it), resolve.large.rss_mib,
+ * resolve.large.instances, resolve.<preset>.claims_resolved, and
+ * resolve.incremental.ms (re-resolving after one claim changed, large).
  */
-import { registerBenchmark } from './registry';
+import { claimsOf, resolvePolicy, ResolveSession, type PolicyObjectInput } from '../server/engine/resolve';
+import { describeInput, generatePolicy, isPresetName, PRESET_NAMES, type GeneratedPolicy, type PresetName } from './generator';
+import { figure, maxRssMiB, median, registerBenchmark, round, type Figure } from './registry';
 
-// A variable specifier keeps the type checker from requiring the module.
-const ENGINE = '../server/engine/resolve';
+const REPEATS: Record<PresetName, number> = { small: 7, medium: 5, large: 3 };
 
-async function loadResolver(): Promise<unknown> {
-  try {
-    const mod = (await import(ENGINE)) as { resolvePolicy?: unknown };
-    return mod.resolvePolicy;
-  } catch (e) {
-    // Only "the resolver module is not there" means skip; a resolver that
-    // fails to load (or misses one of its own imports) is a real error.
-    const err = e as { code?: string; message?: string };
-    if (err.code === 'ERR_MODULE_NOT_FOUND' && err.message?.includes('/server/engine/resolve\'')) return undefined;
-    throw e;
-  }
+function toInput(g: GeneratedPolicy) {
+  const objects = g.objects.map((o) => ({
+    kind: o.kind,
+    namespace: o.metadata.namespace,
+    name: o.metadata.name,
+    spec: o,
+  })) as unknown as PolicyObjectInput[];
+  return { objects, users: g.users };
 }
 
 registerBenchmark({
   name: 'resolve',
-  description: 'resolve the generated Aptomi benchmark policies (small, medium, large)',
+  description: 'resolve the generated Aptomi benchmark policies (small, medium, large) and re-resolve one changed claim',
+  measures: {
+    preset(args) {
+      const preset = String(args.preset);
+      if (!isPresetName(preset)) throw new Error(`unknown preset "${preset}"`);
+      const g = generatePolicy(preset);
+      const input = toInput(g);
+      const gc = (globalThis as { gc?: () => void }).gc;
+      const times: number[] = [];
+      let instances = 0;
+      let resolved = 0;
+      let claims = 0;
+      let rss = 0;
+      for (let i = 0; i < REPEATS[preset]; i++) {
+        gc?.();
+        const t = performance.now();
+        const state = resolvePolicy(input);
+        times.push(performance.now() - t);
+        if (i === 0) rss = maxRssMiB();
+        instances = state.instances.length;
+        claims = state.claims.length;
+        resolved = state.claims.filter((c) => c.status === 'resolved').length;
+      }
+      return { medianMs: median(times), firstMs: times[0]!, instances, claims, resolved, rssMiB: rss, input: describeInput(g) };
+    },
+    incremental() {
+      const g = generatePolicy('large');
+      const input = toInput(g);
+      const session = new ResolveSession(input);
+      const claims = claimsOf(input.objects);
+      const times: number[] = [];
+      let changedInstances = 0;
+      for (let i = 0; i < 15; i++) {
+        // A claim's labels change (the usual edit): it may now reach other instances.
+        const c = claims[(i * 7919) % claims.length]!;
+        const edited = { ...c, spec: { ...c.spec, labels: { ...(c.spec.labels ?? {}), edited: String(i) } } };
+        const t = performance.now();
+        const state = session.updateClaims({ upserts: [edited] });
+        times.push(performance.now() - t);
+        changedInstances = state.instances.length;
+      }
+      return { medianMs: median(times), maxMs: Math.max(...times), instances: changedInstances };
+    },
+  },
   async run(ctx) {
-    const resolvePolicy = await loadResolver();
-    if (typeof resolvePolicy !== 'function') {
-      ctx.note('resolve benchmarks skipped: engine not available');
-      return [];
+    const figures: Figure[] = [];
+    const rows: (string | number)[][] = [['preset', 'first s', 'median s', 'claims', 'resolved', 'instances', 'peak MiB', 'input']];
+    for (const preset of PRESET_NAMES) {
+      await ctx.emitPreset(preset);
+      const run = await ctx.inChild('preset', { preset });
+      const r = run.result;
+      const n = (k: string) => Number(r[k]);
+      rows.push([preset, round(n('firstMs') / 1000, 3), round(n('medianMs') / 1000, 3), n('claims'), n('resolved'), n('instances'), round(n('rssMiB'), 0), String(r.input)]);
+      figures.push(figure(`resolve.${preset}.s`, round(n('medianMs') / 1000, 3)));
+      figures.push(figure(`resolve.${preset}.claims_resolved`, n('resolved')));
+      if (preset === 'large') {
+        figures.push(figure('resolve.large.rss_mib', round(n('rssMiB'), 1)));
+        figures.push(figure('resolve.large.instances', n('instances')));
+      }
     }
-    ctx.note('resolve benchmarks skipped: resolvePolicy exists but bench/resolve.bench.ts does not measure it yet');
-    return [];
+    ctx.table(rows);
+    const inc = await ctx.inChild('incremental');
+    ctx.note(`incremental (large, one claim's labels changed, 15 runs): median ${round(Number(inc.result.medianMs), 1)} ms, max ${round(Number(inc.result.maxMs), 1)} ms`);
+    figures.push(figure('resolve.incremental.ms', round(Number(inc.result.medianMs), 1)));
+    return figures;
   },
 });
