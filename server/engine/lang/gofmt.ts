@@ -45,6 +45,9 @@ const ATOI_RE = /^[+-]?[0-9]+$/;
  * int64 range. Anything else (spaces, "1.5", "0x10", "1_000") is not an int.
  */
 export function parseGoInt(s: string): number | undefined {
+  // Most label values are words: skip the regex unless it could be a number.
+  const c = s.charCodeAt(0);
+  if (!((c >= 48 && c <= 57) || c === 43 || c === 45)) return undefined;
   if (!ATOI_RE.test(s)) return undefined;
   // Range check on the exact value: "9223372036854775808" must be rejected
   // even though it rounds to a representable double.

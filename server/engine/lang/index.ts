@@ -22,15 +22,18 @@ export {
 } from './expr';
 export {
   compileTemplate,
+  compileParamTree,
   compileTemplateCached,
   DEFAULT_TEMPLATE_LIMITS,
   renderParamTree,
+  renderPlan,
   renderTemplate,
   type CompiledTemplate,
   type CompileOptions,
+  type ParamPlan,
   type RenderOptions,
   type TemplateCache,
   type TemplateLimits,
 } from './template';
-export { evalCriteria, validateCriteria, type Criteria, type CriteriaOutcome } from './criteria';
+export { criteriaMatch, evalCriteria, validateCriteria, type Criteria, type CriteriaOutcome } from './criteria';
 export { deployName, fnv1a32, fnv1a64, fnv1a64Parts, instanceId } from './hash';

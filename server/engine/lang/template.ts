@@ -69,6 +69,51 @@ export interface CompiledTemplate {
   readonly name?: string;
   /** @internal the parse tree; not part of the stable API. */
   readonly root: readonly TNode[];
+  /**
+   * @internal Text and plain field chains only (`prefix-{{ .Labels.x }}`),
+   * the overwhelming majority of policy templates: rendered by string
+   * concatenation when every field is a string, else by the executor.
+   */
+  readonly fast?: readonly FastPart[];
+}
+
+type FastPart = string | readonly string[];
+
+/** The fast form of a parse tree, when it has one. */
+function fastParts(root: readonly TNode[]): FastPart[] | undefined {
+  const parts: FastPart[] = [];
+  for (const n of root) {
+    if (n.k === 'text') parts.push(n.text);
+    else if (n.k === 'action' && n.pipe.decl.length === 0 && n.pipe.cmds.length === 1) {
+      const args = n.pipe.cmds[0]!.args;
+      if (args.length !== 1 || args[0]!.k !== 'field') return undefined;
+      parts.push(args[0]!.idents);
+    } else return undefined;
+  }
+  return parts;
+}
+
+/**
+ * Renders a fast template; undefined when a field is not a plain own string
+ * (missing, nil, number, map…), so that the executor decides — with Go's
+ * printing and its errors — exactly as it would have.
+ */
+function renderFast(parts: readonly FastPart[], data: unknown): string | undefined {
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      out += part;
+      continue;
+    }
+    let cur: unknown = data;
+    for (const ident of part) {
+      if (cur === null || typeof cur !== 'object' || Array.isArray(cur) || !Object.hasOwn(cur, ident)) return undefined;
+      cur = (cur as Record<string, unknown>)[ident];
+    }
+    if (typeof cur !== 'string') return undefined;
+    out += cur;
+  }
+  return out.includes(NO_VALUE) ? undefined : out;
 }
 
 export interface CompileOptions {
@@ -102,7 +147,9 @@ export function compileTemplate(src: string, options?: CompileOptions): Result<C
   try {
     const tokens = lexTemplate(src);
     const root = new Parser(src, tokens, limits).parseTemplate();
-    return ok(options?.name === undefined ? { source: src, root } : { source: src, name: options.name, root });
+    const fast = fastParts(root);
+    const compiled: CompiledTemplate = { source: src, root, ...(fast ? { fast } : {}) };
+    return ok(options?.name === undefined ? compiled : { ...compiled, name: options.name });
   } catch (e) {
     if (e instanceof LangFailure) return fail(locate(src, label, e.error));
     throw e;
@@ -120,6 +167,10 @@ export function compileTemplateCached(src: string, cache: TemplateCache, limits?
 }
 
 export function renderTemplate(compiled: CompiledTemplate, data: unknown, options?: RenderOptions): Result<string> {
+  if (compiled.fast) {
+    const out = renderFast(compiled.fast, data);
+    if (out !== undefined && out.length <= (options?.limits?.maxOutputLength ?? DEFAULT_TEMPLATE_LIMITS.maxOutputLength)) return ok(out);
+  }
   const limits = options?.limits ? { ...DEFAULT_TEMPLATE_LIMITS, ...options.limits } : DEFAULT_TEMPLATE_LIMITS;
   // Built only on failure: rendering is on the resolver's hot path.
   const label = () => templateLabel(compiled.source, options?.name ?? compiled.name);
@@ -160,44 +211,99 @@ export function renderParamTree(
   cache: TemplateCache = new Map(),
   limits?: Partial<TemplateLimits>,
 ): Result<unknown> {
+  const plan = compileParamTree(tree, cache, limits);
+  return plan.ok ? renderPlan(plan.value, data, limits) : plan;
+}
+
+/**
+ * A parameter tree prepared for repeated rendering: templates compiled,
+ * constant subtrees (no string leaf holding `{{`) kept as they are, and each
+ * leaf's path computed once for error messages. The resolver renders the
+ * same bundle's parameters for every claim, so it caches plans per tree.
+ */
+export type ParamPlan =
+  | { k: 'const'; value: unknown }
+  | { k: 'tpl'; t: CompiledTemplate; path: string }
+  | { k: 'list'; items: ParamPlan[] }
+  | { k: 'map'; keys: string[]; values: ParamPlan[] };
+
+export function compileParamTree(tree: unknown, cache: TemplateCache = new Map(), limits?: Partial<TemplateLimits>): Result<ParamPlan> {
   // Trees come from YAML, whose aliases can share or even cycle back to
   // nodes; cap the walk so neither blows up.
   let nodesLeft = MAX_TREE_NODES;
-  const walk = (node: unknown, path: string, depth: number): Result<unknown> => {
+  const walk = (node: unknown, path: string, depth: number): Result<ParamPlan> => {
     if (--nodesLeft < 0 || depth > MAX_TREE_DEPTH) {
       const what = depth > MAX_TREE_DEPTH ? `nested deeper than ${MAX_TREE_DEPTH} levels` : `larger than ${MAX_TREE_NODES} values`;
       return fail({ code: 'template_limit', message: `${path || 'parameters'}: parameter tree is ${what}`, path });
     }
     if (typeof node === 'string') {
+      // Only templates can render differently; Aptomi's "<no value>" check still applies to text.
+      if (!node.includes('{{') && !node.includes(NO_VALUE)) return ok({ k: 'const', value: node });
       const compiled = compileTemplateCached(node, cache, limits);
-      const r = compiled.ok ? renderTemplate(compiled.value, data, limits ? { limits } : undefined) : compiled;
-      if (!r.ok) {
-        const where = path === '' ? '' : `${path}: `;
-        return fail({ ...r.error, path, message: where + r.error.message });
-      }
-      return r;
+      if (!compiled.ok) return fail({ ...compiled.error, path, message: (path === '' ? '' : `${path}: `) + compiled.error.message });
+      return ok({ k: 'tpl', t: compiled.value, path });
     }
     if (Array.isArray(node)) {
-      const out: unknown[] = [];
+      const items: ParamPlan[] = [];
       for (const [i, item] of node.entries()) {
         const r = walk(item, `${path}[${i}]`, depth + 1);
         if (!r.ok) return r;
-        out.push(r.value);
+        items.push(r.value);
       }
-      return ok(out);
+      return ok(items.every((x) => x.k === 'const') ? { k: 'const', value: node } : { k: 'list', items });
     }
     if (isRecord(node)) {
-      const out: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(node)) {
-        const r = walk(value, path === '' ? key : `${path}.${key}`, depth + 1);
+      const keys = Object.keys(node);
+      const values: ParamPlan[] = [];
+      for (const key of keys) {
+        const r = walk(node[key], path === '' ? key : `${path}.${key}`, depth + 1);
         if (!r.ok) return r;
-        out[key] = r.value;
+        values.push(r.value);
       }
-      return ok(out);
+      return ok(values.every((x) => x.k === 'const') ? { k: 'const', value: node } : { k: 'map', keys, values });
     }
-    return ok(node);
+    return ok({ k: 'const', value: node });
   };
   return walk(tree, '', 0);
+}
+
+/**
+ * Renders a plan. Constant subtrees are shared with the plan (and so with
+ * every other rendering): treat results as read-only.
+ */
+export function renderPlan(plan: ParamPlan, data: unknown, limits?: Partial<TemplateLimits>): Result<unknown> {
+  let failure: LangError | undefined;
+  const opts = limits ? { limits } : undefined;
+  const walk = (p: ParamPlan): unknown => {
+    switch (p.k) {
+      case 'const':
+        return p.value;
+      case 'tpl': {
+        const r = renderTemplate(p.t, data, opts);
+        if (r.ok) return r.value;
+        failure = { ...r.error, path: p.path, message: (p.path === '' ? '' : `${p.path}: `) + r.error.message };
+        return undefined;
+      }
+      case 'list': {
+        const out: unknown[] = [];
+        for (const item of p.items) {
+          out.push(walk(item));
+          if (failure) return undefined;
+        }
+        return out;
+      }
+      case 'map': {
+        const out: Record<string, unknown> = {};
+        for (let i = 0; i < p.keys.length; i++) {
+          out[p.keys[i]!] = walk(p.values[i]!);
+          if (failure) return undefined;
+        }
+        return out;
+      }
+    }
+  };
+  const value = walk(plan);
+  return failure ? fail(failure) : ok(value);
 }
 
 const MAX_TREE_NODES = 100_000;

@@ -27,7 +27,7 @@ export function resolvePolicy(input: PolicyInput, opts: ResolveOptions = {}): De
 
 export class ResolveSession {
   private index: PolicyIndex;
-  private readonly builder = new DesiredStateBuilder();
+  private readonly builder: DesiredStateBuilder;
   /** Claim key → the claim spec it was resolved from (identity check). */
   private readonly resolvedFrom = new Map<string, string>();
   private readonly opts: ResolveOptions;
@@ -35,6 +35,7 @@ export class ResolveSession {
   constructor(input: PolicyInput, opts: ResolveOptions = {}) {
     this.opts = opts;
     this.index = new PolicyIndex(input);
+    this.builder = new DesiredStateBuilder((key) => this.index.namesOf(key));
     for (const c of this.index.claims) this.resolve(c);
   }
 

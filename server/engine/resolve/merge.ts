@@ -13,56 +13,67 @@
  * Instances whose every claim failed on a conflict stay in the state with
  * an error (they are not deployed), so the conflict can be seen and fixed.
  */
-import { deployName, instanceId } from '../lang';
 import { jsonEqual, type ClaimResult, type Contribution } from './claim';
+import type { InstanceNames } from './policy';
 import type { ClaimOutcome, DesiredState, Instance } from './types';
 
+/**
+ * One instance's contributions in parallel arrays: platform instances are
+ * shared by thousands of claims, and arrays cost a fraction of a Map per
+ * entry. Removal (incremental updates only) is a linear scan of `claims`.
+ */
 interface Agg {
   key: string;
-  byClaim: Map<string, Contribution>;
+  names: InstanceNames;
+  claims: string[];
+  contributions: Contribution[];
   conflict?: string;
   /** The claims failed by `conflict` (as counted in `conflictFailed`). */
   conflictClaims?: string[];
-  /** Cached merged view; dropped when the instance changes. */
   view?: Instance;
-  deployName: string;
-  instanceId: string;
 }
 
 export class DesiredStateBuilder {
-  private readonly claims = new Map<string, ClaimResult>();
+  private readonly results = new Map<string, ClaimResult>();
   private readonly instances = new Map<string, Agg>();
   /** claim → number of conflicted instances it touches. */
   private readonly conflictFailed = new Map<string, number>();
-  private readonly dirty = new Set<string>();
+  private readonly dirty = new Set<Agg>();
   private sortedClaims: string[] | null = null;
+
+  constructor(private readonly namesOf: (key: string) => InstanceNames) {}
 
   /** Add or replace a claim's result. */
   set(result: ClaimResult): void {
-    if (this.claims.has(result.key)) this.remove(result.key);
+    if (this.results.has(result.key)) this.remove(result.key);
     else this.sortedClaims = null;
-    this.claims.set(result.key, result);
-    for (const [key, c] of result.contributions) {
-      let agg = this.instances.get(key);
+    this.results.set(result.key, result);
+    for (const c of result.contributions.values()) {
+      let agg = this.instances.get(c.key);
       if (!agg) {
-        agg = { key, byClaim: new Map(), deployName: deployName(key), instanceId: instanceId(key) };
-        this.instances.set(key, agg);
+        agg = { key: c.key, names: this.namesOf(c.key), claims: [], contributions: [] };
+        this.instances.set(c.key, agg);
       }
-      agg.byClaim.set(result.key, c);
-      this.dirty.add(key);
+      agg.claims.push(result.key);
+      agg.contributions.push(c);
+      this.dirty.add(agg);
     }
   }
 
   remove(claim: string): void {
-    const prev = this.claims.get(claim);
+    const prev = this.results.get(claim);
     if (!prev) return;
-    this.claims.delete(claim);
+    this.results.delete(claim);
     this.sortedClaims = null;
     for (const key of prev.contributions.keys()) {
       const agg = this.instances.get(key);
       if (!agg) continue;
-      agg.byClaim.delete(claim);
-      this.dirty.add(key);
+      const i = agg.claims.lastIndexOf(claim);
+      if (i >= 0) {
+        agg.claims.splice(i, 1);
+        agg.contributions.splice(i, 1);
+      }
+      this.dirty.add(agg);
     }
   }
 
@@ -70,9 +81,9 @@ export class DesiredStateBuilder {
   build(): DesiredState {
     this.settle();
     const failed = this.conflictFailed;
-    const claimKeys = (this.sortedClaims ??= [...this.claims.keys()].sort());
+    const claimKeys = (this.sortedClaims ??= [...this.results.keys()].sort());
     const claims: ClaimOutcome[] = claimKeys.map((k) => {
-      const r = this.claims.get(k)!;
+      const r = this.results.get(k)!;
       if (!failed.has(k)) return r.outcome;
       const conflicts = [...r.contributions.keys()].map((key) => this.instances.get(key)?.conflict).filter((c): c is string => !!c);
       return {
@@ -84,9 +95,8 @@ export class DesiredStateBuilder {
       };
     });
     const instances: Instance[] = [];
-    for (const agg of [...this.instances.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
-      if (agg.view) instances.push(agg.view);
-    }
+    for (const agg of this.instances.values()) if (agg.view) instances.push(agg.view);
+    instances.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return { claims, instances, errors: [] };
   }
 
@@ -94,26 +104,23 @@ export class DesiredStateBuilder {
   private settle(): void {
     if (this.dirty.size === 0) return;
     // 1. Conflicts on the changed instances; track which claims they fail.
-    const failedBefore = new Set(this.conflictFailed.keys());
     const touchedClaims = new Set<string>();
-    for (const key of this.dirty) {
-      const agg = this.instances.get(key)!;
-      const before = agg.conflict;
-      if (before) for (const c of agg.conflictClaims ?? []) this.decFailed(c, touchedClaims);
+    const failedBefore = new Set(this.conflictFailed.keys());
+    for (const agg of this.dirty) {
+      for (const c of agg.conflictClaims ?? []) this.bumpFailed(c, -1, touchedClaims);
       agg.conflict = detectConflict(agg);
-      agg.conflictClaims = agg.conflict ? [...agg.byClaim.keys()] : undefined;
-      if (agg.conflict) for (const c of agg.conflictClaims!) this.incFailed(c, touchedClaims);
+      agg.conflictClaims = agg.conflict ? [...agg.claims] : undefined;
+      for (const c of agg.conflictClaims ?? []) this.bumpFailed(c, +1, touchedClaims);
     }
     // 2. Claims that started or stopped failing change every instance they use.
     for (const c of touchedClaims) {
       if (failedBefore.has(c) === this.conflictFailed.has(c)) continue;
-      const r = this.claims.get(c);
-      if (r) for (const key of r.contributions.keys()) this.dirty.add(key);
+      const r = this.results.get(c);
+      if (r) for (const key of r.contributions.keys()) this.dirty.add(this.instances.get(key)!);
     }
-    for (const key of this.dirty) {
-      const agg = this.instances.get(key)!;
-      if (agg.byClaim.size === 0) {
-        this.instances.delete(key);
+    for (const agg of this.dirty) {
+      if (agg.claims.length === 0) {
+        this.instances.delete(agg.key);
         continue;
       }
       agg.view = this.view(agg);
@@ -121,43 +128,47 @@ export class DesiredStateBuilder {
     this.dirty.clear();
   }
 
-  private incFailed(c: string, touched: Set<string>) {
-    this.conflictFailed.set(c, (this.conflictFailed.get(c) ?? 0) + 1);
-    touched.add(c);
-  }
-
-  private decFailed(c: string, touched: Set<string>) {
-    const n = (this.conflictFailed.get(c) ?? 0) - 1;
+  private bumpFailed(c: string, by: 1 | -1, touched: Set<string>) {
+    const n = (this.conflictFailed.get(c) ?? 0) + by;
     if (n <= 0) this.conflictFailed.delete(c);
     else this.conflictFailed.set(c, n);
     touched.add(c);
   }
 
-  /** The merged instance, or undefined when no live claim uses it. */
-  private view(agg: Agg): Instance | undefined {
-    const live: [string, Contribution][] = [];
-    for (const e of agg.byClaim) if (agg.conflict || !this.conflictFailed.has(e[0])) live.push(e);
-    let error = agg.conflict;
-    const entries = live.length > 0 ? live : [...agg.byClaim];
-    if (live.length === 0) error = `held back: every claim using it failed (${[...agg.byClaim.keys()].sort().join(', ')})`;
-    // Primary claim: lowest depth, then claim name.
-    let primary = entries[0]!;
-    for (const e of entries) {
-      if (e[1].depth < primary[1].depth || (e[1].depth === primary[1].depth && e[0] < primary[0])) primary = e;
+  /** The merged instance. */
+  private view(agg: Agg): Instance {
+    let indices: number[] = [];
+    const anyFailed = this.conflictFailed.size > 0;
+    for (let i = 0; i < agg.claims.length; i++) {
+      if (agg.conflict || !anyFailed || !this.conflictFailed.has(agg.claims[i]!)) indices.push(i);
     }
-    const p = primary[1];
+    let error = agg.conflict;
+    if (indices.length === 0) {
+      indices = agg.claims.map((_, i) => i);
+      error = `held back: every claim using it failed (${[...agg.claims].sort().join(', ')})`;
+    }
+    // Primary claim: lowest depth, then claim name.
+    let primary = indices[0]!;
+    for (const i of indices) {
+      const c = agg.contributions[i]!;
+      const p = agg.contributions[primary]!;
+      if (c.depth < p.depth || (c.depth === p.depth && agg.claims[i]! < agg.claims[primary]!)) primary = i;
+    }
+    const p = agg.contributions[primary]!;
     const edges = new Set<string>();
     const after = new Set<string>();
     const claimDepth: Record<string, number> = {};
-    for (const [claim, c] of entries) {
+    for (const i of indices) {
+      const c = agg.contributions[i]!;
       for (const x of c.edges) edges.add(x);
       for (const x of c.after) after.add(x);
-      claimDepth[claim] = c.depth;
+      claimDepth[agg.claims[i]!] = c.depth;
     }
+    const sortedEdges = [...edges].sort();
     const inst: Instance = {
       key: agg.key,
-      deployName: agg.deployName,
-      instanceId: agg.instanceId,
+      deployName: agg.names.deployName,
+      instanceId: agg.names.instanceId,
       namespace: p.namespace,
       service: p.service,
       context: p.context,
@@ -168,9 +179,9 @@ export class DesiredStateBuilder {
       discovery: p.discovery,
       labels: p.labels as Record<string, string>,
       target: p.target,
-      edges: [...edges].sort(),
-      dependsOn: [...new Set([...edges, ...after])].sort(),
-      claims: Object.keys(claimDepth).sort(),
+      edges: sortedEdges,
+      dependsOn: after.size === 0 ? sortedEdges : [...new Set([...edges, ...after])].sort(),
+      claims: indices.map((i) => agg.claims[i]!).sort(),
       claimDepth,
     };
     if (error) inst.error = error;
@@ -180,19 +191,16 @@ export class DesiredStateBuilder {
 
 /** Code and discovery parameters must agree across claims. */
 function detectConflict(agg: Agg): string | undefined {
-  let first: [string, Contribution] | undefined;
-  for (const e of agg.byClaim) {
-    if (!first) {
-      first = e;
-      continue;
+  const f = agg.contributions[0];
+  if (!f) return undefined;
+  for (let i = 1; i < agg.contributions.length; i++) {
+    const x = agg.contributions[i]!;
+    // Interned renderings (see Level in policy.ts) make this an identity check in the common case.
+    if (f.code !== x.code && !jsonEqual(f.code?.params, x.code?.params)) {
+      return `conflicting code parameters for instance '${agg.key}': claims '${agg.claims[0]}' and '${agg.claims[i]}' render different values`;
     }
-    const [fc, f] = first;
-    const [c, x] = e;
-    if (!jsonEqual(f.code?.params, x.code?.params)) {
-      return `conflicting code parameters for instance '${agg.key}': claims '${fc}' and '${c}' render different values`;
-    }
-    if (!jsonEqual(f.discovery, x.discovery)) {
-      return `conflicting discovery parameters for instance '${agg.key}': claims '${fc}' and '${c}' render different values`;
+    if (f.discovery !== x.discovery && !jsonEqual(f.discovery, x.discovery)) {
+      return `conflicting discovery parameters for instance '${agg.key}': claims '${agg.claims[0]}' and '${agg.claims[i]}' render different values`;
     }
   }
   return undefined;

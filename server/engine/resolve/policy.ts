@@ -5,8 +5,9 @@
  * every claim (and across incremental re-resolutions).
  */
 import { computeRoles, type AclRuleRef, type UserRoles } from '../acl';
-import type { CompiledExpr, CompiledTemplate, Result } from '../lang';
-import type { AclRule, Bundle, Claim, Cluster, Kind, ObjectOfKind, Rule, Service } from '../model/kinds';
+import { compileParamTree, deployName, instanceId, type CompiledExpr, type CompiledTemplate, type ParamPlan, type Result } from '../lang';
+import type { AclRule, Bundle, Claim, Cluster, Component, Kind, ObjectOfKind, Rule, Service } from '../model/kinds';
+import type { MemoResult } from './claim';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
 
@@ -28,6 +29,11 @@ export interface PolicyInput {
    * rules resolve for every user.
    */
   enforceConsumeAcl?: boolean;
+  /**
+   * Reuse the walk of a level for claims arriving with the same inputs
+   * (default true). Off only to check that reuse changes nothing.
+   */
+  memo?: boolean;
 }
 
 export interface RuleRef {
@@ -54,10 +60,13 @@ export class PolicyIndex {
   readonly aclRules: AclRuleRef[] = [];
   readonly users = new Map<string, PolicyUser>();
   readonly enforceConsumeAcl: boolean;
+  readonly memoEnabled: boolean;
   readonly domainAdmins: readonly string[];
   readonly exprCache = new Map<string, Result<CompiledExpr>>();
   readonly templateCache = new Map<string, Result<CompiledTemplate>>();
   private readonly rolesCache = new Map<string, UserRoles>();
+  private readonly plans = new WeakMap<object, Result<ParamPlan>>();
+  private readonly levels = new Map<string, Level>();
 
   constructor(input: PolicyInput) {
     for (const o of input.objects) {
@@ -92,6 +101,7 @@ export class PolicyIndex {
     for (const u of input.users) this.users.set(u.name.toLowerCase(), u);
     this.domainAdmins = input.domainAdmins ?? [];
     this.enforceConsumeAcl = input.enforceConsumeAcl ?? this.aclRules.length > 0;
+    this.memoEnabled = input.memo !== false;
   }
 
   user(name: string): PolicyUser | undefined {
@@ -132,6 +142,126 @@ export class PolicyIndex {
     return this.rules.get(namespace) ?? [];
   }
 
+  /** Compiled parameter tree (code params, discovery), cached per tree object. */
+  plan(tree: Record<string, unknown>): Result<ParamPlan> {
+    let p = this.plans.get(tree);
+    if (!p) {
+      p = compileParamTree(tree, this.templateCache);
+      this.plans.set(tree, p);
+    }
+    return p;
+  }
+
+  /**
+   * Instance keys and names of one bundle instance level, by key prefix
+   * (`clusterNs#cluster#k8sNs#serviceNs#service#context[#keys]#`). Claims
+   * reach the same levels over and over; hashing a key string is costly, so
+   * it is done once per level and component, not once per claim.
+   */
+  level(prefix: string): Level {
+    let l = this.levels.get(prefix);
+    if (!l) {
+      l = new Level(prefix);
+      this.levels.set(prefix, l);
+    }
+    return l;
+  }
+
+  /** Names of any instance key (the merge needs them for keys it did not see built). */
+  namesOf(key: string): InstanceNames {
+    const cut = key.lastIndexOf('#') + 1;
+    const level = this.level(key.slice(0, cut));
+    const comp = key.slice(cut);
+    return comp === 'root' ? level.rootNames : level.component(comp).names;
+  }
+
+  // ---- memoisation of level walks (see ClaimWalk.resolveNode) ----
+
+  private readonly memo = new Map<string, MemoEntry>();
+  private readonly objectIds = new WeakMap<object, number>();
+  private nextObjectId = 1;
+  private readonly readsCache = new Map<string, boolean>();
+  private readonly ruleClaimReads = new Map<string, boolean>();
+  private readonly componentUserReads = new WeakMap<object, boolean>();
+  private readonly sortedComponents = new WeakMap<object, Component[]>();
+
+  /** A number per object identity (interned discovery values). */
+  objectId(o: object): number {
+    let id = this.objectIds.get(o);
+    if (id === undefined) {
+      id = this.nextObjectId++;
+      this.objectIds.set(o, id);
+    }
+    return id;
+  }
+
+  /**
+   * Could this template read `.User` (or `.Claim`)? A conservative text
+   * check: a root field is reached through its name or through `$`.
+   */
+  templateReads(src: string, root: 'User' | 'Claim'): boolean {
+    const k = `${root}\u0000${src}`;
+    let r = this.readsCache.get(k);
+    if (r === undefined) {
+      r = src.includes(root) || src.includes('$');
+      this.readsCache.set(k, r);
+    }
+    return r;
+  }
+
+  /** Do the rules of `namespace` mention the claim (`Claim.…` / `claim.…`)? */
+  rulesReadClaim(namespace: string): boolean {
+    let r = this.ruleClaimReads.get(namespace);
+    if (r === undefined) {
+      r = this.rulesIn(namespace).some((rule) =>
+        ['require-all', 'require-any', 'require-none'].some((sec) =>
+          (rule.spec.criteria?.[sec as 'require-all'] ?? []).some((e) => /claim/i.test(e)),
+        ),
+      );
+      this.ruleClaimReads.set(namespace, r);
+    }
+    return r;
+  }
+
+  /** Do this component's templates (code params, discovery) possibly read the user? */
+  componentReadsUser(c: Component): boolean {
+    let r = this.componentUserReads.get(c);
+    if (r === undefined) {
+      r = treeReads(c.code?.params, (s) => this.templateReads(s, 'User')) || treeReads(c.discovery, (s) => this.templateReads(s, 'User'));
+      this.componentUserReads.set(c, r);
+    }
+    return r;
+  }
+
+  /** Components of a bundle, dependencies first (cached per bundle). */
+  componentsOf(bundle: Bundle): Component[] {
+    let list = this.sortedComponents.get(bundle);
+    if (!list) {
+      list = sortComponents(bundle);
+      this.sortedComponents.set(bundle, list);
+    }
+    return list;
+  }
+
+  memoLookup(key: string, user: string, claim: string): { result: MemoResult; user: boolean; claim: boolean } | undefined {
+    const e = this.memo.get(key);
+    if (!e) return undefined;
+    const result = e.results.get(memoSubKey(e, user, claim));
+    return result && { result, user: e.user, claim: e.claim };
+  }
+
+  memoStore(key: string, deps: { user: boolean; claim: boolean }, user: string, claim: string, result: MemoResult): void {
+    let e = this.memo.get(key);
+    if (!e || (deps.user && !e.user) || (deps.claim && !e.claim)) {
+      // New, or this walk read more than earlier ones: earlier results were
+      // keyed too coarsely for it, so start over with the wider key.
+      e = { user: deps.user || (e?.user ?? false), claim: deps.claim || (e?.claim ?? false), results: new Map() };
+      this.memo.set(key, e);
+    }
+    for (const c of result.contributions) c.shared = true;
+    e.results.set(memoSubKey(e, user, claim), result);
+  }
+
   roles(user: PolicyUser): UserRoles {
     const key = user.name.toLowerCase();
     let r = this.rolesCache.get(key);
@@ -148,3 +278,130 @@ function put<T>(m: Map<string, ByName<T>>, ns: string, name: string, v: T) {
   if (!inner) m.set(ns, (inner = new Map()));
   inner.set(name, v);
 }
+
+interface MemoEntry {
+  /** Whether walks under this key read the user / the claim (then results are kept per user / claim). */
+  user: boolean;
+  claim: boolean;
+  results: Map<string, MemoResult>;
+}
+
+function memoSubKey(e: MemoEntry, user: string, claim: string): string {
+  return `${e.user ? user : ''}\u0000${e.claim ? claim : ''}`;
+}
+
+function treeReads(tree: unknown, test: (s: string) => boolean): boolean {
+  if (typeof tree === 'string') return test(tree);
+  if (Array.isArray(tree)) return tree.some((x) => treeReads(x, test));
+  if (tree && typeof tree === 'object') return Object.values(tree).some((x) => treeReads(x, test));
+  return false;
+}
+
+export interface InstanceNames {
+  deployName: string;
+  instanceId: string;
+}
+
+function namesOf(key: string): InstanceNames {
+  return { deployName: deployName(key), instanceId: instanceId(key) };
+}
+
+export class Level {
+  readonly rootKey: string;
+  readonly rootNames: InstanceNames;
+  private readonly components = new Map<string, { key: string; names: InstanceNames }>();
+  /**
+   * The last rendering seen per component (code, discovery) and the last
+   * label set. Claims sharing an instance render equal values; reusing the
+   * first object lets the merge compare by identity and frees the copy at
+   * once (20,000 claims otherwise keep 20,000 copies alive).
+   */
+  private readonly codes = new Map<string, unknown>();
+  private readonly discoveries = new Map<string, unknown>();
+  private readonly labels: Readonly<Record<string, string>>[] = [];
+
+  constructor(private readonly prefix: string) {
+    this.rootKey = prefix + 'root';
+    this.rootNames = namesOf(this.rootKey);
+  }
+
+  internCode<T>(component: string, value: T, equal: (a: T, b: T) => boolean): T {
+    return internIn(this.codes, component, value, equal);
+  }
+
+  internDiscovery<T>(component: string, value: T, equal: (a: T, b: T) => boolean): T {
+    return internIn(this.discoveries, component, value, equal);
+  }
+
+  /**
+   * An equal label set seen at this level before, or `labels` itself. A few
+   * recent sets are kept (claims of different teams alternate); identity of
+   * the result then stands for its content in memo keys.
+   */
+  internLabels(labels: Record<string, string>): Record<string, string> {
+    const recent = this.labels;
+    for (let i = 0; i < recent.length; i++) {
+      const prev = recent[i]!;
+      if (sameLabels(prev, labels)) {
+        if (i > 0) {
+          recent.splice(i, 1);
+          recent.unshift(prev);
+        }
+        return prev as Record<string, string>;
+      }
+    }
+    recent.unshift(labels);
+    if (recent.length > RECENT_LABEL_SETS) recent.pop();
+    return labels;
+  }
+
+  component(name: string): { key: string; names: InstanceNames } {
+    let c = this.components.get(name);
+    if (!c) {
+      const key = this.prefix + name;
+      c = { key, names: namesOf(key) };
+      this.components.set(name, c);
+    }
+    return c;
+  }
+}
+
+const RECENT_LABEL_SETS = 8;
+
+function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const ak = Object.keys(a);
+  if (ak.length !== Object.keys(b).length) return false;
+  for (let i = 0; i < ak.length; i++) if (a[ak[i]!] !== b[ak[i]!]) return false;
+  return true;
+}
+
+function internIn<T>(m: Map<string, unknown>, slot: string, value: T, equal: (a: T, b: T) => boolean): T {
+  const prev = m.get(slot) as T | undefined;
+  if (prev !== undefined && (prev === value || equal(prev, value))) return prev;
+  m.set(slot, value);
+  return value;
+}
+
+/**
+ * Components with their dependencies first, otherwise in declared order
+ * (Aptomi's topological sort: depth-first, post-order). Validation already
+ * refused unknown dependencies and cycles.
+ */
+export function sortComponents(bundle: Bundle): Component[] {
+  const comps = bundle.components ?? [];
+  const byName = new Map(comps.map((c) => [c.name, c]));
+  const done = new Set<string>();
+  const out: Component[] = [];
+  const visit = (c: Component, depth: number) => {
+    if (done.has(c.name) || depth > comps.length) return;
+    done.add(c.name);
+    for (const dep of c.dependencies ?? []) {
+      const dc = byName.get(dep);
+      if (dc) visit(dc, depth + 1);
+    }
+    out.push(c);
+  };
+  for (const c of comps) visit(c, 0);
+  return out;
+}
+
