@@ -2,10 +2,17 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
+import { rmSync } from 'node:fs';
 import { EnvError, loadEnv } from './env';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'keelson-env-'));
+const made: string[] = [];
+const dir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'keelson-env-'));
+  made.push(d);
+  return d;
+};
+after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe('configuration', () => {
   test('defaults: port 3000, PGlite, demo seed, and an auth secret generated once and kept', () => {

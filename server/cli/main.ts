@@ -4,6 +4,7 @@
  *
  * Exit codes: 0 success, 1 invalid input or refused, 2 usage error.
  */
+import { resolveCommand } from './resolve';
 import { validateCommand } from './validate';
 
 const USAGE = `Usage: keelson <command> [options]
@@ -11,6 +12,7 @@ const USAGE = `Usage: keelson <command> [options]
 Commands:
   validate PATH...     Parse and validate policy files or folders (*.yaml, *.yml).
                        Prints file:line:col: message per problem; exit 1 on any error.
+  resolve PATH...      Resolve claims into the desired state (JSON or YAML).
 
 Run \`keelson <command> --help\` for a command's options.`;
 
@@ -21,6 +23,8 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
   switch (cmd) {
     case 'validate':
       return validateCommand(rest, io);
+    case 'resolve':
+      return resolveCommand(rest, io);
     case undefined:
     case 'help':
     case '--help':

@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
+import { rmSync } from 'node:fs';
 import { main } from './main';
 
 async function cli(...argv: string[]) {
@@ -21,8 +22,10 @@ describe('keelson validate', () => {
     assert.equal(r.err, '');
   });
 
+  const dir = mkdtempSync(join(tmpdir(), 'keelson-cli-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
   test('a broken file gives file:line:col and exit 1', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'keelson-cli-'));
     const file = join(dir, 'broken.yaml');
     writeFileSync(file, '- kind: service\n  metadata: {namespace: main, name: s}\n  contexts:\n    - name: c\n      allocation: {bundel: b}\n');
     const r = await cli('validate', dir);

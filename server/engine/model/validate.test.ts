@@ -73,6 +73,29 @@ describe('loading objects', () => {
     assert.match(cyc.diagnostics[0]!.message, /a → b → a/);
   });
 
+  test('expressions and templates are compiled when the policy is loaded', () => {
+    const r = loadObjects(
+      [
+        '- kind: rule',
+        '  metadata: {namespace: main, name: r}',
+        '  weight: 1',
+        '  criteria:',
+        '    require-all:',
+        "      - team == 'dev' &&",
+        '  actions: {claim: reject}',
+        '- kind: bundle',
+        '  metadata: {namespace: main, name: b}',
+        '  components:',
+        "    - {name: c, code: {type: helm, params: {x: '{{ .Labels.a | upper }}'}}}",
+      ].join('\n'),
+      'p.yaml',
+    );
+    assert.deepEqual(r.diagnostics.map(formatDiagnostic), [
+      "p.yaml:6:9: expression `team == 'dev' &&`: unexpected end of expression (rule/main/r)",
+      'p.yaml:11:48: template "{{ .Labels.a | upper }}": function "upper" not defined (bundle/main/b)',
+    ]);
+  });
+
   test('clusters and ACL rules live in system', () => {
     const r = loadObjects('kind: cluster\nmetadata: {namespace: main, name: c}\ntype: kubernetes\n');
     assert.equal(r.diagnostics[0]!.code, 'namespace');

@@ -14,6 +14,7 @@ import {
   type Kind,
   type ObjectOfKind,
 } from './kinds';
+import { checkExpressionsAndTemplates } from './checks';
 import { parseYamlObjects, type SourceObject } from './source';
 
 export interface LoadedObject<K extends Kind = Kind> {
@@ -39,15 +40,6 @@ export function objectKey(o: { kind: string; namespace: string; name: string }):
 export interface ValidateResult {
   objects: AnyLoadedObject[];
   diagnostics: Diagnostic[];
-}
-
-/** Extra checks run per object after the schema passed (e.g. bundle graphs, expressions). */
-export type ObjectCheck = (obj: AnyLoadedObject) => Diagnostic[];
-
-const objectChecks: ObjectCheck[] = [];
-/** Lets other engine modules (expressions, templates) add compile-time checks without a cycle. */
-export function registerObjectCheck(check: ObjectCheck): void {
-  objectChecks.push(check);
 }
 
 /** Parse and validate YAML text; `file` is used in diagnostics. */
@@ -176,7 +168,7 @@ export function validateSourceObject(src: SourceObject): { object?: AnyLoadedObj
       ...at(['metadata', 'namespace']),
     });
   }
-  for (const check of objectChecks) diags.push(...check(object));
+  diags.push(...checkExpressionsAndTemplates(object));
   if (kind === 'bundle') diags.push(...checkBundle(object as LoadedObject<'bundle'>));
   return { object: diags.some((d) => d.severity === 'error') ? undefined : object, diagnostics: diags };
 }

@@ -92,3 +92,4 @@ function aclErrors(index: PolicyIndex): { object: string; message: string }[] {
 export function claimsOf(objects: readonly PolicyObjectInput[]): ClaimRef[] {
   return objects.filter((o) => o.kind === 'claim').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as ClaimRef['spec'] }));
 }
+export { toResolveOutput, type ResolveOutput } from './output';

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { loadObjects } from '../model/validate';
+import type { PolicyUser } from '../model/users';
+import { MAX_SERVICE_DEPTH, resolvePolicy, ResolveSession } from './index';
+
+const users: PolicyUser[] = [
+  { name: 'dev', labels: { team: 'dev', org: 'eng' }, secrets: {} },
+  { name: 'ops', labels: { team: 'ops', org: 'eng' }, secrets: {} },
+];
+
+function load(yaml: string) {
+  const r = loadObjects(yaml);
+  assert.deepEqual(r.diagnostics.filter((d) => d.severity === 'error'), []);
+  return r.objects;
+}
+
+const BASE = `
+- {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
+- {kind: rule, metadata: {namespace: main, name: place}, weight: 10, actions: {change-labels: {set: {target: k8s}}}}
+- {kind: rule, metadata: {namespace: main, name: tag-dev}, weight: 20, criteria: {require-all: ["team == 'dev'"]}, actions: {change-labels: {set: {tier: sandbox}, remove: {org: ''}}}}
+- kind: bundle
+  metadata: {namespace: main, name: web}
+  components: [{name: app, code: {type: helm, params: {tier: "{{ default .Labels.tier }}"}}}]
+- kind: service
+  metadata: {namespace: main, name: web}
+  contexts:
+    - {name: prod, criteria: {require-all: ["team == 'ops'"]}, allocation: {bundle: web}}
+    - {name: dev, criteria: {require-any: ["team == 'dev'", "team == 'qa'"]}, allocation: {bundle: web, keys: ["{{ .User.Name }}"]}}
+`;
+
+describe('decision traces', () => {
+  test('name the contexts tried and why, the rules that matched and what they changed, the keys and the target', () => {
+    const state = resolvePolicy({ objects: load(BASE + '- {kind: claim, metadata: {namespace: main, name: c}, user: dev, service: web}'), users });
+    const c = state.claims[0]!;
+    assert.equal(c.status, 'resolved');
+    const lines = c.trace.map((s) => `${s.kind}: ${s.message}`);
+    const has = (re: RegExp) => assert.ok(lines.some((l) => re.test(l)), `${re} not in:\n${lines.join('\n')}`);
+    has(/^context: context prod: did not match \(require-all `team == 'ops'` was false\)$/);
+    has(/^context: context dev: matched \(require-any `team == 'dev'` was true\)$/);
+    has(/^keys: allocation keys: dev$/);
+    has(/^rule: rule main\/place \(weight 10\) matched: no criteria \(always matches\); labels target=k8s$/);
+    has(/^rule: rule main\/tag-dev \(weight 20\) matched: require-all `team == 'dev'` was true; labels tier=sandbox, -org$/);
+    has(/^target: target: cluster system\/k8s, namespace apps$/);
+    assert.equal(state.instances.find((i) => i.component === 'app')!.code!.params.tier, 'sandbox');
+  });
+
+  test('a rejected claim says which rule rejected it', () => {
+    const objs = load(BASE + `
+- {kind: rule, metadata: {namespace: system, name: no-dev}, weight: 1, criteria: {require-all: ["team == 'dev'"]}, actions: {claim: reject}}
+- {kind: claim, metadata: {namespace: main, name: c}, user: dev, service: web}`);
+    const c = resolvePolicy({ objects: objs, users }).claims[0]!;
+    assert.equal(c.status, 'rejected');
+    assert.match(c.errors[0]!, /\(rule 'system\/no-dev'\)$/);
+    assert.equal(c.trace.at(-1)!.kind, 'reject');
+    assert.ok(c.trace.some((s) => s.kind === 'rule' && s.data?.rule === 'system/no-dev' && s.data?.claim === 'reject'));
+  });
+});
+
+describe('limits and failures stay with their claim', () => {
+  test(`a service chain deeper than ${MAX_SERVICE_DEPTH} levels fails that claim with a reason`, () => {
+    const levels = MAX_SERVICE_DEPTH + 5;
+    let yaml = BASE;
+    for (let i = 0; i < levels; i++) {
+      const next = i + 1 < levels ? `{name: next, service: s${i + 1}}` : `{name: leaf, code: {type: helm}}`;
+      yaml += `\n- {kind: bundle, metadata: {namespace: main, name: b${i}}, components: [${next}]}`;
+      yaml += `\n- {kind: service, metadata: {namespace: main, name: s${i}}, contexts: [{name: c, allocation: {bundle: b${i}}}]}`;
+    }
+    yaml += '\n- {kind: claim, metadata: {namespace: main, name: deep}, user: ops, service: s0}';
+    yaml += '\n- {kind: claim, metadata: {namespace: main, name: shallow}, user: ops, service: web}';
+    const t = performance.now();
+    const state = resolvePolicy({ objects: load(yaml), users });
+    assert.ok(performance.now() - t < 1000);
+    const byName = Object.fromEntries(state.claims.map((c) => [c.name, c]));
+    assert.equal(byName.deep!.status, 'error');
+    assert.match(byName.deep!.errors[0]!, /service chain deeper than 32 levels/);
+    assert.equal(byName.shallow!.status, 'resolved');
+    assert.ok(state.instances.every((i) => i.claims.every((c) => c === 'main/shallow')), 'the failed claim contributes nothing');
+  });
+
+  test('hostile templates and expressions fail in well under a second', () => {
+    const huge = `{{ range $i, $x := .Labels }}{{ range $j, $y := $.Labels }}{{ range $k, $z := $.Labels }}{{ printf "%0999d" 1 }}{{ end }}{{ end }}{{ end }}`;
+    const objs = load(`
+- {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes}
+- {kind: rule, metadata: {namespace: main, name: place}, weight: 0, actions: {change-labels: {set: {target: k8s}}}}
+- {kind: bundle, metadata: {namespace: main, name: b}, components: [{name: x, code: {type: raw, params: {manifest: '${huge}'}}}]}
+- {kind: service, metadata: {namespace: main, name: s}, contexts: [{name: c, criteria: {require-all: ["${Array(150).fill("team == 'x'").join(' || ')}"]}, allocation: {bundle: b}}, {name: d, allocation: {bundle: b}}]}
+- {kind: claim, metadata: {namespace: main, name: c}, user: dev, service: s, labels: {${Array.from({ length: 60 }, (_, i) => `l${i}: v`).join(', ')}}}`);
+    const t = performance.now();
+    const c = resolvePolicy({ objects: objs, users }).claims[0]!;
+    assert.ok(performance.now() - t < 1000, `took ${performance.now() - t} ms`);
+    assert.equal(c.status, 'error');
+    assert.match(c.errors[0]!, /code parameters of component 'x'.*(larger than|exceeded)/);
+  });
+
+  test('conflicting parameters fail only the claims involved', () => {
+    const objs = load(`
+- {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes}
+- {kind: rule, metadata: {namespace: main, name: place}, weight: 0, actions: {change-labels: {set: {target: k8s}}}}
+- {kind: bundle, metadata: {namespace: main, name: b}, components: [{name: x, code: {type: helm, params: {who: "{{ .Labels.team }}"}}}]}
+- {kind: service, metadata: {namespace: main, name: shared}, contexts: [{name: c, allocation: {bundle: b}}]}
+- {kind: service, metadata: {namespace: main, name: own}, contexts: [{name: c, allocation: {bundle: b, keys: ["{{ .User.Name }}"]}}]}
+- {kind: claim, metadata: {namespace: main, name: a}, user: dev, service: shared}
+- {kind: claim, metadata: {namespace: main, name: b}, user: ops, service: shared}
+- {kind: claim, metadata: {namespace: main, name: c}, user: dev, service: own}`);
+    const state = resolvePolicy({ objects: objs, users });
+    assert.deepEqual(state.claims.map((c) => [c.name, c.status]), [['a', 'error'], ['b', 'error'], ['c', 'resolved']]);
+    const conflicted = state.instances.find((i) => i.key.endsWith('#shared#c#x'))!;
+    assert.match(conflicted.error!, /conflicting code parameters/);
+    assert.deepEqual(conflicted.claims, ['main/a', 'main/b']);
+    assert.ok(!state.instances.find((i) => i.key.includes('#own#'))!.error);
+  });
+});
+
+describe('incremental re-resolution', () => {
+  test('updating one claim gives the same state as resolving everything again', () => {
+    const claims = (tier: string) => `
+- {kind: claim, metadata: {namespace: main, name: c1}, user: dev, service: web, labels: {x: '${tier}'}}
+- {kind: claim, metadata: {namespace: main, name: c2}, user: ops, service: web}`;
+    const before = load(BASE + claims('1'));
+    const after = load(BASE + claims('2'));
+    const session = new ResolveSession({ objects: before, users }, { trace: false });
+    const changed = after.filter((o) => o.kind === 'claim' && o.name === 'c1').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as never }));
+    const incremental = session.updateClaims({ upserts: changed });
+    assert.deepEqual(incremental, resolvePolicy({ objects: after, users }, { trace: false }));
+    const removed = session.updateClaims({ deletes: ['main/c2'] });
+    assert.deepEqual(removed.claims.map((c) => c.name), ['c1']);
+    assert.ok(removed.instances.every((i) => i.claims.join() === 'main/c1'));
+  });
+});
