@@ -194,6 +194,11 @@ function EditorForm(props: {
               ))}
             </select>
           )}
+          {props.id?.kind === 'claim' && (
+            <Link className="btn" href={`/claims/${encodeURIComponent(props.id.namespace)}/${encodeURIComponent(props.id.name)}`}>
+              Resolution
+            </Link>
+          )}
           {props.id && (
             <button type="button" className="btn btn-danger" onClick={() => setConfirmDelete(true)}>
               Delete

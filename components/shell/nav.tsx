@@ -5,6 +5,7 @@ import { signOut } from 'next-auth/react';
 
 const LINKS = [
   { href: '/objects', label: 'Objects' },
+  { href: '/claims', label: 'Claims' },
   { href: '/history', label: 'History' },
   { href: '/profile', label: 'Profile' },
 ];

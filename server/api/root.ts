@@ -1,9 +1,11 @@
 import { policyRouter } from './routers/policy';
+import { resolutionRouter } from './routers/resolution';
 import { usersRouter } from './routers/users';
 import { createCallerFactory, createTRPCRouter } from './trpc';
 
 export const appRouter = createTRPCRouter({
   policy: policyRouter,
+  resolution: resolutionRouter,
   users: usersRouter,
 });
 

@@ -63,3 +63,21 @@ export const users = pgTable('users', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   lastSignInAt: timestamp('last_sign_in_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * The resolved desired state of a policy generation (claims' outcomes and
+ * instances, without traces: those are computed on demand). Derived data:
+ * it can always be recomputed from the generation and the users.
+ */
+export const resolutions = pgTable('resolutions', {
+  generation: integer('generation').primaryKey(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  durationMs: integer('duration_ms').notNull(),
+  claimsTotal: integer('claims_total').notNull(),
+  claimsResolved: integer('claims_resolved').notNull(),
+  claimsRejected: integer('claims_rejected').notNull(),
+  claimsError: integer('claims_error').notNull(),
+  instances: integer('instances').notNull(),
+  /** `DesiredState` without traces. */
+  state: jsonb('state').notNull(),
+});

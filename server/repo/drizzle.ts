@@ -3,7 +3,7 @@
  */
 import { and, desc, eq, gt, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { policyGenerations, policyHead, policyObjects, users } from '../db/schema';
+import { policyGenerations, policyHead, policyObjects, resolutions, users } from '../db/schema';
 import {
   objectIdKey,
   planCommit,
@@ -14,7 +14,9 @@ import {
   type ObjectId,
   type PolicyRepo,
   type Repos,
+  type ResolutionRepo,
   type StoredObject,
+  type StoredResolution,
   type UserRecord,
   type UserRepo,
 } from './types';
@@ -197,6 +199,19 @@ export class DrizzleUserRepo implements UserRepo {
   }
 }
 
+export class DrizzleResolutionRepo implements ResolutionRepo {
+  constructor(private readonly db: Db) {}
+
+  async get(generation: number): Promise<StoredResolution | undefined> {
+    const rows = await this.db.select().from(resolutions).where(eq(resolutions.generation, generation));
+    return rows[0];
+  }
+
+  async put(r: Omit<StoredResolution, 'createdAt'>): Promise<void> {
+    await this.db.insert(resolutions).values(r).onConflictDoNothing();
+  }
+}
+
 export function drizzleRepos(db: Db): Repos {
-  return { policy: new DrizzlePolicyRepo(db), users: new DrizzleUserRepo(db) };
+  return { policy: new DrizzlePolicyRepo(db), users: new DrizzleUserRepo(db), resolutions: new DrizzleResolutionRepo(db) };
 }

@@ -12,7 +12,9 @@ import {
   type ObjectId,
   type PolicyRepo,
   type Repos,
+  type ResolutionRepo,
   type StoredObject,
+  type StoredResolution,
   type UserRecord,
   type UserRepo,
 } from './types';
@@ -104,6 +106,16 @@ export class MemoryUserRepo implements UserRepo {
   }
 }
 
+export class MemoryResolutionRepo implements ResolutionRepo {
+  private readonly rows = new Map<number, StoredResolution>();
+  async get(generation: number): Promise<StoredResolution | undefined> {
+    return this.rows.get(generation);
+  }
+  async put(r: Omit<StoredResolution, 'createdAt'>): Promise<void> {
+    if (!this.rows.has(r.generation)) this.rows.set(r.generation, { ...r, createdAt: new Date() });
+  }
+}
+
 export function memoryRepos(): Repos {
-  return { policy: new MemoryPolicyRepo(), users: new MemoryUserRepo() };
+  return { policy: new MemoryPolicyRepo(), users: new MemoryUserRepo(), resolutions: new MemoryResolutionRepo() };
 }

@@ -87,9 +87,31 @@ export interface UserRepo {
   listUsers(): Promise<UserRecord[]>;
 }
 
+export interface ResolutionSummary {
+  generation: number;
+  createdAt: Date;
+  durationMs: number;
+  claimsTotal: number;
+  claimsResolved: number;
+  claimsRejected: number;
+  claimsError: number;
+  instances: number;
+}
+
+export interface StoredResolution extends ResolutionSummary {
+  state: unknown;
+}
+
+export interface ResolutionRepo {
+  get(generation: number): Promise<StoredResolution | undefined>;
+  /** Idempotent: a second put for the same generation keeps the first. */
+  put(r: Omit<StoredResolution, 'createdAt'>): Promise<void>;
+}
+
 export interface Repos {
   policy: PolicyRepo;
   users: UserRepo;
+  resolutions: ResolutionRepo;
 }
 
 export function sameObject(a: ObjectId, b: ObjectId): boolean {

@@ -30,7 +30,11 @@ export interface WriteResult {
 }
 
 export class PolicyService {
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    /** Called after each new generation (resolution starts in the background). */
+    private readonly onGeneration: (generation: number) => void = () => {},
+  ) {}
 
   private requireSignedIn(actor: MaybeActor, what: string) {
     if (!actor) throw unauthorized(what);
@@ -193,6 +197,7 @@ export class PolicyService {
       case 'unchanged':
         return { generation: res.generation, changed: false, changes: [], diagnostics };
       case 'committed':
+        this.onGeneration(res.generation.generation);
         return { generation: res.generation.generation, changed: true, changes: res.generation.changes, diagnostics };
     }
   }
@@ -248,6 +253,7 @@ export class PolicyService {
     }
     if (res.status === 'missing') throw new AppError('CONFLICT', 'The policy changed while restoring. Reload and try again.');
     if (res.status === 'unchanged') return { generation: res.generation, changed: false, changes: [], diagnostics: [] };
+    this.onGeneration(res.generation.generation);
     return { generation: res.generation.generation, changed: true, changes: res.generation.changes, diagnostics: [] };
   }
 

@@ -10,7 +10,7 @@ import type { PolicyUser } from '../model/users';
 import { claimKey, resolveClaim, type ClaimResult } from './claim';
 import { DesiredStateBuilder } from './merge';
 import { PolicyIndex, type ClaimRef, type PolicyInput, type PolicyObjectInput } from './policy';
-import type { DesiredState } from './types';
+import type { ClaimOutcome, DesiredState } from './types';
 
 export type { ClaimOutcome, ClaimStatus, DesiredState, Instance, InstanceCode, Target, TraceStep } from './types';
 export type { PolicyInput, PolicyObjectInput } from './policy';
@@ -36,7 +36,7 @@ export class ResolveSession {
     this.opts = opts;
     this.index = new PolicyIndex(input);
     this.builder = new DesiredStateBuilder((key) => this.index.namesOf(key));
-    for (const c of this.index.claims) this.resolve(c);
+    for (const c of this.index.claims.values()) this.resolve(c);
   }
 
   private resolve(c: ClaimRef): ClaimResult {
@@ -53,6 +53,9 @@ export class ResolveSession {
    * new session otherwise.
    */
   updateClaims(change: { upserts?: readonly ClaimRef[]; deletes?: readonly string[] }): DesiredState {
+    // Keep the index's claims current (explain() and later updates read them).
+    for (const key of change.deletes ?? []) this.index.claims.delete(key);
+    for (const c of change.upserts ?? []) this.index.claims.set(claimKey(c), c);
     for (const key of change.deletes ?? []) {
       this.builder.remove(key);
       this.resolvedFrom.delete(key);
@@ -63,6 +66,12 @@ export class ResolveSession {
       this.resolve(c);
     }
     return this.state();
+  }
+
+  /** One claim resolved again with its full decision trace (for the claim page). */
+  explain(claimKeyOrRef: string): ClaimOutcome | undefined {
+    const c = this.index.claims.get(claimKeyOrRef);
+    return c && resolveClaim(this.index, c, { trace: true }).outcome;
   }
 
   state(): DesiredState {

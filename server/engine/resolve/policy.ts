@@ -54,7 +54,8 @@ export class PolicyIndex {
   readonly services = new Map<string, ByName<Service>>();
   readonly bundles = new Map<string, ByName<Bundle>>();
   readonly clusters = new Map<string, ByName<Cluster>>();
-  readonly claims: ClaimRef[] = [];
+  /** Claims by `ns/name`. */
+  readonly claims = new Map<string, ClaimRef>();
   /** Rules per namespace, by weight then name. */
   readonly rules = new Map<string, RuleRef[]>();
   readonly aclRules: AclRuleRef[] = [];
@@ -81,7 +82,7 @@ export class PolicyIndex {
           put(this.clusters, o.namespace, o.name, o.spec as Cluster);
           break;
         case 'claim':
-          this.claims.push({ namespace: o.namespace, name: o.name, spec: o.spec as Claim });
+          this.claims.set(`${o.namespace}/${o.name}`, { namespace: o.namespace, name: o.name, spec: o.spec as Claim });
           break;
         case 'rule': {
           const list = this.rules.get(o.namespace) ?? [];
@@ -97,7 +98,6 @@ export class PolicyIndex {
     // Aptomi sorted rules by weight only, so equal weights ran in random
     // order; Keelson breaks ties by name so results are reproducible.
     for (const list of this.rules.values()) list.sort((a, b) => a.spec.weight - b.spec.weight || a.name.localeCompare(b.name));
-    this.claims.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
     for (const u of input.users) this.users.set(u.name.toLowerCase(), u);
     this.domainAdmins = input.domainAdmins ?? [];
     this.enforceConsumeAcl = input.enforceConsumeAcl ?? this.aclRules.length > 0;

@@ -1,0 +1,113 @@
+'use client';
+/**
+ * One claim: its outcome, the instances it uses, and the decision trace —
+ * every context tried and why, the rules that matched and what they
+ * changed, the keys and the target chosen, level by level.
+ */
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useTRPC } from '@/app/_trpc/client';
+import { objectHref } from '../objects/links';
+import { Alert, ErrorState, LoadingState } from '../ui/states';
+import { ClaimStatus } from './status';
+
+const KIND_LABEL: Record<string, string> = {
+  claim: 'claim',
+  user: 'user',
+  service: 'service',
+  acl: 'access',
+  labels: 'labels',
+  context: 'context',
+  bundle: 'bundle',
+  keys: 'keys',
+  rule: 'rule',
+  target: 'target',
+  instance: 'instance',
+  component: 'component',
+  reject: 'rejected',
+  error: 'error',
+};
+
+export function ClaimDetail(props: { namespace: string; name: string; generation?: number }) {
+  const trpc = useTRPC();
+  const q = useQuery(trpc.resolution.claim.queryOptions(props));
+  if (q.isPending) return <LoadingState label="Resolving the claim…" />;
+  if (q.isError) return <ErrorState error={q.error} retry={() => q.refetch()} />;
+  const { outcome, instances, generation } = q.data;
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <div className="breadcrumbs">
+            <Link href="/claims">Claims</Link> / {outcome.namespace}
+          </div>
+          <h1>
+            {outcome.namespace}/{outcome.name} <ClaimStatus status={outcome.status} />
+          </h1>
+          <p>
+            User <strong>{outcome.user}</strong> claims service <strong>{outcome.service}</strong> · generation {generation}
+          </p>
+        </div>
+        <div className="actions">
+          <Link className="btn" href={objectHref({ kind: 'claim', namespace: outcome.namespace, name: outcome.name })}>
+            Edit claim
+          </Link>
+        </div>
+      </div>
+      {outcome.errors.map((e) => (
+        <Alert key={e} kind={outcome.status === 'rejected' ? 'warning' : 'error'} testId="claim-error">
+          {e}
+        </Alert>
+      ))}
+      <section className="panel" aria-label="Decision trace">
+        <h2>Decision trace</h2>
+        <ol className="trace" data-testid="trace">
+          {outcome.trace.map((s, i) => (
+            <li key={i} className={`trace-step trace-${s.kind}`} style={{ marginLeft: s.depth * 22 }}>
+              <span className="badge">{KIND_LABEL[s.kind] ?? s.kind}</span> {s.message}
+            </li>
+          ))}
+        </ol>
+      </section>
+      <section className="panel" aria-label="Instances">
+        <h2>Instances ({instances.length})</h2>
+        {instances.length === 0 ? (
+          <p className="muted">This claim uses no instances{outcome.status === 'resolved' ? '' : ': a claim that fails contributes nothing'}.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="table" data-testid="claim-instances">
+              <thead>
+                <tr>
+                  <th>Instance</th>
+                  <th>Component</th>
+                  <th>Target</th>
+                  <th>Code</th>
+                  <th className="num">Claims</th>
+                </tr>
+              </thead>
+              <tbody>
+                {instances.map((i) => (
+                  <tr key={i.key}>
+                    <td>
+                      <code title={i.key}>{i.deployName}</code>
+                      <div className="muted mono">{i.key}</div>
+                      {i.error && <div className="sev-error">{i.error}</div>}
+                    </td>
+                    <td>
+                      {i.namespace}/{i.service} · {i.component}
+                    </td>
+                    <td>
+                      {i.target.cluster}/{i.target.namespace}
+                    </td>
+                    <td>{i.code ? i.code.type : '—'}</td>
+                    <td className="num">{i.claims.length}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

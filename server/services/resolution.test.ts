@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { beforeEach, describe, test } from 'node:test';
+import { parseUsers } from '../engine/model/users';
+import { resolvePolicy } from '../engine/resolve';
+import { memoryRepos } from '../repo/memory';
+import type { Repos } from '../repo/types';
+import { seedDemo } from '../seed/demo';
+import type { Actor } from './actor';
+import { PolicyService } from './policy';
+import { ResolutionService } from './resolution';
+
+const users = parseUsers(readFileSync('corpus/aptomi/examples/common/users.yaml', 'utf8')).users;
+const sam: Actor = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' };
+
+describe('resolution on the server', () => {
+  let repos: Repos;
+  let resolution: ResolutionService;
+  let policy: PolicyService;
+  beforeEach(async () => {
+    repos = memoryRepos();
+    await seedDemo(repos);
+    resolution = new ResolutionService(repos, async () => users);
+    policy = new PolicyService(repos, (g) => resolution.schedule(g));
+  });
+
+  test('the demo policy: 6 claims, Carol rejected, 37 instances; stored once', async () => {
+    const r = await resolution.get(sam);
+    assert.equal(r.generation, 2);
+    assert.deepEqual([r.claimsTotal, r.claimsResolved, r.claimsRejected, r.claimsError, r.instances], [6, 5, 1, 0, 37]);
+    assert.ok(await repos.resolutions.get(2), 'stored');
+    const first = await resolution.get(sam, 1);
+    assert.deepEqual([first.claimsTotal, first.instances], [4, 29]);
+  });
+
+  test("a claim's page data: its outcome with the decision trace", async () => {
+    const { outcome } = await resolution.claim(sam, { namespace: 'social', name: 'carol_dev' });
+    assert.equal(outcome.status, 'rejected');
+    const rule = outcome.trace.find((s) => s.kind === 'rule' && s.data?.claim === 'reject');
+    assert.equal(rule?.data?.rule, 'system/no_access_for_mobile_dev_users');
+  });
+
+  test('a generation that changes only claims is resolved incrementally and equals a full resolution', async () => {
+    await resolution.get(sam); // warm the session at generation 2
+    const text = (await repos.policy.getObject({ kind: 'claim', namespace: 'social', name: 'bob_dev' }))!.text.replace('demo11', 'demo99');
+    const w = await policy.apply(sam, { text, baseGeneration: 2 });
+    const r = await resolution.get(sam, w.generation);
+    const objects = await repos.policy.listObjects({ generation: w.generation });
+    const full = resolvePolicy({ objects: objects as never, users }, { trace: false });
+    assert.deepEqual(r.state, full);
+    const tweeviz = r.state.instances.find((i) => i.key === 'system#k8s-example#west#social#twitter_stats#dev#Bob#tweeviz')!;
+    assert.equal((tweeviz.code!.params.image as { tag: string }).tag, 'v1.2.0-demo99');
+  });
+
+  test('anonymous callers may not read resolutions', async () => {
+    await assert.rejects(resolution.get(null), /Sign in/);
+  });
+});
