@@ -104,25 +104,19 @@ export function criteriaMatch(
   cache: ExprCache,
   options?: EvalOptions,
 ): Result<boolean> {
+  // No closures here: this runs millions of times in large resolutions.
   if (!criteria) return TRUE;
-  const test = (section: Section, list: readonly string[] | null | undefined, i: number): Result<boolean> => {
-    const src = list![i]!;
-    const compiled = compileExprCached(src, cache, options?.limits);
-    if (!compiled.ok) return fail(sectionError(section, i, src, compiled.error));
-    const r = evalExpr(compiled.value, params, options);
-    return r.ok ? r : fail(sectionError(section, i, src, r.error));
-  };
   const all = criteria['require-all'];
   if (all) {
     for (let i = 0; i < all.length; i++) {
-      const r = test('require-all', all, i);
+      const r = testOne('require-all', all, i, params, cache, options);
       if (!r.ok || !r.value) return r;
     }
   }
   const none = criteria['require-none'];
   if (none) {
     for (let i = 0; i < none.length; i++) {
-      const r = test('require-none', none, i);
+      const r = testOne('require-none', none, i, params, cache, options);
       if (!r.ok) return r;
       if (r.value) return FALSE;
     }
@@ -130,12 +124,20 @@ export function criteriaMatch(
   const any = criteria['require-any'];
   if (any && any.length > 0) {
     for (let i = 0; i < any.length; i++) {
-      const r = test('require-any', any, i);
+      const r = testOne('require-any', any, i, params, cache, options);
       if (!r.ok || r.value) return r;
     }
     return FALSE;
   }
   return TRUE;
+}
+
+function testOne(section: Section, list: readonly string[], i: number, params: ExprParams, cache: ExprCache, options?: EvalOptions): Result<boolean> {
+  const src = list[i]!;
+  const compiled = compileExprCached(src, cache, options?.limits);
+  if (!compiled.ok) return fail(sectionError(section, i, src, compiled.error));
+  const r = evalExpr(compiled.value, params, options);
+  return r.ok ? r : fail(sectionError(section, i, src, r.error));
 }
 
 const TRUE: Result<boolean> = Object.freeze({ ok: true as const, value: true });

@@ -171,9 +171,15 @@ export function renderTemplate(compiled: CompiledTemplate, data: unknown, option
     const out = renderFast(compiled.fast, data);
     if (out !== undefined && out.length <= (options?.limits?.maxOutputLength ?? DEFAULT_TEMPLATE_LIMITS.maxOutputLength)) return ok(out);
   }
+  return renderWithExecutor(compiled, data, options);
+}
+
+function renderWithExecutor(compiled: CompiledTemplate, data: unknown, options?: RenderOptions): Result<string> {
   const limits = options?.limits ? { ...DEFAULT_TEMPLATE_LIMITS, ...options.limits } : DEFAULT_TEMPLATE_LIMITS;
   // Built only on failure: rendering is on the resolver's hot path.
-  const label = () => templateLabel(compiled.source, options?.name ?? compiled.name);
+  function label() {
+    return templateLabel(compiled.source, options?.name ?? compiled.name);
+  }
   const exec = new Executor(compiled.source, limits);
   let out: string;
   try {
@@ -272,38 +278,45 @@ export function compileParamTree(tree: unknown, cache: TemplateCache = new Map()
  * every other rendering): treat results as read-only.
  */
 export function renderPlan(plan: ParamPlan, data: unknown, limits?: Partial<TemplateLimits>): Result<unknown> {
-  let failure: LangError | undefined;
-  const opts = limits ? { limits } : undefined;
-  const walk = (p: ParamPlan): unknown => {
-    switch (p.k) {
-      case 'const':
-        return p.value;
-      case 'tpl': {
-        const r = renderTemplate(p.t, data, opts);
-        if (r.ok) return r.value;
-        failure = { ...r.error, path: p.path, message: (p.path === '' ? '' : `${p.path}: `) + r.error.message };
-        return undefined;
-      }
-      case 'list': {
-        const out: unknown[] = [];
-        for (const item of p.items) {
-          out.push(walk(item));
-          if (failure) return undefined;
-        }
-        return out;
-      }
-      case 'map': {
-        const out: Record<string, unknown> = {};
-        for (let i = 0; i < p.keys.length; i++) {
-          out[p.keys[i]!] = walk(p.values[i]!);
-          if (failure) return undefined;
-        }
-        return out;
-      }
+  const state: PlanRun = { data, opts: limits ? { limits } : undefined, failure: undefined };
+  const value = runPlan(plan, state);
+  return state.failure ? fail(state.failure) : ok(value);
+}
+
+interface PlanRun {
+  data: unknown;
+  opts: RenderOptions | undefined;
+  failure: LangError | undefined;
+}
+
+/** Module-level (not a closure per call): the resolver renders plans for every claim. */
+function runPlan(p: ParamPlan, st: PlanRun): unknown {
+  switch (p.k) {
+    case 'const':
+      return p.value;
+    case 'tpl': {
+      const r = renderTemplate(p.t, st.data, st.opts);
+      if (r.ok) return r.value;
+      st.failure = { ...r.error, path: p.path, message: (p.path === '' ? '' : `${p.path}: `) + r.error.message };
+      return undefined;
     }
-  };
-  const value = walk(plan);
-  return failure ? fail(failure) : ok(value);
+    case 'list': {
+      const out: unknown[] = [];
+      for (const item of p.items) {
+        out.push(runPlan(item, st));
+        if (st.failure) return undefined;
+      }
+      return out;
+    }
+    case 'map': {
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < p.keys.length; i++) {
+        out[p.keys[i]!] = runPlan(p.values[i]!, st);
+        if (st.failure) return undefined;
+      }
+      return out;
+    }
+  }
 }
 
 const MAX_TREE_NODES = 100_000;

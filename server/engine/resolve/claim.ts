@@ -247,9 +247,10 @@ class ClaimWalk {
     // First matching context, in declared order.
     let context: NonNullable<typeof svc.spec.contexts>[number] | undefined;
     for (const ctx of svc.spec.contexts ?? []) {
-      const matched = this.matches(ctx.criteria, params, () => `unable to test context '${ctx.name}' of service '${svcName}'`, (ok, reason) =>
-        this.step(d, 'context', `context ${ctx.name}: ${ok ? 'matched' : 'did not match'} (${reason})`, { context: ctx.name, matched: ok }),
-      );
+      const matched = this.matches(ctx.criteria, params, 'context', ctx.name, svcName);
+      if (this.tracing) {
+        this.step(d, 'context', `context ${ctx.name}: ${matched ? 'matched' : 'did not match'} (${this.reason})`, { context: ctx.name, matched });
+      }
       if (matched) {
         context = ctx;
         break;
@@ -407,12 +408,8 @@ class ClaimWalk {
     for (const comp of index.componentsOf(bundle.spec)) {
       if (comp.criteria) {
         // Component criteria see the labels after rules ran.
-        let why = '';
-        const included = this.matches(comp.criteria, params, () => `unable to test criteria of component '${comp.name}' in bundle '${bundle.namespace}/${bundle.name}'`, (_ok, reason) => {
-          why = reason;
-        });
-        if (!included) {
-          this.step(d, 'component', `component ${comp.name} skipped (${why})`, { component: comp.name, included: false });
+        if (!this.matches(comp.criteria, params, 'component', comp.name, `${bundle.namespace}/${bundle.name}`)) {
+          this.step(d, 'component', `component ${comp.name} skipped (${this.reason})`, { component: comp.name, included: false });
           continue;
         }
       }
@@ -430,11 +427,7 @@ class ClaimWalk {
       discoveryView.Bundle = bundleView;
       discoveryView.bundle = bundleView;
       const data = { User: userView, Labels: labels, Target: targetView, Discovery: discoveryView };
-      const discovery = level.internDiscovery(
-        comp.name,
-        this.renderTree(comp.discovery, data, () => `discovery of component '${comp.name}' in bundle '${bundle.namespace}/${bundle.name}'`),
-        jsonEqual,
-      );
+      const discovery = level.internDiscovery(comp.name, this.renderTree(comp.discovery, data, 'discovery', comp.name, bundle), jsonEqual);
       // The component announces itself (and its discovery values) to the components after it.
       const announced: Record<string, unknown> = { instance: own.deployName };
       for (const k of Object.keys(discovery)) announced[k] = discovery[k];
@@ -443,7 +436,7 @@ class ClaimWalk {
 
       let code: InstanceCode | null = null;
       if (comp.code) {
-        const rendered = this.renderTree(comp.code.params, data, () => `code parameters of component '${comp.name}' in bundle '${bundle.namespace}/${bundle.name}'`);
+        const rendered = this.renderTree(comp.code.params, data, 'code parameters', comp.name, bundle);
         code = level.internCode<InstanceCode>(comp.name, { type: comp.code.type, params: rendered }, sameCode);
       }
       const after: string[] = [];
@@ -623,38 +616,48 @@ class ClaimWalk {
     return r.value;
   }
 
-  private renderTree(tree: Record<string, unknown> | null | undefined, data: unknown, what: () => string): Record<string, unknown> {
+  private renderTree(
+    tree: Record<string, unknown> | null | undefined,
+    data: unknown,
+    what: string,
+    component: string,
+    bundle: { namespace: string; name: string },
+  ): Record<string, unknown> {
     if (!tree) return EMPTY;
     const plan = this.index.plan(tree);
     const r = plan.ok ? renderPlan(plan.value, data) : plan;
-    if (!r.ok) throw new ClaimFailure(`${what()}: ${describe(r.error)}`);
+    if (!r.ok) throw new ClaimFailure(`${what} of component '${component}' in bundle '${bundle.namespace}/${bundle.name}': ${describe(r.error)}`);
     return r.value as Record<string, unknown>;
   }
 
+  /** Why the last `matches` decided as it did (only when tracing). */
+  private reason = '';
+
   /**
-   * Criteria test; `report` gets the outcome with a reason when tracing.
-   * The reason costs a second evaluation, so it is computed only then.
+   * Criteria test of a context or component. The explanation costs a second
+   * evaluation, so it is produced (into `reason`) only when tracing; error
+   * messages are built only on failure.
    */
-  private matches(
-    criteria: Criteria | null | undefined,
-    params: Record<string, unknown>,
-    what: () => string,
-    report: (matched: boolean, reason: string) => void,
-  ): boolean {
+  private matches(criteria: Criteria | null | undefined, params: Record<string, unknown>, what: 'context' | 'component', name: string, owner: string): boolean {
     if (this.tracing) {
       const m = evalCriteria(criteria, params, this.index.exprCache);
-      if (!m.ok) throw new ClaimFailure(`${what()}: ${m.error.message}`);
-      report(m.value.matched, m.value.reason);
+      if (!m.ok) throw criteriaFailure(what, name, owner, m.error);
+      this.reason = m.value.reason;
       return m.value.matched;
     }
     const m = criteriaMatch(criteria, params, this.index.exprCache);
-    if (!m.ok) throw new ClaimFailure(`${what()}: ${m.error.message}`);
+    if (!m.ok) throw criteriaFailure(what, name, owner, m.error);
     return m.value;
   }
 }
 
 function pushUnique<T>(list: T[], v: T) {
   if (!list.includes(v)) list.push(v);
+}
+
+function criteriaFailure(what: 'context' | 'component', name: string, owner: string, e: LangError): ClaimFailure {
+  const subject = what === 'context' ? `context '${name}' of service '${owner}'` : `criteria of component '${name}' in bundle '${owner}'`;
+  return new ClaimFailure(`unable to test ${subject}: ${e.message}`);
 }
 
 function explain(criteria: Criteria | null | undefined, params: Record<string, unknown>, index: PolicyIndex): string {
