@@ -3,7 +3,10 @@
  * clear message), open and migrate the database, seed it when empty, and
  * start background work.
  */
+import { GitOpsActuator } from './apply/gitops/actuator';
+import { workLoop } from './apply/worker';
 import { env, EnvError } from './env';
+import { RevisionRepo } from './repo/revisions';
 import { getRuntime } from './runtime';
 
 export async function boot(): Promise<void> {
@@ -16,5 +19,20 @@ export async function boot(): Promise<void> {
     }
     throw e;
   }
-  await getRuntime();
+  const rt = await getRuntime();
+  if (rt.env.worker) startWorker(rt);
+}
+
+/** The apply loop inside the console process (the only choice with PGlite). */
+function startWorker(rt: Awaited<ReturnType<typeof getRuntime>>) {
+  const controller = new AbortController();
+  process.once('SIGTERM', () => controller.abort());
+  process.once('SIGINT', () => controller.abort());
+  void workLoop({
+    revisions: new RevisionRepo(rt.db.db),
+    actuator: new GitOpsActuator(rt.env.gitopsDir),
+    pollMs: 1000,
+    signal: controller.signal,
+    log: (m) => console.log(`keelson worker: ${m}`),
+  });
 }

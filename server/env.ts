@@ -33,6 +33,7 @@ const envSchema = z
     KEELSON_OIDC_LABEL_CLAIMS: z.preprocess(emptyAsUndefined, z.string().default('groups')),
     KEELSON_DOMAIN_ADMINS: z.preprocess(emptyAsUndefined, z.string().default('')),
     KEELSON_WORKER: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
+    KEELSON_GITOPS_DIR: optionalString,
   })
   .superRefine((e, ctx) => {
     const oidc = [e.KEELSON_OIDC_ISSUER, e.KEELSON_OIDC_CLIENT_ID, e.KEELSON_OIDC_CLIENT_SECRET];
@@ -60,6 +61,8 @@ export interface Env {
   oidc?: { issuer: string; clientId: string; clientSecret: string; name: string; labelClaims: string[] };
   domainAdmins: string[];
   worker: boolean;
+  /** The git repository the GitOps actuator writes. */
+  gitopsDir: string;
 }
 
 export class EnvError extends Error {}
@@ -101,6 +104,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
         : undefined,
     domainAdmins: e.KEELSON_DOMAIN_ADMINS.split(',').map((s) => s.trim()).filter(Boolean),
     worker: e.KEELSON_WORKER === 'on',
+    gitopsDir: resolve(e.KEELSON_GITOPS_DIR ?? join(dataDir, 'gitops')),
   };
 }
 

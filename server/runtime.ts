@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { openDb, type DbHandle } from './db/client';
 import { env, type Env } from './env';
 import { drizzleRepos } from './repo/drizzle';
+import { RevisionRepo } from './repo/revisions';
 import type { Repos } from './repo/types';
 import { seedDemo } from './seed/demo';
 import { createServices, type Services } from './services';
@@ -32,6 +33,6 @@ async function boot(): Promise<Runtime> {
   const db = await openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite') });
   const repos = drizzleRepos(db.db);
   if (e.seed === 'demo') await seedDemo(repos);
-  const services = createServices(repos, e);
+  const services = createServices(repos, e, new RevisionRepo(db.db));
   return { env: e, db, repos, services };
 }

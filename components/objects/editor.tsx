@@ -15,9 +15,10 @@ import { ConfirmDialog } from '../ui/confirm';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { objectHref } from './links';
 import { NEW_OBJECT_TEMPLATES } from './templates';
+import { RevisionPreview } from '../revisions/preview';
 
 type Id = { kind: string; namespace: string; name: string };
-type Status = { kind: 'error' | 'success' | 'info' | 'warning'; text: string; action?: 'reload' } | null;
+type Status = { kind: 'error' | 'success' | 'info' | 'warning'; text: string; action?: 'reload'; generation?: number } | null;
 
 interface TrpcErrorLike {
   message: string;
@@ -127,7 +128,7 @@ function EditorForm(props: {
       if (!res.changed) {
         setStatus({ kind: 'info', text: `No changes to save (generation ${res.generation}).` });
       } else {
-        setStatus({ kind: 'success', text: `Saved as generation ${res.generation}.` });
+        setStatus({ kind: 'success', text: `Saved as generation ${res.generation}.`, generation: res.generation });
       }
       if (!props.id) router.replace(objectHref(res.object));
     } catch (err) {
@@ -212,6 +213,7 @@ function EditorForm(props: {
       {status && (
         <Alert kind={status.kind} testId="save-status">
           <span>{status.text}</span>
+          {status.generation !== undefined && <RevisionLink generation={status.generation} />}
           {status.action === 'reload' && (
             <button
               type="button"
@@ -236,6 +238,7 @@ function EditorForm(props: {
         height="calc(100vh - 330px)"
         ariaLabel={`YAML of ${title}`}
       />
+      <RevisionPreview text={text} enabled={dirty && errors.length === 0} />
       <section aria-label="Problems" style={{ marginTop: 10 }}>
         <div className="toolbar">
           <h3 style={{ margin: 0 }}>
@@ -276,5 +279,17 @@ function EditorForm(props: {
         <p>This creates a new policy generation without the object. History keeps every earlier version.</p>
       </ConfirmDialog>
     </>
+  );
+}
+
+/** Once a generation is saved, its revision appears (computed in the background). */
+function RevisionLink({ generation }: { generation: number }) {
+  const trpc = useTRPC();
+  const q = useQuery(trpc.revisions.byGeneration.queryOptions({ generation }));
+  if (!q.data) return <span className="muted"> Computing its revision…</span>;
+  return (
+    <Link href={`/revisions/${q.data.id}`} data-testid="revision-link">
+      Revision #{q.data.id} ({q.data.status})
+    </Link>
   );
 }

@@ -6,6 +6,7 @@ import { signOut } from 'next-auth/react';
 const LINKS = [
   { href: '/objects', label: 'Objects' },
   { href: '/claims', label: 'Claims' },
+  { href: '/revisions', label: 'Revisions' },
   { href: '/history', label: 'History' },
   { href: '/profile', label: 'Profile' },
 ];

@@ -1,11 +1,13 @@
 import { policyRouter } from './routers/policy';
 import { resolutionRouter } from './routers/resolution';
+import { revisionsRouter } from './routers/revisions';
 import { usersRouter } from './routers/users';
 import { createCallerFactory, createTRPCRouter } from './trpc';
 
 export const appRouter = createTRPCRouter({
   policy: policyRouter,
   resolution: resolutionRouter,
+  revisions: revisionsRouter,
   users: usersRouter,
 });
 

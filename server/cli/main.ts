@@ -5,6 +5,7 @@
  * Exit codes: 0 success, 1 invalid input or refused, 2 usage error.
  */
 import { resolveCommand } from './resolve';
+import { applyCommand, revisionsCommand } from './server-commands';
 import { validateCommand } from './validate';
 
 const USAGE = `Usage: keelson <command> [options]
@@ -13,6 +14,11 @@ Commands:
   validate PATH...     Parse and validate policy files or folders (*.yaml, *.yml).
                        Prints file:line:col: message per problem; exit 1 on any error.
   resolve PATH...      Resolve claims into the desired state (JSON or YAML).
+
+Against a running console (--server URL, KEELSON_USER / KEELSON_PASSWORD):
+  apply PATH...        Save objects as one generation; print it and its revision.
+  delete PATH...       Delete the objects the files describe, as one generation.
+  revisions list | show ID | accept ID | reject ID | wait ID --until applied|rejected
 
 Run \`keelson <command> --help\` for a command's options.`;
 
@@ -25,6 +31,12 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
       return validateCommand(rest, io);
     case 'resolve':
       return resolveCommand(rest, io);
+    case 'apply':
+      return applyCommand(rest, io, 'apply');
+    case 'delete':
+      return applyCommand(rest, io, 'delete');
+    case 'revisions':
+      return revisionsCommand(rest, io);
     case undefined:
     case 'help':
     case '--help':

@@ -59,4 +59,5 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
 /** Singleton rows the code relies on (idempotent). */
 async function initialiseRows(db: Db): Promise<void> {
   await db.insert(schema.policyHead).values({ id: 1, generation: 0 }).onConflictDoNothing();
+  await db.insert(schema.deploymentHead).values({ id: 1 }).onConflictDoNothing();
 }

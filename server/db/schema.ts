@@ -7,7 +7,7 @@
  * Keep SQL within PostgreSQL 15 (PGlite is 18 inside; servers may be older).
  */
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * A single row holding the newest generation number. Writers move it with a
@@ -80,4 +80,117 @@ export const resolutions = pgTable('resolutions', {
   instances: integer('instances').notNull(),
   /** `DesiredState` without traces. */
   state: jsonb('state').notNull(),
+});
+
+/**
+ * Revisions: one per policy generation, what people accept or reject.
+ * `plan` is stored once and is exactly what gets applied (never recomputed).
+ */
+export const revisions = pgTable(
+  'revisions',
+  {
+    id: serial('id').primaryKey(),
+    generation: integer('generation').notNull(),
+    /** The accepted revision this one was computed against (null: empty state). */
+    baseRevisionId: integer('base_revision_id'),
+    status: text('status').notNull(),
+    author: text('author').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    appliedAt: timestamp('applied_at', { withTimezone: true }),
+    /** Set when this revision restores an earlier one. */
+    rollbackOf: integer('rollback_of'),
+    counts: jsonb('counts').notNull(),
+    cost: jsonb('cost').notNull(),
+    quota: jsonb('quota').notNull(),
+    plan: jsonb('plan').notNull(),
+  },
+  (t) => [uniqueIndex('revisions_generation_key').on(t.generation), index('revisions_status_idx').on(t.status)],
+);
+
+export const revisionSections = pgTable(
+  'revision_sections',
+  {
+    revisionId: integer('revision_id').notNull(),
+    namespace: text('namespace').notNull(),
+    status: text('status').notNull(),
+    overMarks: boolean('over_marks').notNull().default(false),
+    counts: jsonb('counts').notNull(),
+    decidedBy: text('decided_by'),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    comment: text('comment'),
+  },
+  (t) => [primaryKey({ columns: [t.revisionId, t.namespace] })],
+);
+
+/** Append-only history of a revision: decisions, supersession, apply progress. */
+export const revisionEvents = pgTable(
+  'revision_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    revisionId: integer('revision_id').notNull(),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    kind: text('kind').notNull(),
+    actor: text('actor'),
+    section: text('section'),
+    step: integer('step'),
+    message: text('message').notNull(),
+  },
+  (t) => [index('revision_events_revision_idx').on(t.revisionId, t.id)],
+);
+
+/** Singleton: the newest accepted revision (what new revisions diff against) and the last applied one. */
+export const deploymentHead = pgTable('deployment_head', {
+  id: integer('id').primaryKey(),
+  acceptedRevisionId: integer('accepted_revision_id'),
+  appliedRevisionId: integer('applied_revision_id'),
+});
+
+/**
+ * Background work, claimed with FOR UPDATE SKIP LOCKED. A job is enqueued in
+ * the same transaction as the change that needs it; `locked_at` is a lease
+ * renewed while working, so a crashed worker's job is picked up again.
+ */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: serial('id').primaryKey(),
+    kind: text('kind').notNull(),
+    revisionId: integer('revision_id'),
+    status: text('status').notNull().default('queued'),
+    runAt: timestamp('run_at', { withTimezone: true }).notNull().defaultNow(),
+    lockedBy: text('locked_by'),
+    lockedAt: timestamp('locked_at', { withTimezone: true }),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [index('jobs_pending_idx').on(t.status, t.id)],
+);
+
+/** Progress of each plan step of a revision being applied (resume skips done steps). */
+export const applySteps = pgTable(
+  'apply_steps',
+  {
+    revisionId: integer('revision_id').notNull(),
+    stepIndex: integer('step_index').notNull(),
+    key: text('key').notNull(),
+    action: text('action').notNull(),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    error: text('error'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.revisionId, t.stepIndex] })],
+);
+
+/** What is actually deployed, per instance. */
+export const instanceStates = pgTable('instance_states', {
+  key: text('key').primaryKey(),
+  revisionId: integer('revision_id').notNull(),
+  status: text('status').notNull(),
+  error: text('error'),
+  deployName: text('deploy_name').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -1,20 +1,34 @@
 /** All services, wired to one set of repositories. */
 import type { Env } from '../env';
+import type { RevisionRepo } from '../repo/revisions';
 import type { Repos } from '../repo/types';
 import { PolicyService } from './policy';
 import { ResolutionService } from './resolution';
+import { RevisionService } from './revisions';
 import { UserService } from './users';
 
 export interface Services {
   policy: PolicyService;
   users: UserService;
   resolution: ResolutionService;
+  /** Absent with in-memory repositories (revisions need the database's locking). */
+  revisions?: RevisionService;
 }
 
-export function createServices(repos: Repos, env: Pick<Env, 'usersFile' | 'domainAdmins'>): Services {
+export function createServices(repos: Repos, env: Pick<Env, 'usersFile' | 'domainAdmins'>, revisionRepo?: RevisionRepo): Services {
   const users = new UserService(repos, env);
-  const resolution = new ResolutionService(repos, () => users.policyUsers(), env.domainAdmins);
-  // Every new generation is resolved right away, in the background.
-  const policy = new PolicyService(repos, (generation) => resolution.schedule(generation));
-  return { policy, users, resolution };
+  const policyUsers = () => users.policyUsers();
+  const resolution = new ResolutionService(repos, policyUsers, env.domainAdmins);
+  let revisions: RevisionService | undefined;
+  // Every new generation is resolved right away, in the background, and becomes a revision.
+  const policy = new PolicyService(repos, (generation, opts) => {
+    resolution.schedule(generation);
+    revisions?.schedule(generation, opts.accept && opts.author ? { autoAcceptBy: opts.author } : {});
+  });
+  if (revisionRepo) {
+    revisions = new RevisionService(repos, revisionRepo, resolution, policyUsers, env.domainAdmins, async (actor, generation) =>
+      policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: `Roll back to generation ${generation}` }),
+    );
+  }
+  return { policy, users, resolution, revisions };
 }

@@ -7,7 +7,7 @@ import { hasErrors, sortDiagnostics, type Diagnostic } from '../engine/diagnosti
 import { jsonSchemaForKind, KNOWN_KINDS, MAX_REQUEST_BYTES, normaliseKind, type Kind } from '../engine/model/kinds';
 import { loadObjects, objectKey, type AnyLoadedObject } from '../engine/model/validate';
 import type { GenerationInfo, ObjectId, Repos, StoredObject } from '../repo/types';
-import type { MaybeActor } from './actor';
+import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
 
 export interface ObjectSummary extends ObjectId {
@@ -32,8 +32,8 @@ export interface WriteResult {
 export class PolicyService {
   constructor(
     private readonly repos: Repos,
-    /** Called after each new generation (resolution starts in the background). */
-    private readonly onGeneration: (generation: number) => void = () => {},
+    /** Called after each new generation (resolution and its revision start in the background). */
+    private readonly onGeneration: (generation: number, opts: { author: MaybeActor; accept: boolean }) => void = () => {},
   ) {}
 
   private requireSignedIn(actor: MaybeActor, what: string) {
@@ -103,14 +103,14 @@ export class PolicyService {
   /** Create or update every object in `text` as one generation. */
   async apply(
     actor: MaybeActor,
-    input: { text: string; baseGeneration: number; message?: string; file?: string },
+    input: { text: string; baseGeneration: number; message?: string; file?: string; accept?: boolean },
   ): Promise<WriteResult> {
     const who = this.requireSignedIn(actor, 'change policy');
     const { objects, diagnostics } = this.parse(input.text, input.file);
     if (objects.length === 0) {
       throw new AppError('INVALID_INPUT', 'The text holds no policy objects. Nothing was saved.', { diagnostics });
     }
-    return this.commit(who.name, input.baseGeneration, input.message, objects, [], diagnostics);
+    return this.commit(who, input.baseGeneration, input.message, objects, [], diagnostics, undefined, input.accept);
   }
 
   /**
@@ -119,7 +119,7 @@ export class PolicyService {
    */
   async saveObject(
     actor: MaybeActor,
-    input: { id?: ObjectId; text: string; baseGeneration: number; message?: string },
+    input: { id?: ObjectId; text: string; baseGeneration: number; message?: string; accept?: boolean },
   ): Promise<WriteResult & { object: ObjectId }> {
     const who = this.requireSignedIn(actor, 'change policy');
     const { objects, diagnostics } = this.parse(input.text);
@@ -141,13 +141,13 @@ export class PolicyService {
     } else if (await this.repos.policy.getObject(obj)) {
       throw new AppError('CONFLICT', `${obj.kind} ${obj.namespace}/${obj.name} already exists; open it to edit. Nothing was saved.`);
     }
-    const r = await this.commit(who.name, input.baseGeneration, input.message, [obj], [], diagnostics);
+    const r = await this.commit(who, input.baseGeneration, input.message, [obj], [], diagnostics, undefined, input.accept);
     return { ...r, object: { kind: obj.kind, namespace: obj.namespace, name: obj.name } };
   }
 
   async delete(
     actor: MaybeActor,
-    input: { ids: ObjectId[]; baseGeneration: number; message?: string },
+    input: { ids: ObjectId[]; baseGeneration: number; message?: string; accept?: boolean },
   ): Promise<WriteResult> {
     const who = this.requireSignedIn(actor, 'change policy');
     const ids = input.ids.map((id) => {
@@ -156,27 +156,28 @@ export class PolicyService {
       return { ...id, kind };
     });
     if (ids.length === 0) throw new AppError('INVALID_INPUT', 'Nothing to delete.');
-    return this.commit(who.name, input.baseGeneration, input.message, [], ids, []);
+    return this.commit(who, input.baseGeneration, input.message, [], ids, [], undefined, input.accept);
   }
 
   /** Delete the objects that the YAML `text` describes (CLI `keelson delete`). */
-  async deleteText(actor: MaybeActor, input: { text: string; baseGeneration: number; message?: string }): Promise<WriteResult> {
+  async deleteText(actor: MaybeActor, input: { text: string; baseGeneration: number; message?: string; accept?: boolean }): Promise<WriteResult> {
     const { objects } = this.parse(input.text);
     return this.delete(actor, { ...input, ids: objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name })) });
   }
 
   private async commit(
-    author: string,
+    actor: Actor,
     baseGeneration: number,
     message: string | undefined,
     objects: AnyLoadedObject[],
     deletes: ObjectId[],
     diagnostics: Diagnostic[],
     restoredFrom?: number,
+    accept = false,
   ): Promise<WriteResult> {
     const res = await this.repos.policy.commit({
       baseGeneration,
-      author,
+      author: actor.name,
       message: message?.trim() || defaultMessage(objects, deletes),
       upserts: objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, text: o.text, spec: o.spec })),
       deletes,
@@ -197,7 +198,7 @@ export class PolicyService {
       case 'unchanged':
         return { generation: res.generation, changed: false, changes: [], diagnostics };
       case 'committed':
-        this.onGeneration(res.generation.generation);
+        this.onGeneration(res.generation.generation, { author: actor, accept });
         return { generation: res.generation.generation, changed: true, changes: res.generation.changes, diagnostics };
     }
   }
@@ -253,7 +254,7 @@ export class PolicyService {
     }
     if (res.status === 'missing') throw new AppError('CONFLICT', 'The policy changed while restoring. Reload and try again.');
     if (res.status === 'unchanged') return { generation: res.generation, changed: false, changes: [], diagnostics: [] };
-    this.onGeneration(res.generation.generation);
+    this.onGeneration(res.generation.generation, { author: who, accept: false });
     return { generation: res.generation.generation, changed: true, changes: res.generation.changes, diagnostics: [] };
   }
 

@@ -9,7 +9,7 @@ import { openDb, type DbHandle } from '../db/client';
 
 export interface Backend {
   name: 'pglite' | 'postgres';
-  open(): Promise<DbHandle>;
+  open(): Promise<DbHandle & { url?: string }>;
 }
 
 const PG_URL = process.env.KEELSON_TEST_PG_URL;
@@ -25,7 +25,7 @@ export function backends(): Backend[] {
 }
 let warned = false;
 
-async function openFreshPostgres(adminUrl: string): Promise<DbHandle> {
+async function openFreshPostgres(adminUrl: string): Promise<DbHandle & { url: string }> {
   const name = `keelson_test_${randomBytes(6).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
@@ -35,6 +35,8 @@ async function openFreshPostgres(adminUrl: string): Promise<DbHandle> {
   const handle = await openDb({ url: url.toString(), max: 20 });
   return {
     ...handle,
+    // Other processes (a worker under test) connect to the same database.
+    url: url.toString(),
     async close() {
       await handle.close();
       const a = postgres(adminUrl, { max: 1, onnotice: () => {} });

@@ -26,19 +26,19 @@ export const policyRouter = createTRPCRouter({
     .query(({ ctx, input }) => ctx.services.policy.getObject(ctx.actor, input, input.generation)),
 
   applyText: protectedProcedure
-    .input(z.object({ text: yamlText, baseGeneration: generation, message }))
+    .input(z.object({ text: yamlText, baseGeneration: generation, message, accept: z.boolean().optional() }))
     .mutation(({ ctx, input }) => ctx.services.policy.apply(ctx.actor, input)),
 
   save: protectedProcedure
-    .input(z.object({ id: objectId.optional(), text: yamlText, baseGeneration: generation, message }))
+    .input(z.object({ id: objectId.optional(), text: yamlText, baseGeneration: generation, message, accept: z.boolean().optional() }))
     .mutation(({ ctx, input }) => ctx.services.policy.saveObject(ctx.actor, input)),
 
   delete: protectedProcedure
-    .input(z.object({ ids: z.array(objectId).min(1).max(10000), baseGeneration: generation, message }))
+    .input(z.object({ ids: z.array(objectId).min(1).max(10000), baseGeneration: generation, message, accept: z.boolean().optional() }))
     .mutation(({ ctx, input }) => ctx.services.policy.delete(ctx.actor, input)),
 
   deleteText: protectedProcedure
-    .input(z.object({ text: yamlText, baseGeneration: generation, message }))
+    .input(z.object({ text: yamlText, baseGeneration: generation, message, accept: z.boolean().optional() }))
     .mutation(({ ctx, input }) => ctx.services.policy.deleteText(ctx.actor, input)),
 
   generations: protectedProcedure

@@ -7,6 +7,7 @@
  * such as `defaultnamespace`), so Aptomi users can bring their files as is.
  */
 import { z } from 'zod';
+import { QUANTITY_MESSAGE, QUANTITY_RE, quantityInRange, type QuantityScale } from '../plan/quantity';
 
 /** Aptomi identifiers: names, namespaces, label names. */
 export const IDENTIFIER_RE = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -170,6 +171,57 @@ export const aclRuleSchema = z
   })
   .strict();
 
+/**
+ * A Kubernetes quantity in a cluster's marks or defaults: a YAML number (cores
+ * for CPU, bytes for memory and storage) or quantity text such as "8",
+ * "8000m", "32Gi". Checked here, so a bad value is a validation message at
+ * the field rather than a silent zero in a cost report.
+ */
+const quantity = (scale: QuantityScale, what: string) =>
+  z
+    .union([z.number().nonnegative({ error: QUANTITY_MESSAGE }), z.string().regex(QUANTITY_RE, QUANTITY_MESSAGE)], {
+      error: QUANTITY_MESSAGE,
+    })
+    .refine((q) => quantityInRange(q, scale), { message: 'is too large' })
+    .describe(what);
+
+const nonNegative = (what: string) => z.number().nonnegative({ error: 'must be a non-negative number' }).describe(what);
+const count = (what: string) =>
+  z.number().int({ error: 'must be a whole number' }).nonnegative({ error: 'must not be negative' }).describe(what);
+
+/** Keelson extension: monthly prices used by revision cost estimates. */
+export const clusterPricingSchema = z
+  .object({
+    currency: z.string().min(1).max(16).default('EUR').describe('Currency of the prices, e.g. EUR or USD (ISO 4217 code recommended); default EUR'),
+    vcpu: nonNegative('Price per vCPU (1000m of requested CPU) per month').optional(),
+    memory: nonNegative('Price per GiB of requested memory per month').optional(),
+    storage: nonNegative('Price per GiB of requested storage (persistent volumes) per month').optional(),
+  })
+  .strict()
+  .describe('Monthly prices for cost estimates in revisions (Keelson extension)');
+
+/** Keelson extension: quotas (Axebow "marks"); an absent dimension is unlimited. */
+export const clusterMarksSchema = z
+  .object({
+    vcpu: quantity('milli', 'CPU quota: cores as a number, or a quantity such as "8" or "8000m"').optional(),
+    memory: quantity('unit', 'Memory quota: a quantity such as "32Gi" (a plain number means bytes)').optional(),
+    storage: quantity('unit', 'Storage quota: a quantity such as "500Gi" (a plain number means bytes)').optional(),
+    instances: count('Most code instances (deployed components) the cluster may run').optional(),
+  })
+  .strict()
+  .describe('Quotas checked by every revision: requested resources after the revision must stay within them (Keelson extension)');
+
+/** Keelson extension: what an instance is assumed to request when its parameters say nothing. */
+export const clusterDefaultsSchema = z
+  .object({
+    cpu: quantity('milli', 'CPU per replica when the code names none, e.g. "100m"').optional(),
+    memory: quantity('unit', 'Memory per replica when the code names none, e.g. "128Mi"').optional(),
+    storage: quantity('unit', 'Storage per replica of a helm chart whose parameters name none, e.g. "1Gi"').optional(),
+    replicas: count('Replicas of a helm chart whose parameters name none (default 1)').optional(),
+  })
+  .strict()
+  .describe('Per-replica resources assumed for cost and quota when an instance does not state them (Keelson extension)');
+
 export const clusterSchema = z
   .object({
     ...envelope('cluster'),
@@ -183,6 +235,9 @@ export const clusterSchema = z
       })
       .strict()
       .nullish(),
+    pricing: clusterPricingSchema.optional(),
+    marks: clusterMarksSchema.optional(),
+    defaults: clusterDefaultsSchema.optional(),
   })
   .strict();
 
@@ -209,6 +264,9 @@ export type Claim = z.output<typeof claimSchema>;
 export type Rule = z.output<typeof ruleSchema>;
 export type AclRule = z.output<typeof aclRuleSchema>;
 export type Cluster = z.output<typeof clusterSchema>;
+export type ClusterPricing = z.output<typeof clusterPricingSchema>;
+export type ClusterMarks = z.output<typeof clusterMarksSchema>;
+export type ClusterDefaults = z.output<typeof clusterDefaultsSchema>;
 export type Criteria = z.output<typeof criteriaSchema>;
 export type LabelOperations = z.output<typeof labelOperationsSchema>;
 

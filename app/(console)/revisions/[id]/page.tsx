@@ -1,0 +1,13 @@
+import type { Metadata } from 'next';
+import { notFound } from 'next/navigation';
+import { RevisionDetail } from '@/components/revisions/revision-detail';
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  return { title: `Revision #${(await params).id}` };
+}
+
+export default async function RevisionPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  if (!/^\d+$/.test(id)) notFound();
+  return <RevisionDetail id={Number(id)} />;
+}

@@ -1,0 +1,50 @@
+/** Shared formatting for revision screens. */
+export const ACTION_KINDS = ['create', 'update', 'delete', 'attach-claim', 'detach-claim'] as const;
+
+export function money(value: number, currency: string): string {
+  const sign = value > 0 ? '+' : value < 0 ? '−' : '';
+  const abs = Math.abs(value);
+  try {
+    return `${sign}${new Intl.NumberFormat('en', { style: 'currency', currency: currency && currency.length === 3 ? currency : 'EUR', maximumFractionDigits: 2 }).format(abs)}`;
+  } catch {
+    return `${sign}${abs.toFixed(2)} ${currency}`;
+  }
+}
+
+export function plainMoney(value: number, currency: string): string {
+  return money(value, currency).replace(/^\+/, '');
+}
+
+export function vcpu(millis: number): string {
+  return `${(millis / 1000).toFixed(millis % 1000 === 0 ? 0 : 2)}`;
+}
+
+export function gib(bytes: number): string {
+  return `${(bytes / 2 ** 30).toFixed(2)}`;
+}
+
+export function countsText(counts: Record<string, number> | undefined): string {
+  if (!counts) return '';
+  const parts = ACTION_KINDS.filter((k) => (counts[k] ?? 0) > 0).map((k) => `${counts[k]} ${k}`);
+  return parts.length ? parts.join(' · ') : 'no changes';
+}
+
+const STATUS_CLASS: Record<string, string> = {
+  pending: 'badge-warn',
+  accepted: 'badge-kind',
+  applying: 'badge-kind',
+  applied: 'badge-ok',
+  failed: 'badge-error',
+  rejected: 'badge-error',
+  superseded: '',
+  'no-op': '',
+};
+
+export function statusClass(status: string): string {
+  return `badge ${STATUS_CLASS[status] ?? ''}`;
+}
+
+/** The readable middle of an instance key: namespace#service#context…#component. */
+export function shortKey(key: string): string {
+  return key.split('#').slice(3).join(' · ');
+}

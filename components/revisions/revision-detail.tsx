@@ -1,0 +1,435 @@
+'use client';
+/**
+ * One revision: what it changes (plan by namespace section, with parameter
+ * diffs), what it costs and whether it fits the clusters' marks, which
+ * claims it affects and why, who accepted — and, once accepted, the apply
+ * progress live. Accept/Reject buttons say why when the user may not.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useMemo, useState } from 'react';
+import type { inferRouterOutputs } from '@trpc/server';
+import { useTRPC } from '@/app/_trpc/client';
+import type { AppRouter } from '@/server/api/root';
+import { claimHref } from '../claims/status';
+import { DiffEditor } from '../editor';
+import { ConfirmDialog } from '../ui/confirm';
+import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
+import { Time } from '../ui/time';
+import { countsText, gib, money, plainMoney, shortKey, statusClass, vcpu } from './format';
+
+const LIVE = new Set(['accepted', 'applying']);
+
+export function RevisionDetail({ id }: { id: number }) {
+  const trpc = useTRPC();
+  const rev = useQuery({
+    ...trpc.revisions.get.queryOptions({ id }),
+    refetchInterval: (q) => (q.state.data && LIVE.has(q.state.data.revision.status) ? 1000 : false),
+  });
+  if (rev.isPending) return <LoadingState label="Loading revision…" />;
+  if (rev.isError) return <ErrorState error={rev.error} retry={() => rev.refetch()} />;
+  return <RevisionView data={rev.data} refetch={() => void rev.refetch()} />;
+}
+
+type Data = inferRouterOutputs<AppRouter>['revisions']['get'];
+
+function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const { revision: r, plan, sections, steps, stale } = data;
+  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const [comments, setComments] = useState<Record<string, string>>({});
+  const [confirmRollback, setConfirmRollback] = useState(false);
+  const [selected, setSelected] = useState<string | null>(null);
+  const decide = useMutation(trpc.revisions.decide.mutationOptions());
+  const rollback = useMutation(trpc.revisions.rollback.mutationOptions());
+
+  const refresh = async () => {
+    await queryClient.invalidateQueries({ queryKey: trpc.revisions.pathKey() });
+    refetch();
+  };
+
+  const onDecide = async (namespace: string, decision: 'accept' | 'reject') => {
+    setMessage(null);
+    try {
+      const res = await decide.mutateAsync({ revisionId: r.id, namespace, decision, comment: comments[namespace] || undefined });
+      setMessage({
+        kind: 'success',
+        text: decision === 'reject' ? `Rejected section ${namespace}: the revision is rejected.` : res.queued ? 'All sections accepted: the revision is queued for apply.' : `Accepted section ${namespace}.`,
+      });
+    } catch (e) {
+      setMessage({ kind: 'error', text: errorMessage(e) });
+    }
+    await refresh();
+  };
+
+  const onRollback = async () => {
+    try {
+      const res = await rollback.mutateAsync({ revisionId: r.id });
+      setConfirmRollback(false);
+      await queryClient.invalidateQueries({ queryKey: trpc.revisions.pathKey() });
+      router.push(`/revisions/${res.revisionId}`);
+    } catch (e) {
+      setConfirmRollback(false);
+      setMessage({ kind: 'error', text: errorMessage(e) });
+    }
+  };
+
+  const bySection = useMemo(() => {
+    const m = new Map<string, typeof plan.actions>();
+    for (const a of plan.actions) {
+      const list = m.get(a.namespace) ?? [];
+      list.push(a);
+      m.set(a.namespace, list);
+    }
+    return m;
+  }, [plan]);
+  const stepStatus = new Map(steps.map((s) => [s.key + '|' + s.action, s]));
+  const progress = steps.length ? steps.filter((s) => s.status !== 'pending').length : 0;
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <div className="breadcrumbs">
+            <Link href="/revisions">Revisions</Link> / #{r.id}
+          </div>
+          <h1>
+            Revision #{r.id}{' '}
+            <span className={statusClass(r.status)} data-testid="revision-status">
+              {r.status}
+            </span>
+          </h1>
+          <p>
+            From <Link href={`/history?to=${r.generation}`}>generation {r.generation}</Link> by {r.author}, <Time value={r.createdAt} /> · against{' '}
+            {r.baseRevisionId ? <Link href={`/revisions/${r.baseRevisionId}`}>revision #{r.baseRevisionId}</Link> : 'an empty deployment'}
+            {r.rollbackOf && (
+              <>
+                {' '}
+                · rolls back to <Link href={`/revisions/${r.rollbackOf}`}>#{r.rollbackOf}</Link>
+              </>
+            )}
+          </p>
+        </div>
+        <div className="actions">
+          {r.status === 'applied' && (
+            <button type="button" className="btn" onClick={() => setConfirmRollback(true)}>
+              Roll back to this
+            </button>
+          )}
+        </div>
+      </div>
+      {message && (
+        <Alert kind={message.kind} testId="decision-status">
+          {message.text}
+        </Alert>
+      )}
+      {stale && (
+        <Alert kind="warning">
+          This revision is stale: another revision was accepted after it was computed. It can no longer be accepted; the newest revision shows the current difference.
+        </Alert>
+      )}
+      <section className="panel" aria-label="Summary">
+        <div className="summary-grid">
+          <div>
+            <div className="muted">Changes</div>
+            <strong data-testid="revision-counts">{countsText(plan.counts)}</strong>
+          </div>
+          <div>
+            <div className="muted">Cost per month</div>
+            <strong data-testid="cost-delta">{money(plan.cost.total.delta.monthly, plan.cost.currency)}</strong>{' '}
+            <span className="muted">
+              ({plainMoney(plan.cost.total.before.monthly, plan.cost.currency)} → {plainMoney(plan.cost.total.after.monthly, plan.cost.currency)})
+            </span>
+          </div>
+          <div>
+            <div className="muted">Quota</div>
+            <strong>{plan.quota.length === 0 ? 'no marks set' : plan.quota.every((q) => q.ok) ? 'within marks' : `${plan.quota.filter((q) => !q.ok).length} over`}</strong>
+          </div>
+          <div>
+            <div className="muted">Claims affected</div>
+            <strong>{plan.changedClaims.length}</strong>
+          </div>
+        </div>
+      </section>
+
+      <section className="panel" aria-label="Sections">
+        <h2>Sections</h2>
+        {sections.length === 0 ? (
+          <p className="muted">{r.status === 'no-op' ? 'Nothing to accept: this generation changes nothing deployed.' : 'No sections.'}</p>
+        ) : (
+          <div className="sections">
+            {sections.map((s) => (
+              <div key={s.namespace} className="section-card" data-testid={`section-${s.namespace}`}>
+                <div className="toolbar">
+                  <h3 style={{ margin: 0 }}>
+                    {s.namespace} <span className={statusClass(s.status === 'accepted' ? 'applied' : s.status === 'rejected' ? 'rejected' : 'pending')}>{s.status}</span>
+                    {s.overMarks && <span className="badge badge-error">over marks</span>}
+                  </h3>
+                  <span className="muted">{countsText(s.counts as Record<string, number>)}</span>
+                </div>
+                {s.decidedBy && (
+                  <p className="muted" style={{ margin: '4px 0' }}>
+                    {s.status} by {s.decidedBy}
+                    {s.decidedAt && (
+                      <>
+                        {' '}
+                        <Time value={s.decidedAt} />
+                      </>
+                    )}
+                    {s.comment && <>: “{s.comment}”</>}
+                  </p>
+                )}
+                {s.status === 'pending' && r.status === 'pending' && (
+                  <div className="actions" style={{ marginTop: 6 }}>
+                    <input
+                      type="text"
+                      aria-label={`Comment on section ${s.namespace}`}
+                      placeholder="Comment (optional)"
+                      value={comments[s.namespace] ?? ''}
+                      onChange={(e) => setComments({ ...comments, [s.namespace]: e.target.value })}
+                      disabled={!s.canDecide}
+                      style={{ flex: 1, minWidth: 160 }}
+                    />
+                    <button type="button" className="btn btn-primary" disabled={!s.canDecide || decide.isPending} onClick={() => onDecide(s.namespace, 'accept')}>
+                      Accept {s.namespace}
+                    </button>
+                    <button type="button" className="btn btn-danger" disabled={!s.canDecide || decide.isPending} onClick={() => onDecide(s.namespace, 'reject')}>
+                      Reject
+                    </button>
+                  </div>
+                )}
+                {!s.canDecide && s.reason && (
+                  <p className="hint" data-testid={`why-disabled-${s.namespace}`}>
+                    {s.reason}
+                  </p>
+                )}
+              </div>
+            ))}
+          </div>
+        )}
+      </section>
+
+      {(LIVE.has(r.status) || steps.length > 0) && (
+        <section className="panel" aria-label="Apply">
+          <div className="toolbar">
+            <h2 style={{ margin: 0 }}>Apply</h2>
+            <span className="muted" data-testid="apply-progress">
+              {progress} of {plan.steps.length} steps
+            </span>
+          </div>
+          <progress max={Math.max(plan.steps.length, 1)} value={progress} style={{ width: '100%' }} />
+          <ApplyEvents id={r.id} live={LIVE.has(r.status)} />
+        </section>
+      )}
+
+      <section className="panel" aria-label="Plan">
+        <h2>Plan</h2>
+        {plan.actions.length === 0 ? (
+          <p className="muted">No actions.</p>
+        ) : (
+          [...bySection].map(([ns, actions]) => (
+            <div key={ns} className="plan-section">
+              <h3>{ns}</h3>
+              <table className="table plan-table">
+                <tbody>
+                  {actions.slice(0, 400).map((a, i) => {
+                    const st = stepStatus.get(a.key + '|' + a.kind);
+                    return (
+                      <tr key={`${a.kind}|${a.key}|${a.claim ?? ''}|${i}`} aria-selected={selected === a.key}>
+                        <td style={{ width: 110 }}>
+                          <span className={`op-${a.kind.replace('-claim', '')}`}>{a.kind}</span>
+                        </td>
+                        <td>
+                          <button type="button" className="link-button mono" onClick={() => setSelected(a.key)} title={a.key}>
+                            {shortKey(a.key)}
+                          </button>
+                          {a.claim && <span className="muted"> · {a.claim}</span>}
+                          {a.notes?.map((n) => (
+                            <span key={n} className="badge">
+                              {n}
+                            </span>
+                          ))}
+                        </td>
+                        <td style={{ width: 90 }}>{st && <span className={statusClass(st.status === 'done' ? 'applied' : st.status === 'failed' ? 'failed' : st.status === 'skipped' ? 'rejected' : 'pending')}>{st.status}</span>}</td>
+                      </tr>
+                    );
+                  })}
+                  {actions.length > 400 && (
+                    <tr>
+                      <td colSpan={3} className="muted">
+                        and {actions.length - 400} more actions in {ns}
+                      </td>
+                    </tr>
+                  )}
+                </tbody>
+              </table>
+            </div>
+          ))
+        )}
+        {selected && <InstanceDiff revisionId={r.id} instanceKey={selected} onClose={() => setSelected(null)} />}
+      </section>
+
+      <section className="panel" aria-label="Cost">
+        <h2>Cost and marks</h2>
+        <div className="table-wrap">
+          <table className="table" data-testid="cost-table">
+            <thead>
+              <tr>
+                <th>Target</th>
+                <th className="num">vCPU</th>
+                <th className="num">Memory GiB</th>
+                <th className="num">Storage GiB</th>
+                <th className="num">Instances</th>
+                <th className="num">Per month</th>
+                <th className="num">Change</th>
+              </tr>
+            </thead>
+            <tbody>
+              {plan.cost.targets.map((t) => (
+                <tr key={`${t.clusterNamespace}/${t.cluster}/${t.namespace}`}>
+                  <td>
+                    {t.cluster} / {t.namespace}
+                  </td>
+                  <td className="num">
+                    {vcpu(t.before.cpuMillis)} → {vcpu(t.after.cpuMillis)}
+                  </td>
+                  <td className="num">
+                    {gib(t.before.memoryBytes)} → {gib(t.after.memoryBytes)}
+                  </td>
+                  <td className="num">
+                    {gib(t.before.storageBytes)} → {gib(t.after.storageBytes)}
+                  </td>
+                  <td className="num">
+                    {t.before.instances} → {t.after.instances}
+                  </td>
+                  <td className="num">{plainMoney(t.after.monthly, plan.cost.currency)}</td>
+                  <td className="num">{money(t.delta.monthly, plan.cost.currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {plan.quota.length > 0 && (
+          <table className="table" data-testid="quota-table" style={{ marginTop: 10 }}>
+            <thead>
+              <tr>
+                <th>Cluster</th>
+                <th>Mark</th>
+                <th className="num">Limit</th>
+                <th className="num">Before</th>
+                <th className="num">After</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {plan.quota.map((q) => (
+                <tr key={`${q.cluster}/${q.dimension}`}>
+                  <td>{q.cluster}</td>
+                  <td>{q.dimension}</td>
+                  <td className="num">
+                    {q.mark} {q.unit}
+                  </td>
+                  <td className="num">{q.before}</td>
+                  <td className="num">{q.after}</td>
+                  <td>{q.ok ? <span className="badge badge-ok">ok</span> : <span className="badge badge-error">over</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section className="panel" aria-label="Affected claims">
+        <h2>Claims whose resolution changed ({plan.changedClaims.length})</h2>
+        {plan.changedClaims.length === 0 ? (
+          <p className="muted">None.</p>
+        ) : (
+          plan.changedClaims.map((c) => <ClaimTrace key={c} claim={c} generation={r.generation} />)
+        )}
+      </section>
+
+      <ConfirmDialog
+        open={confirmRollback}
+        title={`Roll back to revision #${r.id}?`}
+        confirmLabel="Roll back"
+        busy={rollback.isPending}
+        onConfirm={onRollback}
+        onCancel={() => setConfirmRollback(false)}
+      >
+        <p>
+          This writes a new policy generation restoring generation {r.generation}. Like any change, it becomes a revision that must be accepted before it is
+          applied.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function ApplyEvents({ id, live }: { id: number; live: boolean }) {
+  const trpc = useTRPC();
+  const events = useQuery({ ...trpc.revisions.events.queryOptions({ id }), refetchInterval: live ? 1000 : false });
+  if (!events.data) return null;
+  return (
+    <ol className="events" data-testid="apply-events">
+      {events.data.map((e) => (
+        <li key={e.id} className={`event-${e.kind}`}>
+          <span className="muted">
+            <Time value={e.at} />
+          </span>{' '}
+          {e.message}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function InstanceDiff({ revisionId, instanceKey, onClose }: { revisionId: number; instanceKey: string; onClose: () => void }) {
+  const trpc = useTRPC();
+  const diff = useQuery(trpc.revisions.instanceDiff.queryOptions({ revisionId, key: instanceKey }));
+  return (
+    <div className="instance-diff" data-testid="instance-diff">
+      <div className="toolbar">
+        <strong className="mono">{instanceKey}</strong>
+        <button type="button" className="btn btn-small" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      {diff.isPending ? (
+        <LoadingState />
+      ) : diff.isError ? (
+        <ErrorState error={diff.error} />
+      ) : (
+        <DiffEditor original={diff.data.before} modified={diff.data.after} height={320} ariaLabel={`Parameters of ${instanceKey}, before and after`} />
+      )}
+    </div>
+  );
+}
+
+function ClaimTrace({ claim, generation }: { claim: string; generation: number }) {
+  const [open, setOpen] = useState(false);
+  const [namespace, name] = claim.split('/') as [string, string];
+  const trpc = useTRPC();
+  const q = useQuery({ ...trpc.resolution.claim.queryOptions({ namespace, name, generation }), enabled: open });
+  return (
+    <details className="claim-trace" onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
+      <summary>
+        <Link href={claimHref({ namespace, name }, generation)}>{claim}</Link>
+        {q.data && <span className={statusClass(q.data.outcome.status === 'resolved' ? 'applied' : 'failed')}>{q.data.outcome.status}</span>}
+      </summary>
+      {q.isPending && open && <LoadingState />}
+      {q.data && (
+        <ol className="trace">
+          {q.data.outcome.trace.map((s, i) => (
+            <li key={i} className={`trace-step trace-${s.kind}`} style={{ marginLeft: s.depth * 22 }}>
+              <span className="badge">{s.kind}</span> {s.message}
+            </li>
+          ))}
+        </ol>
+      )}
+    </details>
+  );
+}
+

@@ -1,0 +1,91 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useTRPC } from '@/app/_trpc/client';
+import { EmptyState, ErrorState, LoadingState } from '../ui/states';
+import { Time } from '../ui/time';
+import { ACTION_KINDS, money, statusClass } from './format';
+
+export function RevisionsList() {
+  const trpc = useTRPC();
+  const list = useQuery({
+    ...trpc.revisions.list.queryOptions({ limit: 200 }),
+    // Keep statuses live while something is moving.
+    refetchInterval: (q) => (q.state.data?.some((r) => ['accepted', 'applying'].includes(r.status)) ? 1500 : 10_000),
+  });
+  if (list.isPending) return <LoadingState label="Loading revisions…" />;
+  if (list.isError) return <ErrorState error={list.error} retry={() => list.refetch()} />;
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Revisions</h1>
+          <p>Every policy change becomes a revision: its diff, plan, cost and checks, accepted or rejected per namespace before anything is applied.</p>
+        </div>
+      </div>
+      {list.data.length === 0 ? (
+        <EmptyState title="No revisions yet">
+          <p>Change the policy and a revision appears here.</p>
+        </EmptyState>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" data-testid="revisions-table">
+            <thead>
+              <tr>
+                <th className="num">#</th>
+                <th>Status</th>
+                <th className="num">Generation</th>
+                <th>Author</th>
+                <th>When</th>
+                {ACTION_KINDS.map((k) => (
+                  <th key={k} className="num">
+                    {k}
+                  </th>
+                ))}
+                <th className="num">Cost / month</th>
+                <th>Sections</th>
+                <th>Accepted by</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((r) => (
+                <tr key={r.id}>
+                  <td className="num">
+                    <Link href={`/revisions/${r.id}`}>#{r.id}</Link>
+                  </td>
+                  <td>
+                    <span className={statusClass(r.status)} data-testid="revision-status">
+                      {r.status}
+                    </span>
+                    {r.rollbackOf && <span className="badge">rollback to #{r.rollbackOf}</span>}
+                  </td>
+                  <td className="num">
+                    <Link href={`/history?to=${r.generation}`}>{r.generation}</Link>
+                  </td>
+                  <td>{r.author}</td>
+                  <td>
+                    <Time value={r.createdAt} />
+                  </td>
+                  {ACTION_KINDS.map((k) => (
+                    <td key={k} className="num">
+                      {r.counts[k] || ''}
+                    </td>
+                  ))}
+                  <td className="num">{r.costDelta ? money(r.costDelta, r.currency) : '—'}</td>
+                  <td>
+                    {r.sections.map((s) => (
+                      <span key={s.namespace} className={statusClass(s.status === 'accepted' ? 'applied' : s.status === 'rejected' ? 'rejected' : 'pending')} title={s.status}>
+                        {s.namespace}
+                      </span>
+                    ))}
+                  </td>
+                  <td>{r.acceptedBy.join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

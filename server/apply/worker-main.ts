@@ -1,0 +1,41 @@
+/**
+ * `npm run worker`: the apply loop as its own process, beside one or more
+ * console instances on the same PostgreSQL server (DATABASE_URL). With the
+ * embedded PGlite, the console runs the loop itself (one process per data
+ * folder).
+ */
+import { join } from 'node:path';
+import { openDb } from '../db/client';
+import { env } from '../env';
+import { RevisionRepo } from '../repo/revisions';
+import { GitOpsActuator } from './gitops/actuator';
+import { workLoop } from './worker';
+
+async function main() {
+  const e = env();
+  if (!e.databaseUrl && process.env.KEELSON_WORKER_ALLOW_PGLITE !== '1') {
+    console.error('npm run worker needs DATABASE_URL: with the embedded PGlite the console runs the worker itself.');
+    process.exit(2);
+  }
+  const db = await openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite') });
+  const controller = new AbortController();
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => controller.abort());
+  // Test hook (resume tests): exit abruptly after this many steps, as a crash would.
+  const crashAfter = Number(process.env.KEELSON_TEST_CRASH_AFTER_STEPS ?? '0');
+  let steps = 0;
+  console.log(`keelson worker: applying to ${e.gitopsDir}`);
+  await workLoop({
+    revisions: new RevisionRepo(db.db),
+    actuator: new GitOpsActuator(e.gitopsDir),
+    leaseMs: Number(process.env.KEELSON_WORKER_LEASE_MS ?? 60_000),
+    pollMs: 500,
+    signal: controller.signal,
+    log: (m) => console.log(`keelson worker: ${m}`),
+    afterStep: crashAfter > 0 ? () => {
+      if (++steps >= crashAfter) process.exit(137);
+    } : undefined,
+  });
+  await db.close();
+}
+
+void main();

@@ -1,0 +1,159 @@
+/**
+ * The apply worker: claims the oldest unfinished apply job, applies the
+ * accepted revision's stored plan step by step through an actuator, and
+ * records every step, event and instance state. Safe to kill at any point:
+ * steps already done are skipped when the job is picked up again (the lease
+ * runs out), and actuators are idempotent, so nothing is lost or doubled.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RevisionPlan } from '../engine/plan';
+import type { RevisionRepo } from '../repo/revisions';
+import type { Actuator, ApplyContext } from './actuator';
+
+export interface WorkerOptions {
+  revisions: RevisionRepo;
+  actuator: Actuator;
+  /** A lease older than this is considered abandoned (crashed worker). */
+  leaseMs?: number;
+  /** Attempts per step before it counts as failed (dependants are then skipped). */
+  maxAttempts?: number;
+  /** Backoff before a retry: base × 2^(attempt-1). */
+  backoffMs?: number;
+  workerId?: string;
+  /** Test hook: called after each step is recorded (a test can kill the worker here). */
+  afterStep?: (index: number) => void | Promise<void>;
+  log?: (msg: string) => void;
+}
+
+export class StopWorker extends Error {}
+
+/** Claim and process one job; returns false when there was nothing to do. */
+export async function runOnce(opts: WorkerOptions): Promise<boolean> {
+  const { revisions, actuator } = opts;
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const workerId = opts.workerId ?? `worker-${randomUUID().slice(0, 8)}`;
+  const job = await revisions.claim(workerId, leaseMs);
+  if (!job) return false;
+  const log = opts.log ?? (() => {});
+  const rev = job.revisionId != null ? await revisions.get(job.revisionId) : undefined;
+  if (!rev || job.kind !== 'apply') {
+    await revisions.finishJob(job.id, 'failed', `unknown job ${job.kind} for revision ${job.revisionId}`);
+    return true;
+  }
+  // Renew the lease while working so no other worker takes the job over.
+  const heartbeat = setInterval(() => void revisions.renewLease(job.id, workerId).catch(() => undefined), Math.max(500, leaseMs / 3));
+  heartbeat.unref?.();
+  try {
+    const started = rev.status === 'accepted' || rev.status === 'applying' || rev.status === 'failed';
+    if (!started) {
+      await revisions.finishJob(job.id, 'done', `revision ${rev.id} is ${rev.status}; nothing to apply`);
+      return true;
+    }
+    await revisions.setStatus(rev.id, ['accepted', 'applying', 'failed'], 'applying');
+    const plan = rev.plan as RevisionPlan;
+    const sections = await revisions.sections([rev.id]);
+    const ctx: ApplyContext = {
+      revisionId: rev.id,
+      generation: rev.generation,
+      accepters: [...new Set(sections.filter((s) => s.status === 'accepted' && s.decidedBy).map((s) => s.decidedBy!))].sort(),
+      author: rev.author,
+    };
+    await revisions.initSteps(rev.id, plan.steps.map((s) => ({ index: s.index, key: s.key, action: s.action })));
+    await revisions.event(rev.id, job.attempts > 1 ? 'apply-resumed' : 'apply-started', `${job.attempts > 1 ? 'Resumed' : 'Started'} applying ${plan.steps.length} steps with ${actuator.name} (attempt ${job.attempts})`, { actor: workerId });
+    await actuator.begin(ctx);
+
+    const status = new Map((await revisions.steps(rev.id)).map((s) => [s.stepIndex, s]));
+    const maxAttempts = opts.maxAttempts ?? 3;
+    let retryLater: string | undefined;
+    for (const step of plan.steps) {
+      const st = status.get(step.index);
+      if (st && (st.status === 'done' || st.status === 'failed' || st.status === 'skipped')) continue;
+      const blocked = step.waitsFor.find((i) => {
+        const w = status.get(i)?.status;
+        return w === 'failed' || w === 'skipped';
+      });
+      if (blocked !== undefined) {
+        await revisions.markStep(rev.id, step.index, 'skipped', `skipped: step ${blocked} (${plan.steps[blocked]?.key}) did not succeed`);
+        status.set(step.index, { ...(st ?? ({} as never)), status: 'skipped' });
+        await revisions.event(rev.id, 'step-skipped', `Skipped ${step.action} ${step.key}: it depends on step ${blocked}, which did not succeed`, { step: step.index });
+        await opts.afterStep?.(step.index);
+        continue;
+      }
+      let result;
+      try {
+        result = await actuator.apply(step as never, ctx);
+      } catch (e) {
+        result = { status: 'failed' as const, error: (e as Error).message };
+      }
+      if (result.status === 'done') {
+        await revisions.markStep(rev.id, step.index, 'done');
+        status.set(step.index, { ...(st ?? ({} as never)), status: 'done' });
+        await revisions.setInstanceState({ key: step.key, revisionId: rev.id, status: step.action === 'delete' ? 'deleted' : 'applied', deployName: step.deployName });
+        await revisions.event(rev.id, 'step-done', `${verb(step.action)} ${step.key}${result.message ? ` (${result.message})` : ''}`, { step: step.index });
+      } else {
+        const attempts = (st?.attempts ?? 0) + 1;
+        if (attempts < maxAttempts) {
+          await revisions.markStep(rev.id, step.index, 'pending', result.error);
+          await revisions.event(rev.id, 'step-retry', `${verb(step.action)} ${step.key} failed (attempt ${attempts} of ${maxAttempts}), will retry: ${result.error}`, { step: step.index });
+          retryLater = result.error ?? 'step failed';
+          break; // the job runs again after a backoff and resumes here
+        }
+        await revisions.markStep(rev.id, step.index, 'failed', result.error);
+        status.set(step.index, { ...(st ?? ({} as never)), status: 'failed' });
+        await revisions.setInstanceState({ key: step.key, revisionId: rev.id, status: 'failed', error: result.error, deployName: step.deployName });
+        await revisions.event(rev.id, 'step-failed', `${verb(step.action)} ${step.key} failed after ${attempts} attempts: ${result.error}`, { step: step.index });
+      }
+      await opts.afterStep?.(step.index);
+    }
+    if (retryLater !== undefined) {
+      const delay = (opts.backoffMs ?? 2000) * 2 ** Math.max(0, job.attempts - 1);
+      await revisions.retryJobLater(job.id, delay, retryLater);
+      log(`revision ${rev.id}: retrying in ${delay} ms`);
+      return true;
+    }
+    const counts = { done: 0, failed: 0, skipped: 0 };
+    for (const s of status.values()) if (s.status in counts) counts[s.status as keyof typeof counts]++;
+    const fin = await actuator.finish(ctx, counts);
+    const ok = counts.failed === 0 && counts.skipped === 0;
+    await revisions.setStatus(rev.id, ['applying'], ok ? 'applied' : 'failed', { appliedAt: ok });
+    if (ok) await revisions.setApplied(rev.id);
+    await revisions.event(
+      rev.id,
+      ok ? 'applied' : 'failed',
+      `${ok ? 'Applied' : 'Applied with failures'}: ${counts.done} steps done, ${counts.failed} failed, ${counts.skipped} skipped${fin.changed ? ` · commit ${fin.commit?.slice(0, 12)}` : fin.commit ? ' · no new commit (already applied)' : ''}`,
+      { actor: workerId },
+    );
+    await revisions.finishJob(job.id, ok ? 'done' : 'failed', ok ? undefined : `${counts.failed} failed, ${counts.skipped} skipped`);
+    log(`revision ${rev.id}: ${ok ? 'applied' : 'failed'}`);
+    return true;
+  } catch (e) {
+    if (e instanceof StopWorker) throw e;
+    // Unexpected trouble (database, disk): release the job for a later retry.
+    const msg = (e as Error).message;
+    await revisions.retryJobLater(job.id, (opts.backoffMs ?? 2000) * 2 ** Math.max(0, job.attempts - 1), msg).catch(() => undefined);
+    await revisions.event(rev.id, 'apply-error', `Apply interrupted: ${msg}; will retry`).catch(() => undefined);
+    log(`revision ${rev.id}: ${msg}`);
+    return true;
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+function verb(action: string): string {
+  return action === 'create' ? 'Created' : action === 'update' ? 'Updated' : 'Deleted';
+}
+
+/** Poll for jobs until `signal` aborts. */
+export async function workLoop(opts: WorkerOptions & { pollMs?: number; signal?: AbortSignal }): Promise<void> {
+  const pollMs = opts.pollMs ?? 1000;
+  while (!opts.signal?.aborted) {
+    let worked = false;
+    try {
+      worked = await runOnce(opts);
+    } catch (e) {
+      if (e instanceof StopWorker) return;
+      opts.log?.(`worker: ${(e as Error).message}`);
+    }
+    if (!worked) await new Promise((r) => setTimeout(r, pollMs));
+  }
+}

@@ -1,0 +1,329 @@
+/**
+ * Revisions, their sections and events, the deployment head, apply jobs,
+ * step progress and actual instance state — on drizzle (PGlite or
+ * PostgreSQL). The operations that race (creating a revision, deciding a
+ * section, claiming a job) are single transactions that lock the
+ * deployment head or use FOR UPDATE SKIP LOCKED, so exactly one wins.
+ */
+import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { applySteps, deploymentHead, instanceStates, jobs, revisionEvents, revisions, revisionSections } from '../db/schema';
+import { transition, type RevisionEvent, type RevisionStatus } from '../services/revision-state';
+
+export type RevisionRow = typeof revisions.$inferSelect;
+export type SectionRow = typeof revisionSections.$inferSelect;
+export type EventRow = typeof revisionEvents.$inferSelect;
+export type JobRow = typeof jobs.$inferSelect;
+export type StepRow = typeof applySteps.$inferSelect;
+export type InstanceStateRow = typeof instanceStates.$inferSelect;
+
+export interface NewRevision {
+  generation: number;
+  baseRevisionId: number | null;
+  status: 'pending' | 'no-op';
+  author: string;
+  rollbackOf: number | null;
+  counts: unknown;
+  cost: unknown;
+  quota: unknown;
+  plan: unknown;
+  sections: { namespace: string; overMarks: boolean; counts: unknown }[];
+}
+
+export type InsertResult =
+  | { status: 'created'; revision: RevisionRow; superseded: number[] }
+  | { status: 'exists'; revision: RevisionRow }
+  /** The accepted head moved while the revision was computed: compute again. */
+  | { status: 'stale'; acceptedRevisionId: number | null };
+
+export type DecideResult =
+  | { status: 'ok'; revision: RevisionRow; decided: string[]; jobId?: number }
+  | { status: 'conflict'; reason: string }
+  | { status: 'not-found' };
+
+export class RevisionRepo {
+  constructor(private readonly db: Db) {}
+
+  async head(): Promise<{ acceptedRevisionId: number | null; appliedRevisionId: number | null }> {
+    const [h] = await this.db.select().from(deploymentHead).where(eq(deploymentHead.id, 1));
+    return { acceptedRevisionId: h?.acceptedRevisionId ?? null, appliedRevisionId: h?.appliedRevisionId ?? null };
+  }
+
+  async get(id: number): Promise<RevisionRow | undefined> {
+    const [r] = await this.db.select().from(revisions).where(eq(revisions.id, id));
+    return r;
+  }
+
+  async byGeneration(generation: number): Promise<RevisionRow | undefined> {
+    const [r] = await this.db.select().from(revisions).where(eq(revisions.generation, generation));
+    return r;
+  }
+
+  /** Newest first; without the (large) plan. */
+  async list(opts: { limit?: number; before?: number } = {}) {
+    return this.db
+      .select({
+        id: revisions.id,
+        generation: revisions.generation,
+        baseRevisionId: revisions.baseRevisionId,
+        status: revisions.status,
+        author: revisions.author,
+        createdAt: revisions.createdAt,
+        decidedAt: revisions.decidedAt,
+        appliedAt: revisions.appliedAt,
+        rollbackOf: revisions.rollbackOf,
+        counts: revisions.counts,
+        cost: sql<unknown>`${revisions.cost} -> 'total'`,
+      })
+      .from(revisions)
+      .where(opts.before !== undefined ? lt(revisions.id, opts.before) : undefined)
+      .orderBy(desc(revisions.id))
+      .limit(opts.limit ?? 100);
+  }
+
+  async sections(revisionIds: number[]): Promise<SectionRow[]> {
+    if (revisionIds.length === 0) return [];
+    return this.db.select().from(revisionSections).where(inArray(revisionSections.revisionId, revisionIds)).orderBy(asc(revisionSections.namespace));
+  }
+
+  async events(revisionId: number, afterId = 0): Promise<EventRow[]> {
+    return this.db
+      .select()
+      .from(revisionEvents)
+      .where(and(eq(revisionEvents.revisionId, revisionId), gt(revisionEvents.id, afterId)))
+      .orderBy(asc(revisionEvents.id))
+      .limit(2000);
+  }
+
+  async steps(revisionId: number): Promise<StepRow[]> {
+    return this.db.select().from(applySteps).where(eq(applySteps.revisionId, revisionId)).orderBy(asc(applySteps.stepIndex));
+  }
+
+  async event(revisionId: number, kind: string, message: string, extra: { actor?: string; section?: string; step?: number } = {}) {
+    await this.db.insert(revisionEvents).values({ revisionId, kind, message, actor: extra.actor, section: extra.section, step: extra.step });
+  }
+
+  /** Insert a revision computed against `expectedBase`; supersedes older pending ones. */
+  async insert(rev: NewRevision): Promise<InsertResult> {
+    return this.db.transaction(async (tx) => {
+      const [h] = await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
+      const accepted = h?.acceptedRevisionId ?? null;
+      const [existing] = await tx.select().from(revisions).where(eq(revisions.generation, rev.generation));
+      if (existing) return { status: 'exists', revision: existing } as const;
+      if (accepted !== rev.baseRevisionId) return { status: 'stale', acceptedRevisionId: accepted } as const;
+      // Computed late (a newer generation's revision is already there): born superseded.
+      const [newer] = await tx.select({ id: revisions.id }).from(revisions).where(gt(revisions.generation, rev.generation)).limit(1);
+      const [row] = await tx
+        .insert(revisions)
+        .values({
+          generation: rev.generation,
+          baseRevisionId: rev.baseRevisionId,
+          status: newer && rev.status === 'pending' ? 'superseded' : rev.status,
+          author: rev.author,
+          rollbackOf: rev.rollbackOf,
+          counts: rev.counts,
+          cost: rev.cost,
+          quota: rev.quota,
+          plan: rev.plan,
+        })
+        .returning();
+      const revision = row!;
+      if (rev.sections.length > 0) {
+        await tx.insert(revisionSections).values(
+          rev.sections.map((s) => ({ revisionId: revision.id, namespace: s.namespace, status: 'pending', overMarks: s.overMarks, counts: s.counts })),
+        );
+      }
+      await tx.insert(revisionEvents).values({
+        revisionId: revision.id,
+        kind: 'created',
+        actor: rev.author,
+        message: rev.status === 'no-op' ? `Generation ${rev.generation} changes nothing deployed (no-op)` : `Computed from generation ${rev.generation}`,
+      });
+      // A newer policy change supersedes every pending revision (they can no longer be accepted).
+      const older = await tx
+        .update(revisions)
+        .set({ status: 'superseded', decidedAt: sql`now()` })
+        .where(and(eq(revisions.status, 'pending'), lt(revisions.generation, rev.generation)))
+        .returning({ id: revisions.id });
+      for (const o of older) {
+        await tx.insert(revisionEvents).values({ revisionId: o.id, kind: 'superseded', message: `Superseded by revision ${revision.id} (generation ${rev.generation})` });
+      }
+      return { status: 'created', revision, superseded: older.map((o) => o.id) } as const;
+    });
+  }
+
+  /**
+   * Accept or reject sections of a pending revision, all or nothing. The
+   * deployment head and the revision are locked, so concurrent decisions
+   * queue and exactly one wins each section.
+   */
+  async decide(input: { revisionId: number; namespaces: string[]; decision: 'accept' | 'reject'; actor: string; comment?: string }): Promise<DecideResult> {
+    return this.db.transaction(async (tx) => {
+      const [h] = await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
+      const [rev] = await tx.select().from(revisions).where(eq(revisions.id, input.revisionId)).for('update');
+      if (!rev) return { status: 'not-found' } as const;
+      const status = rev.status as RevisionStatus;
+      const probe = transition(status, input.decision === 'reject' ? 'reject' : 'accept-some');
+      if (!probe.ok) return { status: 'conflict', reason: probe.reason } as const;
+      const accepted = h?.acceptedRevisionId ?? null;
+      if (rev.baseRevisionId !== accepted) {
+        return {
+          status: 'conflict',
+          reason: `Cannot ${input.decision} this revision: it was computed against ${rev.baseRevisionId ? `revision ${rev.baseRevisionId}` : 'an empty deployment'}, but revision ${accepted} has been accepted since. It is stale; a newer revision will show the current difference.`,
+        } as const;
+      }
+      const sections = await tx.select().from(revisionSections).where(eq(revisionSections.revisionId, rev.id));
+      const decided: string[] = [];
+      for (const ns of input.namespaces) {
+        const sec = sections.find((s) => s.namespace === ns);
+        if (!sec) return { status: 'conflict', reason: `Revision ${rev.id} has no section for namespace "${ns}".` } as const;
+        if (sec.status !== 'pending') {
+          return { status: 'conflict', reason: `Section ${ns} of revision ${rev.id} was already ${sec.status} by ${sec.decidedBy ?? 'someone'}.` } as const;
+        }
+        const done = await tx
+          .update(revisionSections)
+          .set({ status: input.decision === 'accept' ? 'accepted' : 'rejected', decidedBy: input.actor, decidedAt: sql`now()`, comment: input.comment ?? null })
+          .where(and(eq(revisionSections.revisionId, rev.id), eq(revisionSections.namespace, ns), eq(revisionSections.status, 'pending')))
+          .returning({ ns: revisionSections.namespace });
+        if (done.length !== 1) return { status: 'conflict', reason: `Section ${ns} of revision ${rev.id} was decided by someone else meanwhile.` } as const;
+        sec.status = input.decision === 'accept' ? 'accepted' : 'rejected';
+        decided.push(ns);
+        await tx.insert(revisionEvents).values({
+          revisionId: rev.id,
+          kind: input.decision === 'accept' ? 'section-accepted' : 'section-rejected',
+          actor: input.actor,
+          section: ns,
+          message: `${input.actor} ${input.decision === 'accept' ? 'accepted' : 'rejected'} section ${ns}${input.comment ? `: ${input.comment}` : ''}`,
+        });
+      }
+      let event: RevisionEvent = 'accept-some';
+      if (input.decision === 'reject') event = 'reject';
+      else if (sections.every((s) => s.status === 'accepted')) event = 'accept-all';
+      const next = transition(status, event);
+      if (!next.ok) return { status: 'conflict', reason: next.reason } as const;
+      let jobId: number | undefined;
+      let updated = rev;
+      if (next.to !== status) {
+        [updated] = (await tx.update(revisions).set({ status: next.to, decidedAt: sql`now()` }).where(eq(revisions.id, rev.id)).returning()) as [RevisionRow];
+        await tx.insert(revisionEvents).values({
+          revisionId: rev.id,
+          kind: next.to,
+          actor: input.actor,
+          message: next.to === 'accepted' ? 'All sections accepted: queued for apply' : `Rejected by ${input.actor}`,
+        });
+        if (next.to === 'accepted') {
+          // The apply job is part of the acceptance: an accepted revision always has one.
+          await tx.update(deploymentHead).set({ acceptedRevisionId: rev.id }).where(eq(deploymentHead.id, 1));
+          const [job] = await tx.insert(jobs).values({ kind: 'apply', revisionId: rev.id }).returning({ id: jobs.id });
+          jobId = job!.id;
+        }
+      }
+      return { status: 'ok', revision: updated, decided, jobId } as const;
+    });
+  }
+
+  /** Guarded status change (e.g. applying → applied); false when the revision was not in `from`. */
+  async setStatus(id: number, from: RevisionStatus[], to: RevisionStatus, extra: { appliedAt?: boolean } = {}): Promise<boolean> {
+    const rows = await this.db
+      .update(revisions)
+      .set({ status: to, ...(extra.appliedAt ? { appliedAt: sql`now()` } : {}) })
+      .where(and(eq(revisions.id, id), inArray(revisions.status, from)))
+      .returning({ id: revisions.id });
+    return rows.length === 1;
+  }
+
+  async setApplied(id: number): Promise<void> {
+    await this.db.update(deploymentHead).set({ appliedRevisionId: id }).where(eq(deploymentHead.id, 1));
+  }
+
+  // ---- jobs ----
+
+  async enqueue(kind: string, revisionId: number): Promise<number> {
+    const [j] = await this.db.insert(jobs).values({ kind, revisionId }).returning({ id: jobs.id });
+    return j!.id;
+  }
+
+  /**
+   * Claim the oldest unfinished job — only that one, so revisions apply in
+   * the order they were accepted. Skipped when another worker holds a live
+   * lease on it; a lease older than `leaseMs` was abandoned (a crash).
+   */
+  async claim(workerId: string, leaseMs: number): Promise<JobRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.execute(sql`
+        select id, locked_at, run_at from jobs
+        where status in ('queued', 'running')
+        order by id
+        limit 1
+        for update skip locked`);
+      const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as { id: number; locked_at: string | Date | null; run_at: string | Date }[];
+      const next = list[0];
+      if (!next) return undefined;
+      const now = Date.now();
+      if (new Date(next.run_at).getTime() > now) return undefined;
+      if (next.locked_at && now - new Date(next.locked_at).getTime() < leaseMs) return undefined;
+      const [job] = await tx
+        .update(jobs)
+        .set({ status: 'running', lockedBy: workerId, lockedAt: sql`now()`, attempts: sql`${jobs.attempts} + 1` })
+        .where(eq(jobs.id, Number(next.id)))
+        .returning();
+      return job;
+    });
+  }
+
+  async renewLease(jobId: number, workerId: string): Promise<boolean> {
+    const rows = await this.db
+      .update(jobs)
+      .set({ lockedAt: sql`now()` })
+      .where(and(eq(jobs.id, jobId), eq(jobs.lockedBy, workerId), eq(jobs.status, 'running')))
+      .returning({ id: jobs.id });
+    return rows.length === 1;
+  }
+
+  async finishJob(jobId: number, status: 'done' | 'failed', error?: string): Promise<void> {
+    await this.db.update(jobs).set({ status, lastError: error ?? null, finishedAt: sql`now()`, lockedAt: null, lockedBy: null }).where(eq(jobs.id, jobId));
+  }
+
+  /** Release a job to run again later (backoff after a failure). */
+  async retryJobLater(jobId: number, delayMs: number, error: string): Promise<void> {
+    await this.db
+      .update(jobs)
+      .set({ status: 'queued', lastError: error, lockedAt: null, lockedBy: null, runAt: sql`now() + ${`${Math.round(delayMs)} milliseconds`}::interval` })
+      .where(eq(jobs.id, jobId));
+  }
+
+  async jobsFor(revisionId: number): Promise<JobRow[]> {
+    return this.db.select().from(jobs).where(eq(jobs.revisionId, revisionId)).orderBy(asc(jobs.id));
+  }
+
+  // ---- steps and actual state ----
+
+  /** Create step rows once (a resumed apply keeps the progress it had). */
+  async initSteps(revisionId: number, steps: { index: number; key: string; action: string }[]): Promise<void> {
+    for (let i = 0; i < steps.length; i += 500) {
+      await this.db
+        .insert(applySteps)
+        .values(steps.slice(i, i + 500).map((s) => ({ revisionId, stepIndex: s.index, key: s.key, action: s.action, status: 'pending' })))
+        .onConflictDoNothing();
+    }
+  }
+
+  async markStep(revisionId: number, index: number, status: 'done' | 'failed' | 'skipped' | 'pending', error?: string): Promise<void> {
+    await this.db
+      .update(applySteps)
+      .set({ status, error: error ?? null, attempts: status === 'skipped' ? sql`${applySteps.attempts}` : sql`${applySteps.attempts} + 1`, updatedAt: sql`now()` })
+      .where(and(eq(applySteps.revisionId, revisionId), eq(applySteps.stepIndex, index)));
+  }
+
+  async setInstanceState(s: { key: string; revisionId: number; status: string; error?: string | null; deployName: string }): Promise<void> {
+    await this.db
+      .insert(instanceStates)
+      .values({ key: s.key, revisionId: s.revisionId, status: s.status, error: s.error ?? null, deployName: s.deployName })
+      .onConflictDoUpdate({ target: instanceStates.key, set: { revisionId: s.revisionId, status: s.status, error: s.error ?? null, deployName: s.deployName, updatedAt: sql`now()` } });
+  }
+
+  async instanceStates(keys?: string[]): Promise<InstanceStateRow[]> {
+    if (keys && keys.length === 0) return [];
+    return this.db.select().from(instanceStates).where(keys ? inArray(instanceStates.key, keys) : undefined);
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * Revisions: every policy generation becomes one — the diff from the
+ * accepted deployment to the new desired state, its ordered plan, cost and
+ * quota checks — split into one section per namespace it changes. People
+ * with the right accept or reject sections; when all are accepted, the
+ * stored plan is queued for apply (in the same transaction).
+ */
+import { computeRoles, isDomainAdmin, roleIn, type UserRoles } from '../engine/acl';
+import type { AclRule, Cluster } from '../engine/model/kinds';
+import { loadObjects } from '../engine/model/validate';
+import { appliedState, planRevision, type RevisionPlan } from '../engine/plan';
+import { ResolveSession, type DesiredState, type Instance, type PolicyObjectInput } from '../engine/resolve';
+import type { PolicyUser } from '../engine/model/users';
+import type { RevisionRepo, RevisionRow, SectionRow } from '../repo/revisions';
+import type { Repos, StoredObject } from '../repo/types';
+import type { Actor, MaybeActor } from './actor';
+import { AppError, notFound, unauthorized } from './errors';
+import { stringify } from 'yaml';
+import type { ResolutionService } from './resolution';
+import { transition, type RevisionStatus } from './revision-state';
+
+
+export interface SectionView extends Omit<SectionRow, 'revisionId'> {
+  /** Whether the asking user may decide this section now, and why not when not. */
+  canDecide: boolean;
+  reason?: string;
+}
+
+export interface RevisionSummary {
+  id: number;
+  generation: number;
+  status: string;
+  author: string;
+  createdAt: Date;
+  appliedAt: Date | null;
+  rollbackOf: number | null;
+  counts: RevisionPlan['counts'];
+  costDelta: number;
+  currency: string;
+  acceptedBy: string[];
+  sections: { namespace: string; status: string }[];
+}
+
+export class RevisionService {
+  /** Revisions are computed one at a time: each diffs against the accepted head. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly repos: Repos,
+    private readonly revisions: RevisionRepo,
+    private readonly resolution: ResolutionService,
+    private readonly users: () => Promise<PolicyUser[]>,
+    private readonly domainAdmins: readonly string[],
+    /** Writes a generation restoring an earlier one (PolicyService.restore). */
+    private readonly restore: (actor: Actor, generation: number) => Promise<{ generation: number; changed: boolean }>,
+  ) {}
+
+  /** After a write: compute the generation's revision in the background. */
+  schedule(generation: number, opts: { autoAcceptBy?: Actor } = {}): void {
+    void this.ensureForGeneration(generation, opts).catch((e) => console.error(`revision for generation ${generation} failed:`, e));
+  }
+
+  ensureForGeneration(generation: number, opts: { autoAcceptBy?: Actor } = {}): Promise<RevisionRow> {
+    const run = this.queue.then(() => this.compute(generation, opts));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async compute(generation: number, opts: { autoAcceptBy?: Actor }): Promise<RevisionRow> {
+    const existing = await this.revisions.byGeneration(generation);
+    if (existing) return existing;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const head = await this.revisions.head();
+      const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
+      const before = base ? await this.deployedState(base) : null;
+      const after = (await this.resolution.ensure(generation)).state;
+      const plan = await this.plan(generation, before, after);
+      // Instances this revision holds back (conflicts) keep running as they were:
+      // remember those versions, as the next revision's starting point.
+      const erroredNow = new Set(after.instances.filter((i) => i.error).map((i) => i.key));
+      const carryOver = erroredNow.size ? appliedState(before, after).instances.filter((i) => erroredNow.has(i.key)) : [];
+      const info = await this.repos.policy.getGeneration(generation);
+      const rollbackOf = info?.restoredFrom != null ? ((await this.revisions.byGeneration(info.restoredFrom))?.id ?? null) : null;
+      const res = await this.revisions.insert({
+        generation,
+        baseRevisionId: base?.id ?? null,
+        status: plan.noop ? 'no-op' : 'pending',
+        author: info?.author ?? 'keelson',
+        rollbackOf,
+        counts: plan.counts,
+        cost: plan.cost,
+        quota: plan.quota,
+        plan: { ...plan, carryOver },
+        sections: plan.sections.map((s) => ({ namespace: s.namespace, overMarks: s.overMarks, counts: s.counts })),
+      });
+      if (res.status === 'stale') continue; // someone accepted meanwhile: diff against the new head
+      if (res.status === 'created' && res.revision.status === 'pending' && opts.autoAcceptBy) {
+        await this.autoAccept(res.revision, opts.autoAcceptBy);
+        return (await this.revisions.get(res.revision.id))!;
+      }
+      return res.revision;
+    }
+    throw new AppError('CONFLICT', `Could not compute the revision of generation ${generation}: deployments kept changing. Try again.`);
+  }
+
+  /** What runs once `rev` is applied: its desired state, held-back instances as they were before. */
+  private async deployedState(rev: RevisionRow): Promise<DesiredState> {
+    const state = (await this.resolution.ensure(rev.generation)).state;
+    const carry = ((rev.plan as { carryOver?: Instance[] }).carryOver ?? []) as Instance[];
+    if (carry.length === 0 && !state.instances.some((i) => i.error)) return state;
+    const instances = state.instances.filter((i) => !i.error).concat(carry).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return { ...state, instances };
+  }
+
+  private async plan(generation: number, before: DesiredState | null, after: DesiredState): Promise<RevisionPlan> {
+    const clusters = (await this.repos.policy.listObjects({ generation, kind: 'cluster' })).map((o) => ({
+      namespace: o.namespace,
+      name: o.name,
+      spec: o.spec as Cluster,
+    }));
+    return planRevision({ before, after, clusters });
+  }
+
+  /** `accept=true` on a write: sections within their marks that the author may accept are accepted at once. */
+  private async autoAccept(rev: RevisionRow, actor: Actor) {
+    const roles = await this.rolesOf(actor, rev.generation);
+    const sections = await this.revisions.sections([rev.id]);
+    const mine = sections.filter((s) => !s.overMarks && this.mayDecide(roles, s).ok).map((s) => s.namespace);
+    if (mine.length === 0) return;
+    await this.revisions.decide({ revisionId: rev.id, namespaces: mine, decision: 'accept', actor: actor.name, comment: 'accepted on save (accept=true)' });
+  }
+
+  private async rolesOf(actor: Actor, generation: number): Promise<UserRoles> {
+    const rules = (await this.repos.policy.listObjects({ generation, kind: 'aclrule' })).map((o) => ({ name: o.name, spec: o.spec as AclRule }));
+    return computeRoles({ name: actor.name, labels: actor.labels }, rules, { domainAdmins: this.domainAdmins });
+  }
+
+  private mayDecide(roles: UserRoles, s: Pick<SectionRow, 'namespace' | 'overMarks'>): { ok: true } | { ok: false; reason: string } {
+    const role = roleIn(roles, s.namespace);
+    if (s.overMarks && !isDomainAdmin(roles)) {
+      return { ok: false, reason: `Section ${s.namespace} goes over a cluster's marks: only a domain admin may accept it.` };
+    }
+    if (role === 'domain-admin' || role === 'namespace-admin') return { ok: true };
+    return {
+      ok: false,
+      reason: `Deciding section ${s.namespace} needs the namespace-admin role in ${s.namespace} or domain-admin; you are ${role ?? 'not given a role'} there.`,
+    };
+  }
+
+  async list(actor: MaybeActor, opts: { limit?: number; before?: number } = {}): Promise<RevisionSummary[]> {
+    if (!actor) throw unauthorized('see revisions');
+    const rows = await this.revisions.list(opts);
+    const sections = await this.revisions.sections(rows.map((r) => r.id));
+    return rows.map((r) => {
+      const secs = sections.filter((s) => s.revisionId === r.id);
+      const total = r.cost as { currency?: string; delta?: { monthly?: number } } | null;
+      return {
+        id: r.id,
+        generation: r.generation,
+        status: r.status,
+        author: r.author,
+        createdAt: r.createdAt,
+        appliedAt: r.appliedAt,
+        rollbackOf: r.rollbackOf,
+        counts: r.counts as RevisionPlan['counts'],
+        costDelta: total?.delta?.monthly ?? 0,
+        currency: total?.currency ?? '',
+        acceptedBy: [...new Set(secs.filter((s) => s.status === 'accepted' && s.decidedBy).map((s) => s.decidedBy!))],
+        sections: secs.map((s) => ({ namespace: s.namespace, status: s.status })),
+      };
+    });
+  }
+
+  async get(actor: MaybeActor, id: number) {
+    if (!actor) throw unauthorized('see revisions');
+    const rev = await this.revisions.get(id);
+    if (!rev) throw notFound(`Revision ${id}`);
+    const head = await this.revisions.head();
+    const roles = await this.rolesOf(actor, rev.generation);
+    const sections: SectionView[] = (await this.revisions.sections([id])).map(({ revisionId: _r, ...s }) => {
+      const may = this.mayDecide(roles, s);
+      const open = rev.status === 'pending' && s.status === 'pending';
+      return { ...s, canDecide: open && may.ok, reason: !open ? undefined : may.ok ? undefined : may.reason };
+    });
+    const steps = await this.revisions.steps(id);
+    const jobs = await this.revisions.jobsFor(id);
+    const plan = rev.plan as RevisionPlan;
+    const stale = rev.status === 'pending' && rev.baseRevisionId !== head.acceptedRevisionId;
+    return { revision: { ...rev, plan: undefined }, plan, sections, steps, jobs, head, stale };
+  }
+
+  async events(actor: MaybeActor, id: number, afterId = 0) {
+    if (!actor) throw unauthorized('see revisions');
+    return this.revisions.events(id, afterId);
+  }
+
+  /** Accept or reject one section, or every pending section the user may decide. */
+  async decide(actor: MaybeActor, input: { revisionId: number; namespace?: string; decision: 'accept' | 'reject'; comment?: string }) {
+    if (!actor) throw unauthorized(`${input.decision} revisions`);
+    const rev = await this.revisions.get(input.revisionId);
+    if (!rev) throw notFound(`Revision ${input.revisionId}`);
+    // A revision that can no longer be decided says so, whoever asks.
+    const open = transition(rev.status as RevisionStatus, input.decision === 'reject' ? 'reject' : 'accept-some');
+    if (!open.ok) throw new AppError('CONFLICT', open.reason);
+    const roles = await this.rolesOf(actor, rev.generation);
+    const sections = await this.revisions.sections([rev.id]);
+    let targets: string[];
+    if (input.namespace) {
+      const s = sections.find((x) => x.namespace === input.namespace);
+      if (!s) throw notFound(`Section ${input.namespace} of revision ${rev.id}`);
+      const may = this.mayDecide(roles, s);
+      if (!may.ok) throw new AppError('FORBIDDEN', may.reason);
+      targets = [s.namespace];
+    } else {
+      const pending = sections.filter((s) => s.status === 'pending');
+      targets = pending.filter((s) => this.mayDecide(roles, s).ok).map((s) => s.namespace);
+      if (targets.length === 0 && pending.length > 0) {
+        throw new AppError('FORBIDDEN', pending.map((s) => (this.mayDecide(roles, s) as { reason: string }).reason).join(' '));
+      }
+      if (targets.length === 0) {
+        const r = await this.revisions.decide({ revisionId: rev.id, namespaces: [], decision: input.decision, actor: actor.name, comment: input.comment });
+        if (r.status === 'conflict') throw new AppError('CONFLICT', r.reason);
+        throw new AppError('CONFLICT', `Revision ${rev.id} has no pending section left.`);
+      }
+    }
+    const res = await this.revisions.decide({ revisionId: rev.id, namespaces: targets, decision: input.decision, actor: actor.name, comment: input.comment });
+    if (res.status === 'not-found') throw notFound(`Revision ${input.revisionId}`);
+    if (res.status === 'conflict') throw new AppError('CONFLICT', res.reason);
+    return { revisionId: rev.id, status: res.revision.status, decided: res.decided, queued: res.jobId !== undefined };
+  }
+
+  /** Roll back to an applied revision: a new generation restoring its policy, and so a new revision. */
+  async rollback(actor: MaybeActor, input: { revisionId: number }) {
+    if (!actor) throw unauthorized('roll back');
+    const rev = await this.revisions.get(input.revisionId);
+    if (!rev) throw notFound(`Revision ${input.revisionId}`);
+    if (rev.status !== 'applied') throw new AppError('CONFLICT', `Only an applied revision can be rolled back to; revision ${rev.id} is ${rev.status}.`);
+    const w = await this.restore(actor, rev.generation);
+    if (!w.changed) throw new AppError('CONFLICT', `The policy already is what revision ${rev.id} applied; there is nothing to roll back.`);
+    const created = await this.ensureForGeneration(w.generation);
+    return { generation: w.generation, revisionId: created.id, status: created.status };
+  }
+
+  /** One instance's rendered parameters and discovery before and after a revision (for a side-by-side diff). */
+  async instanceDiff(actor: MaybeActor, input: { revisionId: number; key: string }) {
+    if (!actor) throw unauthorized('see revisions');
+    const rev = await this.revisions.get(input.revisionId);
+    if (!rev) throw notFound(`Revision ${input.revisionId}`);
+    const base = rev.baseRevisionId ? await this.revisions.get(rev.baseRevisionId) : undefined;
+    const before = base ? (await this.resolution.ensure(base.generation)).state.instances.find((i) => i.key === input.key) : undefined;
+    const after = (await this.resolution.ensure(rev.generation)).state.instances.find((i) => i.key === input.key);
+    const show = (i: typeof after) => (i ? stringify({ code: i.code, discovery: i.discovery, target: i.target, claims: i.claims }, { lineWidth: 0 }) : '');
+    return { key: input.key, before: show(before), after: show(after) };
+  }
+
+  /** What saving `text` would create: counts, cost delta, changed claims, sections — nothing is saved. */
+  async preview(actor: MaybeActor, input: { text: string; id?: { kind: string; namespace: string; name: string } }) {
+    if (!actor) throw unauthorized('preview changes');
+    const parsed = loadObjects(input.text);
+    const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length > 0) return { ok: false as const, message: `Fix ${errors.length} problem${errors.length === 1 ? '' : 's'} to see the preview.` };
+    const generation = await this.repos.policy.head();
+    const current = await this.repos.policy.listObjects({ generation });
+    const changed = new Map(parsed.objects.map((o) => [`${o.kind}/${o.namespace}/${o.name}`, o]));
+    const objects: PolicyObjectInput[] = current
+      .filter((o) => !changed.has(`${o.kind}/${o.namespace}/${o.name}`))
+      .map(toInput)
+      .concat(parsed.objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }) as PolicyObjectInput));
+    const users = await this.users();
+    const after = new ResolveSession({ objects, users, domainAdmins: this.domainAdmins }, { trace: false }).state();
+    const head = await this.revisions.head();
+    const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
+    const before = base ? await this.deployedState(base) : null;
+    const clusters = objects.filter((o) => o.kind === 'cluster').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as Cluster }));
+    const plan = planRevision({ before, after, clusters });
+    const affected = new Set(plan.changedClaims);
+    return {
+      ok: true as const,
+      generation,
+      baseRevisionId: base?.id ?? null,
+      noop: plan.noop,
+      counts: plan.counts,
+      sections: plan.sections.map((s) => ({ namespace: s.namespace, counts: s.counts, overMarks: s.overMarks })),
+      cost: plan.cost.total,
+      currency: plan.cost.currency,
+      quota: plan.quota.filter((q) => !q.ok),
+      changedClaims: plan.changedClaims,
+      claims: after.claims.filter((c) => affected.has(`${c.namespace}/${c.name}`)).map((c) => ({ namespace: c.namespace, name: c.name, status: c.status, errors: c.errors })),
+    };
+  }
+}
+
+function toInput(o: StoredObject): PolicyObjectInput {
+  return { kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec } as PolicyObjectInput;
+}
