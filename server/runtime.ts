@@ -34,5 +34,9 @@ async function boot(): Promise<Runtime> {
   const repos = drizzleRepos(db.db);
   if (e.seed === 'demo') await seedDemo(repos);
   const services = createServices(repos, e, new RevisionRepo(db.db));
+  // The newest generation always has its resolution and revision — also after
+  // seeding, or when the process stopped between a write and its revision.
+  const head = await repos.policy.head();
+  if (head > 0) services.revisions?.schedule(head);
   return { env: e, db, repos, services };
 }

@@ -1,0 +1,107 @@
+/**
+ * The keelson command line against the running console: apply a file as a
+ * generation, see its revision, accept it, wait until applied, delete —
+ * with the exit codes scripts rely on.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+
+test.describe.configure({ mode: 'serial' });
+
+function keelson(args: string[], user = 'sam') {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, KEELSON_USER: user, KEELSON_PASSWORD: user, KEELSON_SERVER: test.info().project.use.baseURL },
+    timeout: 120_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'keelson-cli-e2e-'));
+test.afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = join(dir, 'extra.yaml');
+writeFileSync(
+  file,
+  `- kind: bundle
+  metadata: {namespace: social, name: cli-demo}
+  components:
+    - name: web
+      code: {type: helm, params: {chartRepo: https://charts.example.com, chartName: web, replicas: 2, resources: {requests: {cpu: 500m, memory: 1Gi}}}}
+- kind: service
+  metadata: {namespace: social, name: cli-demo}
+  contexts: [{name: only, allocation: {bundle: cli-demo}}]
+- kind: claim
+  metadata: {namespace: social, name: cli-demo}
+  user: John
+  service: cli-demo
+  labels: {target: k8s-example.west}
+`,
+);
+
+test('keelson apply → revision → accept → wait applied → delete', async () => {
+  // Deploy whatever is pending first, so this revision's diff is only ours.
+  const pending = keelson(['revisions', 'list', '--format', 'json']);
+  expect(pending.code, pending.err).toBe(0);
+  for (const r of JSON.parse(pending.out) as { id: number; status: string }[]) {
+    if (r.status === 'pending') {
+      expect(keelson(['revisions', 'accept', String(r.id)]).code).toBe(0);
+      expect(keelson(['revisions', 'wait', String(r.id), '--until', 'applied', '--timeout', '60']).code).toBe(0);
+    }
+  }
+
+  const applied = keelson(['apply', file, '--message', 'add cli-demo', '--format', 'json']);
+  expect(applied.code, applied.err).toBe(0);
+  const out = JSON.parse(applied.out);
+  expect(out.changed).toBe(true);
+  expect(out.revision.status).toBe('pending');
+  expect(out.revision.counts.create).toBe(2); // the bundle instance and its component
+  // 2 replicas × (0.5 vCPU × €22 + 1 GiB × €3) = €28 per month on the demo cluster.
+  expect(out.revision.costDelta).toBeCloseTo(28, 2);
+  const id = String(out.revision.id);
+
+  const show = keelson(['revisions', 'show', id]);
+  expect(show.code).toBe(0);
+  expect(show.out).toContain(`Revision ${id} (generation ${out.generation}) by Sam: pending`);
+  expect(show.out).toContain('Section social: pending');
+
+  const alice = keelson(['revisions', 'accept', id], 'alice');
+  expect(alice.code).toBe(1);
+  expect(alice.err).toContain('needs the namespace-admin role in social or domain-admin');
+
+  const accepted = keelson(['revisions', 'accept', id, '--section', 'social', '--comment', 'from the CLI']);
+  expect(accepted.code, accepted.err).toBe(0);
+  expect(accepted.out).toContain('now accepted (queued for apply)');
+  const again = keelson(['revisions', 'accept', id]);
+  expect(again.code).toBe(1);
+  expect(again.err).toMatch(/already been accepted|being applied|already been applied/);
+
+  const waited = keelson(['revisions', 'wait', id, '--until', 'applied', '--timeout', '60']);
+  expect(waited.code, waited.err).toBe(0);
+
+  const unchanged = keelson(['apply', file]);
+  expect(unchanged.code).toBe(0);
+  expect(unchanged.out).toContain('No changes');
+
+  const deleted = keelson(['delete', file, '--format', 'json']);
+  expect(deleted.code, deleted.err).toBe(0);
+  const del = JSON.parse(deleted.out);
+  expect(del.revision.counts.delete).toBe(2);
+  expect(keelson(['revisions', 'reject', String(del.revision.id)]).code).toBe(0);
+  const rejected = keelson(['revisions', 'wait', String(del.revision.id), '--until', 'applied', '--timeout', '5']);
+  expect(rejected.code).toBe(1);
+  expect(rejected.err).toContain('is rejected, it will not become applied');
+});
+
+test('usage and sign-in errors have their own exit codes', async () => {
+  expect(keelson(['revisions', 'show']).code).toBe(2);
+  expect(keelson(['revisions', 'wait', '1', '--until', 'soon']).code).toBe(2);
+  const bad = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'revisions', 'list'], {
+    encoding: 'utf8',
+    env: { ...process.env, KEELSON_USER: 'sam', KEELSON_PASSWORD: 'wrong', KEELSON_SERVER: test.info().project.use.baseURL },
+  });
+  expect(bad.status).toBe(1);
+  expect(bad.stderr).toContain('sign-in as sam failed');
+});
