@@ -252,6 +252,28 @@ for (const backend of backends()) {
       assert.match(await code(svc().rollback(sam, { revisionId: r.id })), /^CONFLICT: Only an applied revision/);
     });
 
+    test('a section that pushes a cluster over its marks needs a domain admin', async () => {
+      const head = await repos.policy.head();
+      const cluster = (await repos.policy.getObject({ kind: 'cluster', namespace: 'system', name: 'k8s-example' }))!;
+      await services.policy.apply(sam, { text: cluster.text.replace('vcpu: 16', 'vcpu: "0.1"'), baseGeneration: head });
+      // John asks for his own guestbook: 0.6 vCPU more on a cluster whose mark is now 0.1.
+      const w = await services.policy.apply(john, {
+        text: 'kind: claim\nmetadata: {namespace: social, name: john_guestbook}\nuser: John\nservice: guestbook\nlabels: {target: k8s-example.west}\n',
+        baseGeneration: await repos.policy.head(),
+      });
+      const r = await svc().ensureForGeneration(w.generation);
+      const d = await svc().get(john, r.id);
+      const social = d.sections.find((x) => x.namespace === 'social')!;
+      assert.equal(social.overMarks, true);
+      assert.equal(social.canDecide, false);
+      assert.match(social.reason!, /goes over a cluster's marks: only a domain admin may accept it/);
+      assert.match(await code(svc().decide(john, { revisionId: r.id, namespace: 'social', decision: 'accept' })), /^FORBIDDEN: .*only a domain admin/);
+      assert.ok(d.plan.quota.some((q) => q.dimension === 'vcpu' && !q.ok));
+      assert.equal((await svc().decide(sam, { revisionId: r.id, namespace: 'social', decision: 'accept' })).decided[0], 'social');
+      assert.equal(await runOnce({ revisions: revs, actuator: new GitOpsActuator(tempDir()) }), true);
+      assert.equal((await revs.get(r.id))!.status, 'applied');
+    });
+
     if (backend.name === 'postgres') {
       test('a worker process killed mid-apply: a new one resumes, no step lost or doubled (real processes)', async () => {
         const r = await editClaim(john, 'bob_dev', 'tsvisimage: demo11', 'tsvisimage: demo14');
