@@ -1,3 +1,4 @@
+import { graphsRouter } from './routers/graphs';
 import { policyRouter } from './routers/policy';
 import { resolutionRouter } from './routers/resolution';
 import { revisionsRouter } from './routers/revisions';
@@ -5,6 +6,7 @@ import { usersRouter } from './routers/users';
 import { createCallerFactory, createTRPCRouter } from './trpc';
 
 export const appRouter = createTRPCRouter({
+  graphs: graphsRouter,
   policy: policyRouter,
   resolution: resolutionRouter,
   revisions: revisionsRouter,

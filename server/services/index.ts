@@ -2,6 +2,7 @@
 import type { Env } from '../env';
 import type { RevisionRepo } from '../repo/revisions';
 import type { Repos } from '../repo/types';
+import { GraphService } from './graphs';
 import { PolicyService } from './policy';
 import { ResolutionService } from './resolution';
 import { RevisionService } from './revisions';
@@ -13,6 +14,7 @@ export interface Services {
   resolution: ResolutionService;
   /** Absent with in-memory repositories (revisions need the database's locking). */
   revisions?: RevisionService;
+  graphs: GraphService;
 }
 
 export function createServices(repos: Repos, env: Pick<Env, 'usersFile' | 'domainAdmins'>, revisionRepo?: RevisionRepo): Services {
@@ -30,5 +32,5 @@ export function createServices(repos: Repos, env: Pick<Env, 'usersFile' | 'domai
       policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: `Roll back to generation ${generation}` }),
     );
   }
-  return { policy, users, resolution, revisions };
+  return { policy, users, resolution, revisions, graphs: new GraphService(repos, resolution, revisionRepo) };
 }

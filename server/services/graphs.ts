@@ -1,0 +1,55 @@
+/**
+ * Graph data for the console: the policy graph and the desired-state graph
+ * of a generation, optionally overlaid with a revision's changes and the
+ * actual state. Layout happens in the browser (elkjs in a worker).
+ */
+import { desiredGraph, policyGraph, type GraphModel } from '../engine/graph';
+import type { PolicyObjectInput } from '../engine/resolve';
+import type { RevisionPlan } from '../engine/plan';
+import type { RevisionRepo } from '../repo/revisions';
+import type { Repos } from '../repo/types';
+import type { MaybeActor } from './actor';
+import { notFound, unauthorized } from './errors';
+import type { ResolutionService } from './resolution';
+
+export class GraphService {
+  constructor(
+    private readonly repos: Repos,
+    private readonly resolution: ResolutionService,
+    private readonly revisions?: RevisionRepo,
+  ) {}
+
+  async policy(actor: MaybeActor, input: { generation?: number }): Promise<GraphModel & { generation: number }> {
+    if (!actor) throw unauthorized('see graphs');
+    const r = await this.resolution.get(actor, input.generation);
+    const objects = await this.repos.policy.listObjects({ generation: r.generation });
+    return { generation: r.generation, ...policyGraph(objects as PolicyObjectInput[], r.state) };
+  }
+
+  /** Instances of a generation; with `revisionId`, what that revision changes and what is actually deployed. */
+  async desired(actor: MaybeActor, input: { generation?: number; revisionId?: number }): Promise<GraphModel & { generation: number; revisionId?: number }> {
+    if (!actor) throw unauthorized('see graphs');
+    if (input.revisionId !== undefined && this.revisions) {
+      const rev = await this.revisions.get(input.revisionId);
+      if (!rev) throw notFound(`Revision ${input.revisionId}`);
+      const plan = rev.plan as RevisionPlan;
+      const after = await this.resolution.get(actor, rev.generation);
+      const base = rev.baseRevisionId ? await this.revisions.get(rev.baseRevisionId) : undefined;
+      const before = base ? (await this.resolution.get(actor, base.generation)).state : null;
+      const changes = new Map<string, 'create' | 'update' | 'delete'>();
+      for (const a of plan.actions) if (a.kind === 'create' || a.kind === 'update' || a.kind === 'delete') changes.set(a.key, a.kind);
+      const afterKeys = new Set(after.state.instances.map((i) => i.key));
+      const removed = (before?.instances ?? []).filter((i) => !afterKeys.has(i.key) && changes.get(i.key) === 'delete');
+      const actual = new Map((await this.revisions.instanceStates()).map((s) => [s.key, { status: s.status, revisionId: s.revisionId }]));
+      const head = await this.revisions.head();
+      return {
+        generation: rev.generation,
+        revisionId: rev.id,
+        ...desiredGraph(after.state, { changes, removed, actual, expectedRevisionId: head.appliedRevisionId ?? undefined }),
+      };
+    }
+    const r = await this.resolution.get(actor, input.generation);
+    const actual = this.revisions ? new Map((await this.revisions.instanceStates()).map((s) => [s.key, { status: s.status, revisionId: s.revisionId }])) : undefined;
+    return { generation: r.generation, ...desiredGraph(r.state, { actual }) };
+  }
+}
