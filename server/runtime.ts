@@ -7,6 +7,7 @@ import { openDb, type DbHandle } from './db/client';
 import { env, type Env } from './env';
 import { drizzleRepos } from './repo/drizzle';
 import { RevisionRepo } from './repo/revisions';
+import { TenantRepo } from './repo/tenants';
 import type { Repos } from './repo/types';
 import { seedDemo } from './seed/demo';
 import { createServices, type Services } from './services';
@@ -33,7 +34,7 @@ async function boot(): Promise<Runtime> {
   const db = await openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite') });
   const repos = drizzleRepos(db.db);
   if (e.seed === 'demo') await seedDemo(repos);
-  const services = createServices(repos, e, new RevisionRepo(db.db));
+  const services = createServices(repos, e, new RevisionRepo(db.db), new TenantRepo(db.db));
   // The newest generation always has its resolution and revision — also after
   // seeding, or when the process stopped between a write and its revision.
   const head = await repos.policy.head();

@@ -2,6 +2,7 @@ import { graphsRouter } from './routers/graphs';
 import { policyRouter } from './routers/policy';
 import { resolutionRouter } from './routers/resolution';
 import { revisionsRouter } from './routers/revisions';
+import { tenantsRouter } from './routers/tenants';
 import { usersRouter } from './routers/users';
 import { createCallerFactory, createTRPCRouter } from './trpc';
 
@@ -10,6 +11,7 @@ export const appRouter = createTRPCRouter({
   policy: policyRouter,
   resolution: resolutionRouter,
   revisions: revisionsRouter,
+  tenants: tenantsRouter,
   users: usersRouter,
 });
 

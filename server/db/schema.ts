@@ -194,3 +194,44 @@ export const instanceStates = pgTable('instance_states', {
   deployName: text('deploy_name').notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** Axebow tenants: a group of users that owns a set of namespaces. */
+export const tenants = pgTable('tenants', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  createdBy: text('created_by').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const tenantMembers = pgTable(
+  'tenant_members',
+  {
+    tenantId: integer('tenant_id').notNull(),
+    /** Lower-case user name (policy names match without regard to case). */
+    user: text('user_name').notNull(),
+    role: text('role').notNull(),
+    addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.user] })],
+);
+
+export const tenantInvitations = pgTable(
+  'tenant_invitations',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id').notNull(),
+    user: text('user_name').notNull(),
+    role: text('role').notNull(),
+    invitedBy: text('invited_by').notNull(),
+    status: text('status').notNull().default('pending'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+  },
+  (t) => [index('tenant_invitations_user_idx').on(t.user, t.status)],
+);
+
+/** Each namespace belongs to at most one tenant. */
+export const tenantNamespaces = pgTable('tenant_namespaces', {
+  namespace: text('namespace').primaryKey(),
+  tenantId: integer('tenant_id').notNull(),
+});

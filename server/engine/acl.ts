@@ -46,9 +46,10 @@ export function sortAclRules(rules: readonly AclRuleRef[]): AclRuleRef[] {
 export function computeRoles(
   user: { name: string; labels: Readonly<Record<string, string>>; domainAdmin?: boolean },
   rules: readonly AclRuleRef[],
-  opts: { domainAdmins?: readonly string[]; cache?: ExprCache } = {},
+  opts: { domainAdmins?: readonly string[]; cache?: ExprCache; extra?: readonly RoleGrant[] } = {},
 ): UserRoles {
-  const grants: RoleGrant[] = [];
+  // Grants from elsewhere (tenant membership) count like ACL rules' grants.
+  const grants: RoleGrant[] = [...(opts.extra ?? [])];
   const errors: string[] = [];
   const lower = user.name.toLowerCase();
   if (user.domainAdmin || opts.domainAdmins?.some((n) => n.toLowerCase() === lower)) {

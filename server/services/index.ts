@@ -1,6 +1,9 @@
 /** All services, wired to one set of repositories. */
 import type { Env } from '../env';
 import type { RevisionRepo } from '../repo/revisions';
+import type { TenantRepo } from '../repo/tenants';
+import { AccessService } from './access';
+import { TenantService } from './tenants';
 import type { Repos } from '../repo/types';
 import { GraphService } from './graphs';
 import { PolicyService } from './policy';
@@ -15,22 +18,36 @@ export interface Services {
   /** Absent with in-memory repositories (revisions need the database's locking). */
   revisions?: RevisionService;
   graphs: GraphService;
+  access: AccessService;
+  /** Absent with in-memory repositories. */
+  tenants?: TenantService;
 }
 
-export function createServices(repos: Repos, env: Pick<Env, 'usersFile' | 'domainAdmins'>, revisionRepo?: RevisionRepo): Services {
+export function createServices(
+  repos: Repos,
+  env: Pick<Env, 'usersFile' | 'domainAdmins'>,
+  revisionRepo?: RevisionRepo,
+  tenantRepo?: TenantRepo,
+): Services {
   const users = new UserService(repos, env);
+  const access = new AccessService(repos, env.domainAdmins, tenantRepo);
   const policyUsers = () => users.policyUsers();
-  const resolution = new ResolutionService(repos, policyUsers, env.domainAdmins);
+  const resolution = new ResolutionService(repos, policyUsers, env.domainAdmins, () => access.tenantGrants());
   let revisions: RevisionService | undefined;
   // Every new generation is resolved right away, in the background, and becomes a revision.
-  const policy = new PolicyService(repos, (generation, opts) => {
-    resolution.schedule(generation);
-    revisions?.schedule(generation, opts.accept && opts.author ? { autoAcceptBy: opts.author } : {});
-  });
+  const policy = new PolicyService(
+    repos,
+    (generation, opts) => {
+      resolution.schedule(generation);
+      revisions?.schedule(generation, opts.accept && opts.author ? { autoAcceptBy: opts.author } : {});
+    },
+    access,
+  );
   if (revisionRepo) {
-    revisions = new RevisionService(repos, revisionRepo, resolution, policyUsers, env.domainAdmins, async (actor, generation) =>
+    revisions = new RevisionService(repos, revisionRepo, resolution, policyUsers, access, async (actor, generation) =>
       policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: `Roll back to generation ${generation}` }),
     );
   }
-  return { policy, users, resolution, revisions, graphs: new GraphService(repos, resolution, revisionRepo) };
+  const tenants = tenantRepo ? new TenantService(tenantRepo, access, revisionRepo, policyUsers) : undefined;
+  return { policy, users, resolution, revisions, graphs: new GraphService(repos, resolution, revisionRepo), access, tenants };
 }

@@ -3,11 +3,13 @@
  * Every write is one generation; a write names the generation it was based
  * on and is refused when the head has moved since.
  */
+import { parseDocument } from 'yaml';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
 import { jsonSchemaForKind, KNOWN_KINDS, MAX_REQUEST_BYTES, normaliseKind, type Kind } from '../engine/model/kinds';
 import { loadObjects, objectKey, type AnyLoadedObject } from '../engine/model/validate';
 import type { GenerationInfo, ObjectId, Repos, StoredObject } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
+import { AccessService } from './access';
 import { AppError, notFound, unauthorized } from './errors';
 
 export interface ObjectSummary extends ObjectId {
@@ -30,11 +32,22 @@ export interface WriteResult {
 }
 
 export class PolicyService {
+  private readonly access: AccessService;
+
   constructor(
     private readonly repos: Repos,
     /** Called after each new generation (resolution and its revision start in the background). */
     private readonly onGeneration: (generation: number, opts: { author: MaybeActor; accept: boolean }) => void = () => {},
-  ) {}
+    access?: AccessService,
+  ) {
+    this.access = access ?? new AccessService(repos, []);
+  }
+
+  /** Objects as this actor may see them: cluster kubeconfigs only for those who may manage clusters. */
+  private async visible<T extends StoredObject>(actor: Actor, objects: T[]): Promise<T[]> {
+    if (!objects.some(hasSecret) || (await this.access.canSeeSecrets(actor))) return objects;
+    return objects.map((o) => (hasSecret(o) ? redactSecrets(o) : o));
+  }
 
   private requireSignedIn(actor: MaybeActor, what: string) {
     if (!actor) throw unauthorized(what);
@@ -74,7 +87,8 @@ export class PolicyService {
     if (!kind) throw new AppError('NOT_FOUND', `Unknown kind "${id.kind}"; known kinds: ${KNOWN_KINDS.join(', ')}.`);
     const obj = await this.repos.policy.getObject({ ...id, kind }, generation);
     if (!obj) throw notFound(`${kind} ${id.namespace}/${id.name}${generation ? ` at generation ${generation}` : ''}`);
-    return { ...obj, head: await this.repos.policy.head() };
+    const [shown] = await this.visible(actor!, [obj]);
+    return { ...shown!, head: await this.repos.policy.head() };
   }
 
   /**
@@ -110,6 +124,8 @@ export class PolicyService {
     if (objects.length === 0) {
       throw new AppError('INVALID_INPUT', 'The text holds no policy objects. Nothing was saved.', { diagnostics });
     }
+    await this.access.assertManage(who, objects, 'change policy');
+    await this.keepSecrets(objects);
     return this.commit(who, input.baseGeneration, input.message, objects, [], diagnostics, undefined, input.accept);
   }
 
@@ -141,6 +157,8 @@ export class PolicyService {
     } else if (await this.repos.policy.getObject(obj)) {
       throw new AppError('CONFLICT', `${obj.kind} ${obj.namespace}/${obj.name} already exists; open it to edit. Nothing was saved.`);
     }
+    await this.access.assertManage(who, [obj], 'change policy');
+    await this.keepSecrets([obj]);
     const r = await this.commit(who, input.baseGeneration, input.message, [obj], [], diagnostics, undefined, input.accept);
     return { ...r, object: { kind: obj.kind, namespace: obj.namespace, name: obj.name } };
   }
@@ -156,6 +174,7 @@ export class PolicyService {
       return { ...id, kind };
     });
     if (ids.length === 0) throw new AppError('INVALID_INPUT', 'Nothing to delete.');
+    await this.access.assertManage(who, ids, 'delete policy');
     return this.commit(who, input.baseGeneration, input.message, [], ids, [], undefined, input.accept);
   }
 
@@ -213,7 +232,7 @@ export class PolicyService {
     const head = await this.repos.policy.head();
     if (generation < 0 || generation > head) throw notFound(`Generation ${generation}`);
     const info = generation === 0 ? null : ((await this.repos.policy.getGeneration(generation)) ?? null);
-    return { info, objects: await this.repos.policy.listObjects({ generation }) };
+    return { info, objects: await this.visible(actor!, await this.repos.policy.listObjects({ generation })) };
   }
 
   /** The whole policy of two generations as YAML, for a side-by-side diff. */
@@ -241,6 +260,9 @@ export class PolicyService {
     const current = await this.repos.policy.listObjects({ generation: input.baseGeneration });
     const keep = new Set(target.objects.map(objectKey));
     const deletes = current.filter((o) => !keep.has(objectKey(o))).map(({ kind, namespace, name }) => ({ kind, namespace, name }));
+    const now = new Map(current.map((o) => [objectKey(o), o]));
+    const changed = target.objects.filter((o) => now.get(objectKey(o))?.text !== o.text);
+    await this.access.assertManage(who, [...changed, ...deletes], 'roll back');
     const res = await this.repos.policy.commit({
       baseGeneration: input.baseGeneration,
       author: who.name,
@@ -262,6 +284,29 @@ export class PolicyService {
   schemas(): Record<Kind, Record<string, unknown>> {
     return Object.fromEntries(KNOWN_KINDS.map((k) => [k, jsonSchemaForKind(k)])) as Record<Kind, Record<string, unknown>>;
   }
+
+  /** The redaction placeholder must never be saved as a credential (someone copied what they were shown). */
+  private async keepSecrets(objects: AnyLoadedObject[]) {
+    for (const o of objects) {
+      if (o.kind !== 'cluster' || JSON.stringify(o.spec).indexOf(REDACTED) < 0) continue;
+      throw new AppError('INVALID_INPUT', `cluster ${o.namespace}/${o.name}: the kubeconfig shows "${REDACTED}"; paste the real value or remove the field. Nothing was saved.`);
+    }
+  }
+}
+
+export const REDACTED = '<redacted: only domain admins see cluster credentials>';
+
+function hasSecret(o: StoredObject): boolean {
+  const cfg = (o.spec as { config?: { kubeconfig?: unknown } } | null)?.config;
+  return o.kind === 'cluster' && cfg?.kubeconfig != null;
+}
+
+function redactSecrets<T extends StoredObject>(o: T): T {
+  const spec = structuredClone(o.spec) as { config: { kubeconfig: unknown } };
+  spec.config.kubeconfig = REDACTED;
+  const doc = parseDocument(o.text);
+  if (doc.hasIn(['config', 'kubeconfig'])) doc.setIn(['config', 'kubeconfig'], REDACTED);
+  return { ...o, spec, text: doc.toString() };
 }
 
 function defaultMessage(objects: AnyLoadedObject[], deletes: ObjectId[]): string {

@@ -11,7 +11,8 @@ import { PolicyService } from './policy';
 import { ResolutionService } from './resolution';
 
 const users = parseUsers(readFileSync('corpus/aptomi/examples/common/users.yaml', 'utf8')).users;
-const sam: Actor = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' };
+// Sam's labels make him a domain admin under the demo's ACL rules.
+const sam: Actor = { id: 'local:Sam', name: 'Sam', labels: users.find((u) => u.name === 'Sam')!.labels, provider: 'test' };
 
 describe('resolution on the server', () => {
   let repos: Repos;

@@ -5,6 +5,7 @@
  * only claims is re-resolved incrementally, and decision traces for the
  * claim page come from it without resolving everything again.
  */
+import type { RoleGrant } from '../engine/acl';
 import type { PolicyUser } from '../engine/model/users';
 import { normaliseKind, type Kind, type ObjectOfKind } from '../engine/model/kinds';
 import { ResolveSession, type ClaimOutcome, type DesiredState, type PolicyObjectInput } from '../engine/resolve';
@@ -33,6 +34,8 @@ export class ResolutionService {
     private readonly repos: Repos,
     private readonly users: () => Promise<PolicyUser[]>,
     private readonly domainAdmins: readonly string[] = [],
+    /** Role grants from tenant membership (consume rights). */
+    private readonly grants: () => Promise<Map<string, RoleGrant[]>> = async () => new Map(),
   ) {}
 
   /** The resolution of a generation (default: the newest), computing it if needed. */
@@ -104,7 +107,9 @@ export class ResolutionService {
   /** Resolve a generation, incrementally from the cached one when only claims changed. */
   private async resolveNow(generation: number): Promise<{ session: ResolveSession; state: DesiredState }> {
     const users = await this.users();
-    const usersKey = JSON.stringify(users.map((u) => [u.name, u.labels, u.secrets]));
+    const grants = await this.grants();
+    // Who the users are and what they may consume: a change there means a full resolution.
+    const usersKey = JSON.stringify([users.map((u) => [u.name, u.labels, u.secrets]), [...grants]]);
     const prev = this.cached;
     if (prev && prev.usersKey === usersKey && prev.generation < generation) {
       const gens = await this.repos.policy.listGenerations({ before: generation + 1, limit: generation - prev.generation });
@@ -120,7 +125,7 @@ export class ResolutionService {
       }
     }
     const objects = await this.repos.policy.listObjects({ generation });
-    const session = new ResolveSession({ objects: objects.map(toInput), users, domainAdmins: this.domainAdmins }, { trace: false });
+    const session = new ResolveSession({ objects: objects.map(toInput), users, domainAdmins: this.domainAdmins, extraGrants: grants }, { trace: false });
     const state = session.state();
     // Only the newest generation is worth keeping warm.
     if (!this.cached || this.cached.generation <= generation) this.cached = { generation, usersKey, session, state };

@@ -5,8 +5,9 @@
  * with the right accept or reject sections; when all are accepted, the
  * stored plan is queued for apply (in the same transaction).
  */
-import { computeRoles, isDomainAdmin, roleIn, type UserRoles } from '../engine/acl';
-import type { AclRule, Cluster } from '../engine/model/kinds';
+import { isDomainAdmin, roleIn, type UserRoles } from '../engine/acl';
+import type { AccessService } from './access';
+import type { Cluster } from '../engine/model/kinds';
 import { loadObjects } from '../engine/model/validate';
 import { appliedState, planRevision, type RevisionPlan } from '../engine/plan';
 import { ResolveSession, type DesiredState, type Instance, type PolicyObjectInput } from '../engine/resolve';
@@ -50,7 +51,7 @@ export class RevisionService {
     private readonly revisions: RevisionRepo,
     private readonly resolution: ResolutionService,
     private readonly users: () => Promise<PolicyUser[]>,
-    private readonly domainAdmins: readonly string[],
+    private readonly access: AccessService,
     /** Writes a generation restoring an earlier one (PolicyService.restore). */
     private readonly restore: (actor: Actor, generation: number) => Promise<{ generation: number; changed: boolean }>,
   ) {}
@@ -130,9 +131,9 @@ export class RevisionService {
     await this.revisions.decide({ revisionId: rev.id, namespaces: mine, decision: 'accept', actor: actor.name, comment: 'accepted on save (accept=true)' });
   }
 
-  private async rolesOf(actor: Actor, generation: number): Promise<UserRoles> {
-    const rules = (await this.repos.policy.listObjects({ generation, kind: 'aclrule' })).map((o) => ({ name: o.name, spec: o.spec as AclRule }));
-    return computeRoles({ name: actor.name, labels: actor.labels }, rules, { domainAdmins: this.domainAdmins });
+  /** Roles under the revision's own policy (its ACL rules), plus tenant membership. */
+  private rolesOf(actor: Actor, generation: number): Promise<UserRoles> {
+    return this.access.roles(actor, generation);
   }
 
   private mayDecide(roles: UserRoles, s: Pick<SectionRow, 'namespace' | 'overMarks'>): { ok: true } | { ok: false; reason: string } {
@@ -184,7 +185,8 @@ export class RevisionService {
     });
     const steps = await this.revisions.steps(id);
     const jobs = await this.revisions.jobsFor(id);
-    const plan = rev.plan as RevisionPlan;
+    const stored = rev.plan as RevisionPlan;
+    const plan = { ...stored, steps: await this.access.redactSensitive(actor, stored.steps) };
     const stale = rev.status === 'pending' && rev.baseRevisionId !== head.acceptedRevisionId;
     return { revision: { ...rev, plan: undefined }, plan, sections, steps, jobs, head, stale };
   }
@@ -247,8 +249,9 @@ export class RevisionService {
     const rev = await this.revisions.get(input.revisionId);
     if (!rev) throw notFound(`Revision ${input.revisionId}`);
     const base = rev.baseRevisionId ? await this.revisions.get(rev.baseRevisionId) : undefined;
-    const before = base ? (await this.resolution.ensure(base.generation)).state.instances.find((i) => i.key === input.key) : undefined;
-    const after = (await this.resolution.ensure(rev.generation)).state.instances.find((i) => i.key === input.key);
+    const found = (s: DesiredState) => s.instances.filter((i) => i.key === input.key);
+    const [before] = base ? await this.access.redactSensitive(actor, found((await this.resolution.ensure(base.generation)).state)) : [];
+    const [after] = await this.access.redactSensitive(actor, found((await this.resolution.ensure(rev.generation)).state));
     const show = (i: typeof after) => (i ? stringify({ code: i.code, discovery: i.discovery, target: i.target, claims: i.claims }, { lineWidth: 0 }) : '');
     return { key: input.key, before: show(before), after: show(after) };
   }
@@ -267,7 +270,7 @@ export class RevisionService {
       .map(toInput)
       .concat(parsed.objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }) as PolicyObjectInput));
     const users = await this.users();
-    const after = new ResolveSession({ objects, users, domainAdmins: this.domainAdmins }, { trace: false }).state();
+    const after = new ResolveSession({ objects, users, extraGrants: await this.access.tenantGrants() }, { trace: false }).state();
     const head = await this.revisions.head();
     const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
     const before = base ? await this.deployedState(base) : null;

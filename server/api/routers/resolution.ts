@@ -22,6 +22,7 @@ export const resolutionRouter = createTRPCRouter({
       const { generation: gen, outcome } = await ctx.services.resolution.claim(ctx.actor, input);
       const r = await ctx.services.resolution.get(ctx.actor, gen);
       const mine = new Set(outcome.instances);
-      return { generation: gen, outcome, instances: r.state.instances.filter((i) => mine.has(i.key)) };
+      const instances = await ctx.services.access.redactSensitive(ctx.actor, r.state.instances.filter((i) => mine.has(i.key)));
+      return { generation: gen, outcome, instances };
     }),
 });

@@ -41,6 +41,8 @@ export interface PlanStep {
   claims: string[];
   /** Indices of earlier steps that must succeed first. */
   waitsFor: number[];
+  /** Parameters rendered from user secrets (shown only to those who may manage the instance). */
+  sensitive?: boolean;
 }
 
 export function orderSteps(diff: InstanceDiff): PlanStep[] {
@@ -116,6 +118,7 @@ function makeStep(
     code,
     claims: inst.claims,
     waitsFor,
+    ...(inst.sensitive ? { sensitive: true } : {}),
   };
 }
 

@@ -51,6 +51,8 @@ export interface Contribution {
   depth: number;
   /** Owned by the memo and shared between claims: copy before changing (see `owned`). */
   shared: boolean;
+  /** Rendered from templates that read `.User.Secrets`. */
+  sensitive?: boolean;
 }
 
 export interface ClaimResult {
@@ -444,7 +446,9 @@ class ClaimWalk {
         const k = compKeys.get(dep);
         if (k !== undefined) after.push(k);
       }
-      this.record(contribution(key, comp.name, code, discovery, after));
+      const c = contribution(key, comp.name, code, discovery, after);
+      if (index.componentReadsSecrets(comp)) c.sensitive = true;
+      this.record(c);
       pushUnique(root.edges, key);
       this.step(d, 'component', `component ${comp.name}${comp.service ? ` → service ${comp.service}` : ''}`, { component: comp.name, included: true, key });
 

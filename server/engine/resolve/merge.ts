@@ -185,6 +185,7 @@ export class DesiredStateBuilder {
       claimDepth,
     };
     if (error) inst.error = error;
+    if (indices.some((i) => agg.contributions[i]!.sensitive)) inst.sensitive = true;
     return inst;
   }
 }

@@ -4,7 +4,7 @@
  * expressions and templates. Built once per policy generation and reused for
  * every claim (and across incremental re-resolutions).
  */
-import { computeRoles, type AclRuleRef, type UserRoles } from '../acl';
+import { computeRoles, type AclRuleRef, type RoleGrant, type UserRoles } from '../acl';
 import { compileParamTree, deployName, instanceId, type CompiledExpr, type CompiledTemplate, type ParamPlan, type Result } from '../lang';
 import type { AclRule, Bundle, Claim, Cluster, Component, Kind, ObjectOfKind, Rule, Service } from '../model/kinds';
 import type { MemoResult } from './claim';
@@ -29,6 +29,8 @@ export interface PolicyInput {
    * rules resolve for every user.
    */
   enforceConsumeAcl?: boolean;
+  /** Role grants that do not come from ACL rules (tenant membership), by lower-case user name. */
+  extraGrants?: ReadonlyMap<string, readonly RoleGrant[]>;
   /**
    * Reuse the walk of a level for claims arriving with the same inputs
    * (default true). Off only to check that reuse changes nothing.
@@ -61,6 +63,7 @@ export class PolicyIndex {
   readonly aclRules: AclRuleRef[] = [];
   readonly users = new Map<string, PolicyUser>();
   readonly enforceConsumeAcl: boolean;
+  private readonly extraGrants: ReadonlyMap<string, readonly RoleGrant[]>;
   readonly memoEnabled: boolean;
   readonly domainAdmins: readonly string[];
   readonly exprCache = new Map<string, Result<CompiledExpr>>();
@@ -100,7 +103,8 @@ export class PolicyIndex {
     for (const list of this.rules.values()) list.sort((a, b) => a.spec.weight - b.spec.weight || a.name.localeCompare(b.name));
     for (const u of input.users) this.users.set(u.name.toLowerCase(), u);
     this.domainAdmins = input.domainAdmins ?? [];
-    this.enforceConsumeAcl = input.enforceConsumeAcl ?? this.aclRules.length > 0;
+    this.extraGrants = input.extraGrants ?? new Map();
+    this.enforceConsumeAcl = input.enforceConsumeAcl ?? (this.aclRules.length > 0 || this.extraGrants.size > 0);
     this.memoEnabled = input.memo !== false;
   }
 
@@ -183,6 +187,7 @@ export class PolicyIndex {
   private readonly readsCache = new Map<string, boolean>();
   private readonly ruleClaimReads = new Map<string, boolean>();
   private readonly componentUserReads = new WeakMap<object, boolean>();
+  private readonly componentSecretReads = new WeakMap<object, boolean>();
   private readonly sortedComponents = new WeakMap<object, Component[]>();
 
   /** A number per object identity (interned discovery values). */
@@ -233,6 +238,17 @@ export class PolicyIndex {
     return r;
   }
 
+  /** Do this component's templates read user secrets? (Their output is then sensitive.) */
+  componentReadsSecrets(c: Component): boolean {
+    let r = this.componentSecretReads.get(c);
+    if (r === undefined) {
+      const reads = (s: string) => s.includes('Secrets') || s.includes('$');
+      r = treeReads(c.code?.params, reads) || treeReads(c.discovery, reads);
+      this.componentSecretReads.set(c, r);
+    }
+    return r;
+  }
+
   /** Components of a bundle, dependencies first (cached per bundle). */
   componentsOf(bundle: Bundle): Component[] {
     let list = this.sortedComponents.get(bundle);
@@ -266,7 +282,7 @@ export class PolicyIndex {
     const key = user.name.toLowerCase();
     let r = this.rolesCache.get(key);
     if (!r) {
-      r = computeRoles(user, this.aclRules, { domainAdmins: this.domainAdmins, cache: this.exprCache });
+      r = computeRoles(user, this.aclRules, { domainAdmins: this.domainAdmins, cache: this.exprCache, extra: this.extraGrants.get(key) });
       this.rolesCache.set(key, r);
     }
     return r;

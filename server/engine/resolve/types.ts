@@ -72,6 +72,8 @@ export interface Instance {
   claimDepth: Record<string, number>;
   /** Set when the instance cannot be deployed (conflicting parameters, or every claim using it failed). */
   error?: string;
+  /** Its parameters or discovery were rendered from user secrets: shown only to those who may manage it. */
+  sensitive?: boolean;
 }
 
 export interface ClaimOutcome {

@@ -1,0 +1,167 @@
+/**
+ * Tenants, members, invitations and the namespaces tenants own (drizzle).
+ * Membership changes that must not race (the last owner) run in
+ * transactions that lock the tenant's member rows.
+ */
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { tenantInvitations, tenantMembers, tenantNamespaces, tenants } from '../db/schema';
+
+export type TenantRole = 'owner' | 'admin' | 'plain';
+export const TENANT_ROLES: readonly TenantRole[] = ['owner', 'admin', 'plain'];
+export const ROLE_RANK: Record<TenantRole, number> = { owner: 3, admin: 2, plain: 1 };
+
+export type TenantRow = typeof tenants.$inferSelect;
+export type MemberRow = typeof tenantMembers.$inferSelect;
+export type InvitationRow = typeof tenantInvitations.$inferSelect;
+
+export class TenantRepo {
+  constructor(private readonly db: Db) {}
+
+  async byName(name: string): Promise<TenantRow | undefined> {
+    const [t] = await this.db.select().from(tenants).where(eq(tenants.name, name));
+    return t;
+  }
+
+  async list(): Promise<TenantRow[]> {
+    return this.db.select().from(tenants).orderBy(asc(tenants.name));
+  }
+
+  async members(tenantId: number): Promise<MemberRow[]> {
+    return this.db.select().from(tenantMembers).where(eq(tenantMembers.tenantId, tenantId)).orderBy(asc(tenantMembers.user));
+  }
+
+  async membershipsOf(user: string): Promise<(MemberRow & { tenant: string })[]> {
+    return this.db
+      .select({ tenantId: tenantMembers.tenantId, user: tenantMembers.user, role: tenantMembers.role, addedAt: tenantMembers.addedAt, tenant: tenants.name })
+      .from(tenantMembers)
+      .innerJoin(tenants, eq(tenants.id, tenantMembers.tenantId))
+      .where(eq(tenantMembers.user, user.toLowerCase()));
+  }
+
+  async namespaces(tenantId?: number): Promise<{ namespace: string; tenantId: number }[]> {
+    return this.db
+      .select()
+      .from(tenantNamespaces)
+      .where(tenantId !== undefined ? eq(tenantNamespaces.tenantId, tenantId) : undefined)
+      .orderBy(asc(tenantNamespaces.namespace));
+  }
+
+  async invitations(filter: { tenantId?: number; user?: string; status?: string }): Promise<(InvitationRow & { tenant: string })[]> {
+    const conds = [];
+    if (filter.tenantId !== undefined) conds.push(eq(tenantInvitations.tenantId, filter.tenantId));
+    if (filter.user) conds.push(eq(tenantInvitations.user, filter.user.toLowerCase()));
+    if (filter.status) conds.push(eq(tenantInvitations.status, filter.status));
+    return this.db
+      .select({
+        id: tenantInvitations.id,
+        tenantId: tenantInvitations.tenantId,
+        user: tenantInvitations.user,
+        role: tenantInvitations.role,
+        invitedBy: tenantInvitations.invitedBy,
+        status: tenantInvitations.status,
+        createdAt: tenantInvitations.createdAt,
+        decidedAt: tenantInvitations.decidedAt,
+        tenant: tenants.name,
+      })
+      .from(tenantInvitations)
+      .innerJoin(tenants, eq(tenants.id, tenantInvitations.tenantId))
+      .where(conds.length ? and(...conds) : undefined)
+      .orderBy(asc(tenantInvitations.id));
+  }
+
+  /** Create a tenant with its owner and namespaces; false when the name or a namespace is taken. */
+  async create(input: { name: string; owner: string; namespaces: string[] }): Promise<{ ok: true; tenant: TenantRow } | { ok: false; reason: string }> {
+    return this.db.transaction(async (tx) => {
+      const [taken] = await tx.select().from(tenants).where(eq(tenants.name, input.name));
+      if (taken) return { ok: false, reason: `A tenant named "${input.name}" already exists.` } as const;
+      if (input.namespaces.length) {
+        const owned = await tx.select().from(tenantNamespaces).where(inArray(tenantNamespaces.namespace, input.namespaces));
+        if (owned.length) return { ok: false, reason: `Namespace ${owned.map((o) => o.namespace).join(', ')} already belongs to another tenant.` } as const;
+      }
+      const [t] = await tx.insert(tenants).values({ name: input.name, createdBy: input.owner }).returning();
+      await tx.insert(tenantMembers).values({ tenantId: t!.id, user: input.owner.toLowerCase(), role: 'owner' });
+      if (input.namespaces.length) await tx.insert(tenantNamespaces).values(input.namespaces.map((namespace) => ({ namespace, tenantId: t!.id })));
+      return { ok: true, tenant: t! } as const;
+    });
+  }
+
+  async addNamespace(tenantId: number, namespace: string): Promise<boolean> {
+    const rows = await this.db.insert(tenantNamespaces).values({ namespace, tenantId }).onConflictDoNothing().returning();
+    return rows.length === 1;
+  }
+
+  async invite(input: { tenantId: number; user: string; role: TenantRole; invitedBy: string }): Promise<InvitationRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const user = input.user.toLowerCase();
+      const [member] = await tx.select().from(tenantMembers).where(and(eq(tenantMembers.tenantId, input.tenantId), eq(tenantMembers.user, user)));
+      const [pending] = await tx
+        .select()
+        .from(tenantInvitations)
+        .where(and(eq(tenantInvitations.tenantId, input.tenantId), eq(tenantInvitations.user, user), eq(tenantInvitations.status, 'pending')));
+      if (member || pending) return undefined;
+      const [inv] = await tx.insert(tenantInvitations).values({ tenantId: input.tenantId, user, role: input.role, invitedBy: input.invitedBy }).returning();
+      return inv;
+    });
+  }
+
+  /** Accept or reject a pending invitation (once). */
+  async answer(invitationId: number, user: string, accept: boolean): Promise<InvitationRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [inv] = await tx
+        .update(tenantInvitations)
+        .set({ status: accept ? 'accepted' : 'rejected', decidedAt: sql`now()` })
+        .where(and(eq(tenantInvitations.id, invitationId), eq(tenantInvitations.user, user.toLowerCase()), eq(tenantInvitations.status, 'pending')))
+        .returning();
+      if (inv && accept) await tx.insert(tenantMembers).values({ tenantId: inv.tenantId, user: inv.user, role: inv.role }).onConflictDoNothing();
+      return inv;
+    });
+  }
+
+  /**
+   * Change a member's role or remove them, refusing to leave the tenant
+   * without an owner. The member rows are locked, so two admins demoting
+   * the last two owners at once cannot both succeed.
+   */
+  async changeMember(tenantId: number, user: string, role: TenantRole | null): Promise<'ok' | 'not-member' | 'last-owner'> {
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.select().from(tenantMembers).where(eq(tenantMembers.tenantId, tenantId)).for('update');
+      const target = rows.find((r) => r.user === user.toLowerCase());
+      if (!target) return 'not-member';
+      const owners = rows.filter((r) => r.role === 'owner');
+      if (target.role === 'owner' && role !== 'owner' && owners.length === 1) return 'last-owner';
+      if (role) await tx.update(tenantMembers).set({ role }).where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.user, target.user)));
+      else await tx.delete(tenantMembers).where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.user, target.user)));
+      return 'ok';
+    });
+  }
+
+  async remove(tenantId: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.delete(tenantInvitations).where(eq(tenantInvitations.tenantId, tenantId));
+      await tx.delete(tenantNamespaces).where(eq(tenantNamespaces.tenantId, tenantId));
+      await tx.delete(tenantMembers).where(eq(tenantMembers.tenantId, tenantId));
+      await tx.delete(tenants).where(eq(tenants.id, tenantId));
+    });
+  }
+
+  /** Namespace-admin / service-consumer grants implied by tenant membership, per user (lower-case). */
+  async grants(): Promise<Map<string, { role: 'namespace-admin' | 'service-consumer'; namespaces: string[]; source: string }[]>> {
+    const rows = await this.db
+      .select({ user: tenantMembers.user, role: tenantMembers.role, tenant: tenants.name, tenantId: tenants.id })
+      .from(tenantMembers)
+      .innerJoin(tenants, eq(tenants.id, tenantMembers.tenantId));
+    const nss = await this.namespaces();
+    const byTenant = new Map<number, string[]>();
+    for (const n of nss) byTenant.set(n.tenantId, [...(byTenant.get(n.tenantId) ?? []), n.namespace]);
+    const out = new Map<string, { role: 'namespace-admin' | 'service-consumer'; namespaces: string[]; source: string }[]>();
+    for (const r of rows) {
+      const namespaces = byTenant.get(r.tenantId) ?? [];
+      if (namespaces.length === 0) continue;
+      const list = out.get(r.user) ?? [];
+      list.push({ role: r.role === 'plain' ? 'service-consumer' : 'namespace-admin', namespaces, source: `tenant ${r.tenant} (${r.role})` });
+      out.set(r.user, list);
+    }
+    return out;
+  }
+}

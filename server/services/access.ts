@@ -1,0 +1,88 @@
+/**
+ * Who may do what. Roles come from the policy's ACL rules (evaluated on the
+ * user's labels), from KEELSON_DOMAIN_ADMINS, and from tenant membership
+ * (tenant owners and admins are namespace admins of the tenant's namespaces,
+ * plain members service consumers). Every service asks here before it reads
+ * secrets or changes anything.
+ */
+import { canManage, computeRoles, isDomainAdmin, roleIn, type RoleGrant, type UserRoles } from '../engine/acl';
+import type { AclRule } from '../engine/model/kinds';
+import type { TenantRepo } from '../repo/tenants';
+import type { ObjectId, Repos } from '../repo/types';
+import type { Actor, MaybeActor } from './actor';
+import { AppError, unauthorized } from './errors';
+
+export class AccessService {
+  constructor(
+    private readonly repos: Repos,
+    private readonly domainAdmins: readonly string[],
+    private readonly tenants?: TenantRepo,
+  ) {}
+
+  /** Tenant-derived grants per lower-case user name. */
+  async tenantGrants(): Promise<Map<string, RoleGrant[]>> {
+    if (!this.tenants) return new Map();
+    return (await this.tenants.grants()) as Map<string, RoleGrant[]>;
+  }
+
+  /** The actor's roles under the policy of `generation` (default: the newest). */
+  async roles(actor: Actor, generation?: number): Promise<UserRoles> {
+    const gen = generation ?? (await this.repos.policy.head());
+    const rules = (await this.repos.policy.listObjects({ generation: gen, kind: 'aclrule' })).map((o) => ({ name: o.name, spec: o.spec as AclRule }));
+    const grants = await this.tenantGrants();
+    const extra = [...(grants.get(actor.name.toLowerCase()) ?? [])];
+    // An open policy (no ACL rules, no configured domain admins, no tenants)
+    // lets every signed-in user manage everything, as Aptomi's offline
+    // fragments did: someone has to be able to write the first ACL rule.
+    if (rules.length === 0 && this.domainAdmins.length === 0 && grants.size === 0) {
+      extra.push({ role: 'domain-admin', namespaces: '*', source: 'open policy: no ACL rules, domain admins or tenants yet' });
+    }
+    return computeRoles({ name: actor.name, labels: actor.labels }, rules, { domainAdmins: this.domainAdmins, extra });
+  }
+
+  /** Refuse (403, naming the object and the role needed) unless the actor may manage every object. */
+  async assertManage(actor: MaybeActor, objects: readonly ObjectId[], verb: string): Promise<Actor> {
+    if (!actor) throw unauthorized(verb);
+    const roles = await this.roles(actor);
+    for (const o of objects) {
+      if (!canManage(roles, o.kind, o.namespace)) throw new AppError('FORBIDDEN', explainDenied(roles, o));
+    }
+    return actor;
+  }
+
+  /**
+   * Instances rendered from user secrets keep their parameters and
+   * discovery to those who may manage them (namespace admins, domain admins).
+   */
+  async redactSensitive<T extends { namespace: string; sensitive?: boolean; code?: { type: string; params: Record<string, unknown> } | null; discovery?: Record<string, unknown> }>(
+    actor: Actor,
+    items: T[],
+  ): Promise<T[]> {
+    if (!items.some((i) => i.sensitive)) return items;
+    const roles = await this.roles(actor);
+    return items.map((i) => {
+      if (!i.sensitive || canManage(roles, 'bundle', i.namespace)) return i;
+      const note = { redacted: `rendered from user secrets: visible to namespace admins of ${i.namespace}` };
+      return { ...i, ...(i.code ? { code: { ...i.code, params: note } } : {}), ...(i.discovery ? { discovery: note } : {}) };
+    });
+  }
+
+  /** Does the newest policy hold objects in this namespace? */
+  async namespaceInUse(namespace: string): Promise<boolean> {
+    return (await this.repos.policy.listObjects({ namespace })).length > 0;
+  }
+
+  /** Secrets (cluster kubeconfigs) are shown only to those who may manage them: domain admins. */
+  async canSeeSecrets(actor: Actor): Promise<boolean> {
+    return isDomainAdmin(await this.roles(actor));
+  }
+}
+
+export function explainDenied(roles: UserRoles, o: ObjectId): string {
+  const role = roleIn(roles, o.namespace);
+  const what = `${o.kind} ${o.namespace}/${o.name}`;
+  const youAre = role ? `you are ${role} there` : `you have no role there`;
+  if (o.namespace === 'system') return `You may not change ${what}: objects in the system namespace are managed by domain admins only (${youAre}). Nothing was saved.`;
+  if (o.kind === 'claim') return `You may not change ${what}: managing claims in namespace ${o.namespace} needs the service-consumer, namespace-admin or domain-admin role there (${youAre}). Nothing was saved.`;
+  return `You may not change ${what}: managing ${o.kind}s in namespace ${o.namespace} needs the namespace-admin or domain-admin role there (${youAre}); service consumers may only change claims. Nothing was saved.`;
+}
