@@ -43,8 +43,12 @@ export class TenantService {
     return (m?.role as TenantRole | undefined) ?? null;
   }
 
+  /**
+   * The actor's effective role for `what`: their membership, or owner for a
+   * domain admin (Axebow's operators are not subject to tenants' rules).
+   */
   private async requireRole(tenant: { id: number; name: string }, actor: Actor, min: TenantRole, what: string): Promise<TenantRole> {
-    const role = await this.roleIn(tenant.id, actor);
+    const role = (await this.roleIn(tenant.id, actor)) ?? (isDomainAdmin(await this.access.roles(actor)) ? 'owner' : null);
     if (!role || ROLE_RANK[role] < ROLE_RANK[min]) {
       throw new AppError('FORBIDDEN', `You may not ${what} in tenant ${tenant.name}: that needs the ${min} role${min === 'owner' ? '' : ' or above'} (you are ${role ?? 'not a member'}).`);
     }
