@@ -8,6 +8,8 @@ const LINKS = [
   { href: '/claims', label: 'Claims' },
   { href: '/revisions', label: 'Revisions' },
   { href: '/history', label: 'History' },
+  { href: '/tenants', label: 'Tenants' },
+  { href: '/users', label: 'Users' },
   { href: '/profile', label: 'Profile' },
 ];
 

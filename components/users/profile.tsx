@@ -1,5 +1,6 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import { useTRPC } from '@/app/_trpc/client';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
 
@@ -31,6 +32,7 @@ export function ProfileView() {
           )}
         </dl>
       </section>
+      <MyRoles />
       <section className="panel" aria-label="Labels">
         <h2>Labels</h2>
         {labels.length === 0 ? (
@@ -61,5 +63,38 @@ export function ProfileView() {
         )}
       </section>
     </>
+  );
+}
+
+function MyRoles() {
+  const trpc = useTRPC();
+  const q = useQuery(trpc.tenants.myRoles.queryOptions());
+  if (!q.data) return null;
+  return (
+    <section className="panel" aria-label="Roles">
+      <h2>Roles</h2>
+      {q.data.grants.length === 0 ? (
+        <p className="muted">No roles: you may view everything and change nothing.</p>
+      ) : (
+        <ul className="changes" data-testid="my-roles">
+          {q.data.grants.map((g, i) => (
+            <li key={i}>
+              <strong>{g.role}</strong> in {g.namespaces === '*' ? 'every namespace' : g.namespaces.join(', ')} <span className="muted">({g.source})</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {q.data.tenants.length > 0 && (
+        <p>
+          Tenants:{' '}
+          {q.data.tenants.map((t, i) => (
+            <span key={t.tenant}>
+              {i > 0 && ', '}
+              <Link href={`/tenants/${encodeURIComponent(t.tenant)}`}>{t.tenant}</Link> ({t.role})
+            </span>
+          ))}
+        </p>
+      )}
+    </section>
   );
 }

@@ -1,0 +1,14 @@
+import type { Metadata } from 'next';
+import { getServerSession } from 'next-auth';
+import { TenantDetail } from '@/components/tenants/tenant-detail';
+import { actorFromSession, authOptions } from '@/server/auth/options';
+
+export async function generateMetadata({ params }: { params: Promise<{ name: string }> }): Promise<Metadata> {
+  return { title: `Tenant ${decodeURIComponent((await params).name)}` };
+}
+
+export default async function TenantPage({ params }: { params: Promise<{ name: string }> }) {
+  const { name } = await params;
+  const actor = await actorFromSession(await getServerSession(authOptions()));
+  return <TenantDetail name={decodeURIComponent(name)} me={actor?.name ?? ''} />;
+}

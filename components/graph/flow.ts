@@ -1,0 +1,134 @@
+/**
+ * Budgeted graph + layout → React Flow nodes and edges. Nodes get fixed
+ * sizes per kind: the layout needs them before anything is measured, and
+ * with `width`/`height` set React Flow knows which nodes are on screen
+ * (visible-only rendering) without rendering them first.
+ */
+import { MarkerType } from '@xyflow/react';
+import type { BudgetedGraph, FlowEdge, FlowNode, GraphKind, GraphNode, LayoutRequest, LayoutResult } from './types';
+
+type Size = { width: number; height: number };
+
+export const NODE_SIZE: Record<GraphKind | 'bucket', Size> = {
+  user: { width: 150, height: 44 },
+  claim: { width: 200, height: 60 },
+  service: { width: 190, height: 52 },
+  context: { width: 170, height: 52 },
+  bundle: { width: 190, height: 52 },
+  component: { width: 190, height: 52 },
+  instance: { width: 210, height: 60 },
+  bucket: { width: 210, height: 64 },
+};
+
+export function toLayoutRequest(g: BudgetedGraph): LayoutRequest {
+  return {
+    groups: g.groups.map((x) => ({ id: x.id, label: x.label })),
+    nodes: [
+      ...g.nodes.map((n) => ({ id: n.id, group: n.group, ...NODE_SIZE[n.kind] })),
+      ...g.buckets.map((b) => ({ id: b.id, group: b.group, ...NODE_SIZE.bucket })),
+    ],
+    edges: g.edges.map((e) => ({ source: e.source, target: e.target })),
+  };
+}
+
+/** Attributes on React Flow's node element: what CSS styles and tests select. */
+function domAttributes(n: GraphNode): Record<string, string> {
+  const a: Record<string, string> = { 'data-kind': n.kind };
+  if (n.kind !== 'user') a['data-namespace'] = n.namespace;
+  if (n.kind === 'claim') a['data-status'] = n.status;
+  else if (n.problem) a['data-status'] = 'problem';
+  if (n.problem) a['data-problem'] = 'true';
+  if (n.overlay) a['data-overlay'] = n.overlay;
+  if (n.kind === 'instance' && n.actual) a['data-actual'] = n.actual;
+  return a;
+}
+
+type DomAttributes = FlowNode['domAttributes'];
+
+export interface FlowGraph {
+  nodes: FlowNode[];
+  edges: FlowEdge[];
+  /** Absolute centre of every drawn node (scopes excluded), for keyboard moves and centring. */
+  centres: Map<string, { x: number; y: number }>;
+}
+
+export function toFlow(g: BudgetedGraph, req: LayoutRequest, layout: LayoutResult): FlowGraph {
+  const boxes = new Map(layout.groups.map((b) => [b.id, b]));
+  const shownPerGroup = new Map<string, number>();
+  const hiddenPerGroup = new Map<string, number>();
+  for (const n of g.nodes) shownPerGroup.set(n.group, (shownPerGroup.get(n.group) ?? 0) + 1);
+  for (const b of g.buckets) hiddenPerGroup.set(b.group, (hiddenPerGroup.get(b.group) ?? 0) + b.count);
+
+  // Parents first: React Flow needs a parent before its children.
+  const nodes: FlowNode[] = g.groups.map((grp) => {
+    const box = boxes.get(grp.id)!;
+    return {
+      id: `scope:${grp.id}`,
+      type: 'scope',
+      position: { x: box.x, y: box.y },
+      width: box.width,
+      height: box.height,
+      data: { group: grp, shown: shownPerGroup.get(grp.id) ?? 0, hidden: hiddenPerGroup.get(grp.id) ?? 0 },
+      selectable: false,
+      focusable: false,
+      draggable: false,
+      ariaLabel: `${grp.kind === 'target' ? 'cluster / namespace' : grp.kind === 'users' ? 'users' : 'namespace'} ${grp.label}`,
+      domAttributes: { 'data-kind': 'scope' } as DomAttributes,
+    };
+  });
+  const centres = new Map<string, { x: number; y: number }>();
+  const place = (i: number, group: string) => {
+    const box = boxes.get(group)!;
+    const x = layout.positions[i * 2]!;
+    const y = layout.positions[i * 2 + 1]!;
+    const r = req.nodes[i]!;
+    centres.set(r.id, { x: box.x + x + r.width / 2, y: box.y + y + r.height / 2 });
+    return { position: { x, y }, parentId: `scope:${group}`, width: r.width, height: r.height };
+  };
+  g.nodes.forEach((n, i) => {
+    const common = { id: n.id, ...place(i, n.group), draggable: false, ariaLabel: ariaLabelOf(n), domAttributes: domAttributes(n) as DomAttributes };
+    if (n.kind === 'claim') nodes.push({ ...common, type: 'claim', data: { node: n } });
+    else if (n.kind === 'instance') nodes.push({ ...common, type: 'instance', data: { node: n } });
+    else nodes.push({ ...common, type: 'object', data: { node: n } });
+  });
+  g.buckets.forEach((b, k) => {
+    nodes.push({
+      id: b.id,
+      type: 'bucket',
+      ...place(g.nodes.length + k, b.group),
+      draggable: false,
+      data: { bucket: b },
+      ariaLabel: `${b.count} nodes not shown: ${b.label}. Press Enter to expand.`,
+      domAttributes: { 'data-kind': 'bucket' } as DomAttributes,
+    });
+  });
+
+  const edges: FlowEdge[] = g.edges.map((e) => ({
+    id: e.id,
+    source: e.source,
+    target: e.target,
+    className: `gedge gedge-${e.kind}${e.cross ? ' gedge-cross' : ''}${e.count > 1 ? ' gedge-many' : ''}`,
+    markerEnd: MARKER,
+    selectable: false,
+    focusable: false,
+    data: { count: e.count },
+    ...(e.count > 1 ? { label: `×${e.count}` } : {}),
+  }));
+  return { nodes, edges, centres };
+}
+
+/** One shared marker object: React Flow renders one <marker> per distinct config. */
+const MARKER = { type: MarkerType.ArrowClosed, width: 14, height: 14, color: '#9aa5b4' } as const;
+
+function ariaLabelOf(n: GraphNode): string {
+  switch (n.kind) {
+    case 'claim':
+      return `claim ${n.namespace}/${n.name}, user ${n.user}, ${n.status}${n.overlay ? `, ${n.overlay}` : ''}`;
+    case 'instance':
+      return `instance ${n.label} of ${n.namespace}/${n.service} on ${n.cluster}/${n.k8sNamespace}, ${n.claims.length} claim${n.claims.length === 1 ? '' : 's'}${n.error ? ', error' : ''}${n.overlay ? `, ${n.overlay}` : ''}${n.actual ? `, ${n.actual}` : ''}`;
+    case 'user':
+      return `user ${n.user}`;
+    default:
+      return `${n.kind} ${n.namespace}/${n.label}${n.overlay ? `, ${n.overlay}` : ''}`;
+  }
+}
