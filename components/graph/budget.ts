@@ -71,6 +71,7 @@ export function applyBudget(model: GraphModel, opts: BudgetOptions): BudgetedGra
       total: model.nodes.length,
       hidden: 0,
       bucketOf: new Map(),
+      hiddenLinks: new Map(),
     };
   }
 
@@ -103,7 +104,7 @@ export function applyBudget(model: GraphModel, opts: BudgetOptions): BudgetedGra
       if (m.problem) probs++;
       bucketOf.set(m.id, id);
     }
-    buckets.push({ id, group, label, count: members.length, kinds, problems: probs, members: members.map((m) => m.id) });
+    buckets.push({ id, group, label, count: members.length, kinds, problems: probs, members: members.map((m) => m.id), links: 0 });
   };
   const visit = (id: string, group: string, label: string, members: GraphNode[], level: 'sub' | 'range') => {
     if (!expanded.has(id)) return emit(id, group, label, members);
@@ -135,10 +136,19 @@ export function applyBudget(model: GraphModel, opts: BudgetOptions): BudgetedGra
   const shownIds = new Set(shown.map((n) => n.id));
   const rep = (id: string) => (shownIds.has(id) ? id : bucketOf.get(id));
   const merged = new Map<string, ViewEdge>();
+  const hiddenLinks = new Map<string, number>();
+  const byId = new Map(buckets.map((b) => [b.id, b]));
   for (const e of model.edges) {
     const s = rep(e.source);
     const t = rep(e.target);
     if (!s || !t || s === t) continue;
+    const sb = byId.get(s);
+    const tb = byId.get(t);
+    if (!sb !== !tb) {
+      const shownEnd = sb ? t : s;
+      hiddenLinks.set(shownEnd, (hiddenLinks.get(shownEnd) ?? 0) + 1);
+      (sb ?? tb)!.links++;
+    }
     const key = `${s}->${t}`;
     const prev = merged.get(key);
     if (prev) {
@@ -164,6 +174,7 @@ export function applyBudget(model: GraphModel, opts: BudgetOptions): BudgetedGra
     total: model.nodes.length,
     hidden: buckets.reduce((s, b) => s + b.count, 0),
     bucketOf,
+    hiddenLinks,
   };
 }
 

@@ -9,6 +9,9 @@ import type { BudgetedGraph, FlowEdge, FlowNode, GraphKind, GraphNode, LayoutReq
 
 type Size = { width: number; height: number };
 
+/** Edges into a bucket are drawn up to this many; beyond, shown nodes carry a "+N folded" count. */
+export const MAX_DRAWN_BUCKET_EDGES = 40;
+
 export const NODE_SIZE: Record<GraphKind | 'bucket', Size> = {
   user: { width: 150, height: 44 },
   claim: { width: 200, height: 60 },
@@ -20,14 +23,21 @@ export const NODE_SIZE: Record<GraphKind | 'bucket', Size> = {
   bucket: { width: 210, height: 64 },
 };
 
+/**
+ * What the layout sees. Buckets come first, so they sit at the top left of
+ * their group where the first view looks, and their edges are left out: a
+ * bucket standing for thousands of nodes would tie every component of the
+ * graph into one giant one (a 1,000-node-tall layer), while on its own it
+ * is just a box. Its edges are drawn all the same.
+ */
 export function toLayoutRequest(g: BudgetedGraph): LayoutRequest {
   return {
     groups: g.groups.map((x) => ({ id: x.id, label: x.label })),
     nodes: [
-      ...g.nodes.map((n) => ({ id: n.id, group: n.group, ...NODE_SIZE[n.kind] })),
       ...g.buckets.map((b) => ({ id: b.id, group: b.group, ...NODE_SIZE.bucket })),
+      ...g.nodes.map((n) => ({ id: n.id, group: n.group, ...NODE_SIZE[n.kind] })),
     ],
-    edges: g.edges.map((e) => ({ source: e.source, target: e.target })),
+    edges: g.edges.filter((e) => !e.source.startsWith('bucket:') && !e.target.startsWith('bucket:')).map((e) => ({ source: e.source, target: e.target })),
   };
 }
 
@@ -85,17 +95,19 @@ export function toFlow(g: BudgetedGraph, req: LayoutRequest, layout: LayoutResul
     centres.set(r.id, { x: box.x + x + r.width / 2, y: box.y + y + r.height / 2 });
     return { position: { x, y }, parentId: `scope:${group}`, width: r.width, height: r.height };
   };
+  const offset = g.buckets.length;
   g.nodes.forEach((n, i) => {
-    const common = { id: n.id, ...place(i, n.group), draggable: false, ariaLabel: ariaLabelOf(n), domAttributes: domAttributes(n) as DomAttributes };
-    if (n.kind === 'claim') nodes.push({ ...common, type: 'claim', data: { node: n } });
-    else if (n.kind === 'instance') nodes.push({ ...common, type: 'instance', data: { node: n } });
-    else nodes.push({ ...common, type: 'object', data: { node: n } });
+    const common = { id: n.id, ...place(offset + i, n.group), draggable: false, ariaLabel: ariaLabelOf(n), domAttributes: domAttributes(n) as DomAttributes };
+    const hiddenLinks = g.hiddenLinks.get(n.id) ?? 0;
+    if (n.kind === 'claim') nodes.push({ ...common, type: 'claim', data: { node: n, hiddenLinks } });
+    else if (n.kind === 'instance') nodes.push({ ...common, type: 'instance', data: { node: n, hiddenLinks } });
+    else nodes.push({ ...common, type: 'object', data: { node: n, hiddenLinks } });
   });
   g.buckets.forEach((b, k) => {
     nodes.push({
       id: b.id,
       type: 'bucket',
-      ...place(g.nodes.length + k, b.group),
+      ...place(k, b.group),
       draggable: false,
       data: { bucket: b },
       ariaLabel: `${b.count} nodes not shown: ${b.label}. Press Enter to expand.`,
@@ -103,7 +115,10 @@ export function toFlow(g: BudgetedGraph, req: LayoutRequest, layout: LayoutResul
     });
   });
 
-  const edges: FlowEdge[] = g.edges.map((e) => ({
+  // A bucket with many links would draw a sheaf of long edges across the whole graph
+  // (clutter, and every pan repaints them): beyond a few, nodes show a count instead.
+  const quiet = new Set(g.buckets.filter((b) => b.links > MAX_DRAWN_BUCKET_EDGES).map((b) => b.id));
+  const edges: FlowEdge[] = g.edges.filter((e) => !quiet.has(e.source) && !quiet.has(e.target)).map((e) => ({
     id: e.id,
     source: e.source,
     target: e.target,

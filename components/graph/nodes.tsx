@@ -22,6 +22,16 @@ function Ports() {
   );
 }
 
+/** Edges of this node that lead into folded groups and are not drawn. */
+function Folded({ count }: { count: number }) {
+  if (count === 0) return null;
+  return (
+    <span className="gbadge gbadge-folded" title={`${count} connected node${count === 1 ? ' is' : 's are'} folded into a grey group`}>
+      +{count} folded
+    </span>
+  );
+}
+
 const ACTUAL_LABEL: Record<string, string> = {
   applied: 'applied',
   applying: 'applying',
@@ -43,6 +53,7 @@ export const ClaimNode = memo(function ClaimNode({ data }: NodeProps<ClaimFlowNo
         <span className="gnode-ns">{n.namespace}</span>
         {n.status !== 'resolved' && <span className={`gbadge gbadge-${n.status}`}>{n.status}</span>}
         {n.overlay && n.overlay !== 'unchanged' && <span className={`gbadge gbadge-${n.overlay}`}>{n.overlay}</span>}
+        <Folded count={data.hiddenLinks} />
       </div>
     </div>
   );
@@ -70,6 +81,7 @@ export const InstanceNode = memo(function InstanceNode({ data }: NodeProps<Insta
         )}
         {n.error && <span className="gbadge gbadge-error">error</span>}
         {n.overlay && n.overlay !== 'unchanged' && <span className={`gbadge gbadge-${n.overlay}`}>{n.overlay}</span>}
+        <Folded count={data.hiddenLinks} />
       </div>
     </div>
   );
@@ -87,6 +99,7 @@ export const ObjectNode = memo(function ObjectNode({ data }: NodeProps<ObjectFlo
         <div className="gnode-sub">
           <span className="gnode-ns">{sub}</span>
           {n.overlay && n.overlay !== 'unchanged' && <span className={`gbadge gbadge-${n.overlay}`}>{n.overlay}</span>}
+          <Folded count={data.hiddenLinks} />
         </div>
       )}
     </div>
@@ -102,7 +115,10 @@ export const BucketNode = memo(function BucketNode({ data }: NodeProps<BucketFlo
         {b.count.toLocaleString('en-US')} not shown
         {b.problems > 0 && <span className="gbadge gbadge-error">{b.problems} problems</span>}
       </div>
-      <div className="gnode-sub">{bucketSummary(b)}</div>
+      <div className="gnode-sub">
+        {bucketSummary(b)}
+        {b.links > 0 && ` · ${b.links.toLocaleString('en-US')} links`}
+      </div>
       <div className="gnode-sub gnode-ns">{b.label}</div>
     </div>
   );

@@ -33,6 +33,8 @@ export interface Bucket {
   problems: number;
   /** Members' node ids, in rank order. */
   members: string[];
+  /** Edges between its members and shown nodes. */
+  links: number;
 }
 
 /** An edge between shown nodes or buckets; edges into a bucket are merged and counted. */
@@ -60,6 +62,8 @@ export interface BudgetedGraph {
   hidden: number;
   /** Hidden node id → id of the bucket drawn for it. */
   bucketOf: ReadonlyMap<string, string>;
+  /** Shown node id → how many of its edges lead into buckets. */
+  hiddenLinks: ReadonlyMap<string, number>;
 }
 
 // ---------------------------------------------------------------- layout
@@ -91,9 +95,10 @@ export interface LayoutResult {
 
 // ---------------------------------------------------------------- React Flow
 
-export type ClaimFlowNode = Node<{ node: NodeOf<'claim'> }, 'claim'>;
-export type InstanceFlowNode = Node<{ node: NodeOf<'instance'> }, 'instance'>;
-export type ObjectFlowNode = Node<{ node: PolicyObjectNode }, 'object'>;
+/** `hiddenLinks`: edges of the node that lead into buckets (shown as a count when not drawn). */
+export type ClaimFlowNode = Node<{ node: NodeOf<'claim'>; hiddenLinks: number }, 'claim'>;
+export type InstanceFlowNode = Node<{ node: NodeOf<'instance'>; hiddenLinks: number }, 'instance'>;
+export type ObjectFlowNode = Node<{ node: PolicyObjectNode; hiddenLinks: number }, 'object'>;
 export type BucketFlowNode = Node<{ bucket: Bucket }, 'bucket'>;
 export type ScopeFlowNode = Node<{ group: GraphGroup; shown: number; hidden: number }, 'scope'>;
 
