@@ -10,23 +10,7 @@ import { useTRPC } from '@/app/_trpc/client';
 import { objectHref } from '../objects/links';
 import { Alert, ErrorState, LoadingState } from '../ui/states';
 import { ClaimStatus } from './status';
-
-const KIND_LABEL: Record<string, string> = {
-  claim: 'claim',
-  user: 'user',
-  service: 'service',
-  acl: 'access',
-  labels: 'labels',
-  context: 'context',
-  bundle: 'bundle',
-  keys: 'keys',
-  rule: 'rule',
-  target: 'target',
-  instance: 'instance',
-  component: 'component',
-  reject: 'rejected',
-  error: 'error',
-};
+import { DecisionTrace } from './trace';
 
 export function ClaimDetail(props: { namespace: string; name: string; generation?: number }) {
   const trpc = useTRPC();
@@ -49,6 +33,9 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
           </p>
         </div>
         <div className="actions">
+          <Link className="btn" href={`/graphs?view=policy&generation=${generation}&node=${encodeURIComponent(`claim:${outcome.namespace}/${outcome.name}`)}`}>
+            Show in graph
+          </Link>
           <Link className="btn" href={objectHref({ kind: 'claim', namespace: outcome.namespace, name: outcome.name })}>
             Edit claim
           </Link>
@@ -61,13 +48,7 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
       ))}
       <section className="panel" aria-label="Decision trace">
         <h2>Decision trace</h2>
-        <ol className="trace" data-testid="trace">
-          {outcome.trace.map((s, i) => (
-            <li key={i} className={`trace-step trace-${s.kind}`} style={{ marginLeft: s.depth * 22 }}>
-              <span className="badge">{KIND_LABEL[s.kind] ?? s.kind}</span> {s.message}
-            </li>
-          ))}
-        </ol>
+        <DecisionTrace steps={outcome.trace} />
       </section>
       <section className="panel" aria-label="Instances">
         <h2>Instances ({instances.length})</h2>

@@ -114,6 +114,9 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
           </p>
         </div>
         <div className="actions">
+          <Link className="btn" href={`/graphs?view=desired&revision=${r.id}`}>
+            Impact graph
+          </Link>
           {r.status === 'applied' && (
             <button type="button" className="btn" onClick={() => setConfirmRollback(true)}>
               Roll back to this

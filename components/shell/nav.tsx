@@ -6,6 +6,7 @@ import { signOut } from 'next-auth/react';
 const LINKS = [
   { href: '/objects', label: 'Objects' },
   { href: '/claims', label: 'Claims' },
+  { href: '/graphs', label: 'Graphs' },
   { href: '/revisions', label: 'Revisions' },
   { href: '/history', label: 'History' },
   { href: '/tenants', label: 'Tenants' },

@@ -1,0 +1,485 @@
+'use client';
+/**
+ * The graph drawing: budget → layout → React Flow, with the minimap,
+ * zoom controls, a statement of what the budget left out, layout progress
+ * and keyboard navigation. It knows nothing of tRPC or Next, so the
+ * benchmark page renders this very component with generated models.
+ *
+ * Layout: a linear-time layered layout gives the first frame at once on
+ * big graphs; ELK's layered layout runs in a worker and replaces it when
+ * done (a newer request cancels an older one). Small graphs wait briefly
+ * for ELK so they do not visibly jump.
+ */
+import '@xyflow/react/dist/style.css';
+import {
+  Background,
+  Controls,
+  MiniMap,
+  Panel,
+  ReactFlow,
+  ReactFlowProvider,
+  applyNodeChanges,
+  useReactFlow,
+  useStore,
+  useStoreApi,
+  type NodeChange,
+  type NodeMouseHandler,
+  type OnMoveStart,
+} from '@xyflow/react';
+import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState, type KeyboardEvent, type Ref } from 'react';
+import { Spinner } from '../ui/spinner';
+import { applyBudget, DEFAULT_BUDGET } from './budget';
+import { toFlow, toLayoutRequest, type FlowGraph } from './flow';
+import { LayoutCancelled, LayoutClient } from './layout-client';
+import { quickLayout } from './layout-core';
+import { adjacency } from './model';
+import { minimapColor, nodeTypes } from './nodes';
+import type { BudgetedGraph, FlowEdge, FlowNode, GraphModel, LayoutRequest, LayoutResult } from './types';
+
+/** Up to this many nodes, the first frame waits (briefly) for ELK rather than showing the quick layout. */
+const WAIT_FOR_ELK_MAX = 400;
+const ELK_WAIT_MS = 1200;
+/** Above this, only nodes on screen are in the DOM (reference/stack.md §7: ~2× faster first render at 1–2k nodes). */
+const VISIBLE_ONLY_FROM = 400;
+/** Up to this many nodes the first view fits them all; beyond, fitting would put every node on screen at once. */
+const FIT_MAX = 600;
+/** The first view never zooms out further than this (13px labels stay ≥7px). */
+const MIN_READABLE_ZOOM = 0.55;
+
+export interface GraphCanvasApi {
+  /** Select a node and centre on it; a node folded into a bucket is taken out of it first. Returns false when the node is not in the model. */
+  reveal(id: string, opts?: { select?: boolean }): boolean;
+  fit(): void;
+  /** Pan (not zoom) so the node is on screen, if it is not. */
+  ensureVisible(id: string): void;
+  /** Programmatic pan and zoom (restoring a view; the benchmark's pan frames). */
+  setViewport(v: { x: number; y: number; zoom: number }): void;
+  getViewport(): { x: number; y: number; zoom: number };
+}
+
+export interface GraphCanvasProps {
+  model: GraphModel;
+  budget?: number;
+  selectedId?: string | null;
+  /** Model node ids to emphasise (a claim's subtree); the rest is dimmed. */
+  highlight?: ReadonlySet<string> | null;
+  onSelect?: (id: string | null) => void;
+  /** Click or Enter on a node. */
+  onOpen?: (id: string) => void;
+  /** Escape on a node. */
+  onClose?: () => void;
+  apiRef?: Ref<GraphCanvasApi>;
+  ariaLabel?: string;
+  /** Shown instead of the canvas when the model has no node. */
+  emptyText?: string;
+}
+
+export function GraphCanvas(props: GraphCanvasProps) {
+  return (
+    <ReactFlowProvider>
+      <Canvas {...props} />
+    </ReactFlowProvider>
+  );
+}
+
+type Progress = { req: LayoutRequest; state: 'running' | 'done' | 'failed'; done: number; total: number; error?: string };
+const EMPTY: ReadonlySet<string> = new Set();
+
+function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight = null, onSelect, onOpen, onClose, apiRef, ariaLabel, emptyText }: GraphCanvasProps) {
+  const rf = useReactFlow<FlowNode, FlowEdge>();
+  const store = useStoreApi<FlowNode, FlowEdge>();
+  const wrapper = useRef<HTMLDivElement>(null);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(EMPTY);
+  const [pinned, setPinned] = useState<ReadonlySet<string>>(EMPTY);
+  // A new model (other filters, generation) starts folded again.
+  const [foldedFor, setFoldedFor] = useState(model);
+  if (foldedFor !== model) {
+    setFoldedFor(model);
+    setExpanded(EMPTY);
+    setPinned(EMPTY);
+  }
+
+  const budgeted = useMemo(() => applyBudget(model, { budget, pinned, expanded }), [model, budget, pinned, expanded]);
+  const req = useMemo(() => toLayoutRequest(budgeted), [budgeted]);
+  const quick = useMemo(() => quickLayout(req), [req]);
+  const [elk, setElk] = useState<{ req: LayoutRequest; result: LayoutResult } | null>(null);
+  const [quickAllowed, setQuickAllowed] = useState<LayoutRequest | null>(null);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const client = useRef<LayoutClient | null>(null);
+
+  useEffect(() => {
+    if (req.nodes.length === 0) return;
+    const c = (client.current ??= new LayoutClient());
+    let live = true;
+    setProgress({ req, state: 'running', done: 0, total: req.nodes.length });
+    const timer = req.nodes.length <= WAIT_FOR_ELK_MAX ? setTimeout(() => live && setQuickAllowed(req), ELK_WAIT_MS) : undefined;
+    c.run(req, (done, total) => live && setProgress({ req, state: 'running', done, total })).then(
+      (result) => {
+        if (!live) return;
+        setElk({ req, result });
+        setProgress({ req, state: 'done', done: req.nodes.length, total: req.nodes.length });
+      },
+      (e: unknown) => {
+        if (!live || e instanceof LayoutCancelled) return;
+        // The quick layout stays: a worse picture beats none.
+        setProgress({ req, state: 'failed', done: 0, total: req.nodes.length, error: e instanceof Error ? e.message : String(e) });
+        setQuickAllowed(req);
+      },
+    );
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [req]);
+  useEffect(() => () => client.current?.dispose(), []);
+
+  const layout = elk?.req === req ? elk.result : req.nodes.length > WAIT_FOR_ELK_MAX || quickAllowed === req ? quick : null;
+  const flow = useMemo(() => (layout ? toFlow(budgeted, req, layout) : null), [budgeted, req, layout]);
+
+  // ---- highlight and selection decorate the nodes without rebuilding them
+  const shownHighlight = useMemo(() => {
+    if (!highlight) return null;
+    const shown = new Set<string>();
+    for (const id of highlight) {
+      const b = budgeted.bucketOf.get(id);
+      shown.add(b ?? id);
+    }
+    return shown;
+  }, [highlight, budgeted]);
+  const decor = useRef({ selectedId, shownHighlight });
+  decor.current = { selectedId, shownHighlight };
+
+  const [nodes, setNodes] = useState<FlowNode[]>([]);
+  useEffect(() => {
+    if (flow) setNodes(decorate(flow.nodes, decor.current.selectedId, decor.current.shownHighlight));
+  }, [flow]);
+  useEffect(() => {
+    setNodes((prev) => decorate(prev, selectedId, shownHighlight));
+  }, [selectedId, shownHighlight]);
+  const edges = useMemo(() => {
+    if (!flow) return [];
+    if (!shownHighlight) return flow.edges;
+    return flow.edges.map((e) => (shownHighlight.has(e.source) && shownHighlight.has(e.target) ? { ...e, className: `${e.className} is-hl` } : { ...e, className: `${e.className} is-dim` }));
+  }, [flow, shownHighlight]);
+
+  // Selection is ours (props), so React Flow's own select changes are dropped; sizes and the rest apply.
+  const onNodesChange = useCallback((changes: NodeChange<FlowNode>[]) => {
+    const rest = changes.filter((c) => c.type !== 'select');
+    if (rest.length) setNodes((ns) => applyNodeChanges(rest, ns));
+  }, []);
+
+  // ---- viewport: fit new models, keep the user's view otherwise
+  const fittedFor = useRef<{ model: GraphModel; engine: LayoutResult['engine'] } | null>(null);
+  const userMoved = useRef(false);
+  const pending = useRef<{ id: string; select: boolean } | null>(null);
+  const flowRef = useRef<FlowGraph | null>(null);
+  flowRef.current = flow;
+
+  /** Whether a point of the graph is inside the visible pane (with a margin). */
+  const onScreen = useCallback(
+    (c: { x: number; y: number }) => {
+      const { transform, width, height } = store.getState();
+      const sx = c.x * transform[2] + transform[0];
+      const sy = c.y * transform[2] + transform[1];
+      return sx > 80 && sy > 40 && sx < width - 80 && sy < height - 40;
+    },
+    [store],
+  );
+
+  const centre = useCallback(
+    (id: string, select: boolean) => {
+      const c = flowRef.current?.centres.get(id);
+      if (!c) return false;
+      if (select) onSelect?.(id);
+      void rf.setCenter(c.x, c.y, { zoom: Math.max(rf.getZoom(), 0.9), duration: 200 }).then(() => focusNodeElement(wrapper.current, id));
+      return true;
+    },
+    [rf, onSelect],
+  );
+
+  /**
+   * Fit the graph, but never below a zoom where labels can be read: long
+   * dependency chains are wide, and a 0.3 overview of unreadable boxes
+   * helps nobody. Then the left edge (where claims and roots are) is shown.
+   */
+  const fitReadable = useCallback(
+    (l: LayoutResult) => {
+      const { width, height } = store.getState();
+      if (!width || !height || l.groups.length === 0) return void rf.fitView({ padding: 0.08, maxZoom: 1.1 });
+      const minX = Math.min(...l.groups.map((g) => g.x));
+      const minY = Math.min(...l.groups.map((g) => g.y));
+      const bw = Math.max(...l.groups.map((g) => g.x + g.width)) - minX;
+      const bh = Math.max(...l.groups.map((g) => g.y + g.height)) - minY;
+      const pad = 24;
+      const fit = Math.min((width - 2 * pad) / bw, (height - 2 * pad) / bh, 1.1);
+      const zoom = Math.max(fit, MIN_READABLE_ZOOM);
+      const x = fit >= MIN_READABLE_ZOOM ? (width - bw * zoom) / 2 : pad;
+      const y = Math.max(pad, (height - bh * zoom) / 2);
+      void rf.setViewport({ x: x - minX * zoom, y: y - minY * zoom, zoom });
+    },
+    [rf, store],
+  );
+
+  useEffect(() => {
+    if (!flow || !layout) return;
+    const f = fittedFor.current;
+    const newModel = f?.model !== model;
+    // A small graph first drawn with the quick layout is refitted when ELK's arrives, unless the user moved meanwhile.
+    const refit = !newModel && f?.engine === 'quick' && layout.engine === 'elk' && flow.nodes.length <= FIT_MAX && !userMoved.current;
+    if (newModel || refit) {
+      fittedFor.current = { model, engine: layout.engine };
+      userMoved.current = false;
+      if (flow.nodes.length <= FIT_MAX) fitReadable(layout);
+      else {
+        // Thousands of nodes: start at the first problem if any, else at the top left, at a readable zoom.
+        const problem = budgeted.nodes.find((n) => n.problem);
+        const at = problem && flow.centres.get(problem.id);
+        if (at) void rf.setCenter(at.x, at.y, { zoom: 0.8 });
+        else void rf.setViewport({ x: 24, y: 24, zoom: 0.8 }); // the budget note sits above, centred
+      }
+    } else if (f) {
+      f.engine = layout.engine;
+    }
+    const p = pending.current;
+    if (p && (flow.centres.has(p.id) || budgeted.bucketOf.has(p.id))) {
+      pending.current = null;
+      centre(flow.centres.has(p.id) ? p.id : budgeted.bucketOf.get(p.id)!, p.select);
+    } else if (!p && layout.engine === 'elk' && decor.current.selectedId && !newModel && !refit) {
+      // Positions moved under the selection: keep it in view.
+      const c = flow.centres.get(decor.current.selectedId);
+      if (c) void rf.setCenter(c.x, c.y, { zoom: rf.getZoom() });
+    }
+  }, [flow, layout, model, rf, budgeted, centre, fitReadable]);
+
+  const onMoveStart: OnMoveStart = useCallback((event) => {
+    if (event) userMoved.current = true;
+  }, []);
+
+  useImperativeHandle(
+    apiRef,
+    () => ({
+      reveal(id, opts) {
+        const select = opts?.select ?? true;
+        if (!model.nodes.some((n) => n.id === id)) return false;
+        if (budgeted.bucketOf.has(id)) {
+          setPinned((prev) => new Set(prev).add(id));
+          pending.current = { id, select };
+          if (select) onSelect?.(id);
+          return true;
+        }
+        if (!centre(id, select)) pending.current = { id, select };
+        return true;
+      },
+      fit() {
+        void rf.fitView({ padding: 0.08, maxZoom: 1.1, duration: 200 });
+      },
+      ensureVisible(id) {
+        const c = flowRef.current?.centres.get(id);
+        if (c && !onScreen(c)) void rf.setCenter(c.x, c.y, { zoom: rf.getZoom(), duration: 150 });
+      },
+      setViewport(v) {
+        void rf.setViewport(v);
+      },
+      getViewport() {
+        return rf.getViewport();
+      },
+    }),
+    [model, budgeted, centre, rf, onSelect, onScreen],
+  );
+
+  // ---- interaction
+  const expand = useCallback(
+    (bucketId: string) => {
+      const b = budgeted.buckets.find((x) => x.id === bucketId);
+      setExpanded((prev) => new Set(prev).add(bucketId));
+      // Keep the eye on what opened: its first member, wherever the new layout puts it.
+      if (b?.members[0]) pending.current = { id: b.members[0], select: false };
+    },
+    [budgeted],
+  );
+
+  const onNodeClick: NodeMouseHandler<FlowNode> = useCallback(
+    (_e, node) => {
+      if (node.type === 'scope') return;
+      if (node.type === 'bucket') return expand(node.id);
+      onSelect?.(node.id);
+      onOpen?.(node.id);
+    },
+    [expand, onSelect, onOpen],
+  );
+  const onPaneClick = useCallback(() => onSelect?.(null), [onSelect]);
+
+  const neighbours = useMemo(() => adjacency(budgeted.edges), [budgeted]);
+  const onKeyDown = useCallback(
+    (e: KeyboardEvent<HTMLDivElement>) => {
+      const el = (e.target as HTMLElement).closest<HTMLElement>('.react-flow__node');
+      const id = el?.dataset.id;
+      if (!id || !flowRef.current) return;
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        if (id.startsWith('bucket:')) expand(id);
+        else {
+          onSelect?.(id);
+          onOpen?.(id);
+        }
+      } else if (e.key === 'Escape') {
+        onClose?.();
+      } else if (DIRS[e.key]) {
+        const next = step(flowRef.current, neighbours, id, DIRS[e.key]!);
+        if (!next) return;
+        e.preventDefault();
+        if (!next.startsWith('bucket:')) onSelect?.(next);
+        const c = flowRef.current.centres.get(next)!;
+        if (!onScreen(c)) void rf.setCenter(c.x, c.y, { zoom: rf.getZoom() }).then(() => focusNodeElement(wrapper.current, next));
+        else focusNodeElement(wrapper.current, next);
+      }
+    },
+    [expand, neighbours, onClose, onOpen, onSelect, rf, onScreen],
+  );
+
+  const far = useStore((s) => s.transform[2] < 0.5);
+
+  if (model.nodes.length === 0) {
+    return (
+      <div className="graph-canvas graph-canvas-empty" data-layout="empty">
+        <p className="state-title">{emptyText ?? 'Nothing to draw.'}</p>
+      </div>
+    );
+  }
+  const running = progress?.req === req && progress.state === 'running';
+  const failed = progress?.req === req && progress.state === 'failed' ? progress.error : undefined;
+  return (
+    <div
+      ref={wrapper}
+      className={`graph-canvas${far ? ' graph-far' : ''}`}
+      onKeyDown={onKeyDown}
+      data-layout={layout ? layout.engine : 'pending'}
+      data-nodes={budgeted.nodes.length}
+      data-hidden={budgeted.hidden}
+    >
+      <ReactFlow<FlowNode, FlowEdge>
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        onNodesChange={onNodesChange}
+        onNodeClick={onNodeClick}
+        onPaneClick={onPaneClick}
+        onMoveStart={onMoveStart}
+        onlyRenderVisibleElements={nodes.length > VISIBLE_ONLY_FROM}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        edgesFocusable={false}
+        elevateNodesOnSelect={false}
+        minZoom={0.05}
+        maxZoom={2}
+        aria-label={ariaLabel ?? 'Graph'}
+        ariaLabelConfig={ARIA}
+      >
+        <Background gap={24} size={1} color="#dfe3e8" />
+        <Controls showInteractive={false} position="bottom-left" />
+        <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeWidth={0} position="bottom-right" ariaLabel="Overview map" />
+        {budgeted.hidden > 0 && (
+          <Panel position="top-center" className="graph-banner" data-testid="graph-budget">
+            <BudgetNote g={budgeted} budget={budget} onFold={expanded.size + pinned.size > 0 ? () => (setExpanded(EMPTY), setPinned(EMPTY)) : undefined} />
+          </Panel>
+        )}
+        {(running || failed || !layout) && (
+          <Panel position="top-right" className="graph-layout-status" data-testid="graph-layout-status">
+            {failed ? (
+              <span className="sev-warning" title={failed}>
+                Simple layout: the ELK layout failed ({failed})
+              </span>
+            ) : (
+              <Spinner
+                label={
+                  !layout
+                    ? `Laying out ${req.nodes.length.toLocaleString('en-US')} nodes…`
+                    : `Refining the layout… ${progress && progress.total ? Math.round((100 * progress.done) / progress.total) : 0}%`
+                }
+              />
+            )}
+          </Panel>
+        )}
+      </ReactFlow>
+    </div>
+  );
+}
+
+function BudgetNote({ g, budget, onFold }: { g: BudgetedGraph; budget: number; onFold?: () => void }) {
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  return (
+    <>
+      <strong>
+        {fmt(g.hidden)} of {fmt(g.total)} nodes not shown
+      </strong>{' '}
+      <span className="muted">
+        (budget {fmt(budget)}; problems and changes first). They are counted in {g.buckets.length} grey group{g.buckets.length === 1 ? '' : 's'}: click one to
+        expand it.
+      </span>
+      {onFold && (
+        <button type="button" className="btn btn-small" onClick={onFold} style={{ marginLeft: 8 }}>
+          Fold again
+        </button>
+      )}
+    </>
+  );
+}
+
+const ARIA = {
+  'node.a11yDescription.default': 'Press Enter to open its details, arrow keys to move to a connected node, Escape to close the details.',
+} as const;
+
+function decorate(nodes: FlowNode[], selectedId: string | null, hl: ReadonlySet<string> | null): FlowNode[] {
+  let changed = false;
+  const out = nodes.map((n) => {
+    const selected = n.id === selectedId;
+    const className = hl && n.type !== 'scope' ? (hl.has(n.id) ? 'is-hl' : 'is-dim') : undefined;
+    if (!!n.selected === selected && n.className === className) return n;
+    changed = true;
+    return { ...n, selected, className } as FlowNode;
+  });
+  return changed ? out : nodes;
+}
+
+// ---- keyboard moves
+
+type Dir = { x: number; y: number };
+const DIRS: Record<string, Dir> = { ArrowRight: { x: 1, y: 0 }, ArrowLeft: { x: -1, y: 0 }, ArrowDown: { x: 0, y: 1 }, ArrowUp: { x: 0, y: -1 } };
+
+/**
+ * The node an arrow key moves to: the connected node most in that
+ * direction; failing that, the nearest node in that direction at all, so
+ * the keyboard never gets stuck on a leaf.
+ */
+function step(flow: FlowGraph, adj: ReturnType<typeof adjacency>, from: string, d: Dir): string | undefined {
+  const p = flow.centres.get(from);
+  if (!p) return undefined;
+  const score = (id: string, cone: boolean) => {
+    const c = flow.centres.get(id);
+    if (!c || id === from) return Infinity;
+    const along = (c.x - p.x) * d.x + (c.y - p.y) * d.y;
+    const across = Math.abs((c.x - p.x) * d.y - (c.y - p.y) * d.x);
+    if (along <= 1 || (cone && across > along * 2)) return Infinity;
+    return along + 2 * across;
+  };
+  const best = (ids: Iterable<string>, cone: boolean) => {
+    let pick: string | undefined;
+    let min = Infinity;
+    for (const id of ids) {
+      const s = score(id, cone);
+      if (s < min) (min = s), (pick = id);
+    }
+    return pick;
+  };
+  const linked = [...(adj.out.get(from) ?? []), ...(adj.in.get(from) ?? [])];
+  return best(linked, true) ?? best(linked, false) ?? best(flow.centres.keys(), true);
+}
+
+/** Focus a node's element once React Flow has rendered it (it may just have scrolled into view). */
+function focusNodeElement(root: HTMLElement | null, id: string, tries = 10) {
+  requestAnimationFrame(() => {
+    const el = root?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
+    if (el) el.focus({ preventScroll: true });
+    else if (tries > 0) focusNodeElement(root, id, tries - 1);
+  });
+}
