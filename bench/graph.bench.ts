@@ -30,7 +30,8 @@
  *   worker, cold, in a fresh page).
  *
  * `GRAPH_BENCH_SHOTS=DIR npm run bench -- graph` also saves a screenshot of
- * each graph once ELK's layout is on screen.
+ * each graph once ELK's layout is on screen; `generate`, `bundle` and
+ * `serve` are exported to drive the page by hand (tsx script + Playwright).
  */
 import { createServer, type Server } from 'node:http';
 import { cpus } from 'node:os';
@@ -46,14 +47,14 @@ const LOADS = 3;
 const PAN_FRAMES = 150;
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
 
-type Sizes = { key: string; bundles: number; claims: number; keep: number; failEvery?: number; policy?: boolean };
+export type Sizes = { key: string; bundles: number; claims: number; keep: number; failEvery?: number; policy?: boolean };
 const INPUTS: Sizes[] = [
   { key: '2000', bundles: 270, claims: 2000, keep: 2000 },
   { key: '20000', bundles: 2700, claims: 20_000, keep: 20_000, failEvery: 800 },
   { key: '20000_policy', bundles: 2700, claims: 20_000, keep: 0, policy: true },
 ];
 
-function generate(s: Sizes): { model: GraphModel; input: string } {
+export function generate(s: Sizes): { model: GraphModel; input: string } {
   const g = generatePolicy('large', { bundles: s.bundles, claims: s.claims, users: 2000 });
   const objects = g.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, spec: o })) as unknown as PolicyObjectInput[];
   const state = resolvePolicy({ objects, users: g.users }, { trace: false });
@@ -71,7 +72,7 @@ function generate(s: Sizes): { model: GraphModel; input: string } {
 }
 
 /** The page and its worker, bundled as the console bundles them (minified, production React). */
-async function bundle(): Promise<Record<string, Buffer>> {
+export async function bundle(): Promise<Record<string, Buffer>> {
   const esbuild = await import('esbuild');
   const common = {
     bundle: true,
@@ -94,7 +95,7 @@ async function bundle(): Promise<Record<string, Buffer>> {
   return files;
 }
 
-function serve(files: Record<string, Buffer>): Promise<{ server: Server; url: string }> {
+export function serve(files: Record<string, Buffer>): Promise<{ server: Server; url: string }> {
   const types: Record<string, string> = { html: 'text/html', js: 'text/javascript', css: 'text/css', json: 'application/json' };
   const server = createServer((req, res) => {
     const asked = new URL(req.url ?? '/', 'http://x').pathname;

@@ -48,7 +48,7 @@ const MIN_READABLE_ZOOM = 0.55;
 
 export interface GraphCanvasApi {
   /** Select a node and centre on it; a node folded into a bucket is taken out of it first. Returns false when the node is not in the model. */
-  reveal(id: string, opts?: { select?: boolean }): boolean;
+  reveal(id: string, opts?: { select?: boolean; focus?: boolean }): boolean;
   fit(): void;
   /** Pan (not zoom) so the node is on screen, if it is not. */
   ensureVisible(id: string): void;
@@ -171,7 +171,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
   // ---- viewport: fit new models, keep the user's view otherwise
   const fittedFor = useRef<{ model: GraphModel; engine: LayoutResult['engine'] } | null>(null);
   const userMoved = useRef(false);
-  const pending = useRef<{ id: string; select: boolean } | null>(null);
+  const pending = useRef<{ id: string; select: boolean; focus: boolean } | null>(null);
   const flowRef = useRef<FlowGraph | null>(null);
   flowRef.current = flow;
 
@@ -187,11 +187,11 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
   );
 
   const centre = useCallback(
-    (id: string, select: boolean) => {
+    (id: string, select: boolean, focus: boolean) => {
       const c = flowRef.current?.centres.get(id);
       if (!c) return false;
       if (select) onSelect?.(id);
-      void rf.setCenter(c.x, c.y, { zoom: Math.max(rf.getZoom(), 0.9), duration: 200 }).then(() => focusNodeElement(wrapper.current, id));
+      void rf.setCenter(c.x, c.y, { zoom: Math.max(rf.getZoom(), 0.9), duration: 200 }).then(() => focus && focusNodeElement(wrapper.current, id));
       return true;
     },
     [rf, onSelect],
@@ -243,7 +243,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
     const p = pending.current;
     if (p && (flow.centres.has(p.id) || budgeted.bucketOf.has(p.id))) {
       pending.current = null;
-      centre(flow.centres.has(p.id) ? p.id : budgeted.bucketOf.get(p.id)!, p.select);
+      centre(flow.centres.has(p.id) ? p.id : budgeted.bucketOf.get(p.id)!, p.select, p.focus);
     } else if (!p && layout.engine === 'elk' && decor.current.selectedId && !newModel && !refit) {
       // Positions moved under the selection: keep it in view.
       const c = flow.centres.get(decor.current.selectedId);
@@ -260,14 +260,15 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
     () => ({
       reveal(id, opts) {
         const select = opts?.select ?? true;
+        const focus = opts?.focus ?? true;
         if (!model.nodes.some((n) => n.id === id)) return false;
         if (budgeted.bucketOf.has(id)) {
           setPinned((prev) => new Set(prev).add(id));
-          pending.current = { id, select };
+          pending.current = { id, select, focus };
           if (select) onSelect?.(id);
           return true;
         }
-        if (!centre(id, select)) pending.current = { id, select };
+        if (!centre(id, select, focus)) pending.current = { id, select, focus };
         return true;
       },
       fit() {
@@ -293,7 +294,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
       const b = budgeted.buckets.find((x) => x.id === bucketId);
       setExpanded((prev) => new Set(prev).add(bucketId));
       // Keep the eye on what opened: its first member, wherever the new layout puts it.
-      if (b?.members[0]) pending.current = { id: b.members[0], select: false };
+      if (b?.members[0]) pending.current = { id: b.members[0], select: false, focus: false };
     },
     [budgeted],
   );
@@ -309,6 +310,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
   );
   const onPaneClick = useCallback(() => onSelect?.(null), [onSelect]);
 
+  const bucketTurn = useRef(0);
   const neighbours = useMemo(() => adjacency(budgeted.edges), [budgeted]);
   const onKeyDown = useCallback(
     (e: KeyboardEvent<HTMLDivElement>) => {
@@ -380,7 +382,16 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
         <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeWidth={0} position="bottom-right" ariaLabel="Overview map" />
         {budgeted.hidden > 0 && (
           <Panel position="top-center" className="graph-banner" data-testid="graph-budget">
-            <BudgetNote g={budgeted} budget={budget} onFold={expanded.size + pinned.size > 0 ? () => (setExpanded(EMPTY), setPinned(EMPTY)) : undefined} />
+            <BudgetNote
+              g={budgeted}
+              budget={budget}
+              onShow={() => {
+                // Buckets sit at the top left of their groups, maybe off screen: visit them in turn.
+                const b = budgeted.buckets[bucketTurn.current++ % budgeted.buckets.length];
+                if (b) centre(b.id, false, true);
+              }}
+              onFold={expanded.size + pinned.size > 0 ? () => (setExpanded(EMPTY), setPinned(EMPTY)) : undefined}
+            />
           </Panel>
         )}
         {(running || failed || !layout) && (
@@ -405,7 +416,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
   );
 }
 
-function BudgetNote({ g, budget, onFold }: { g: BudgetedGraph; budget: number; onFold?: () => void }) {
+function BudgetNote({ g, budget, onShow, onFold }: { g: BudgetedGraph; budget: number; onShow: () => void; onFold?: () => void }) {
   const fmt = (n: number) => n.toLocaleString('en-US');
   return (
     <>
@@ -416,8 +427,11 @@ function BudgetNote({ g, budget, onFold }: { g: BudgetedGraph; budget: number; o
         (budget {fmt(budget)}; problems and changes first). They are counted in {g.buckets.length} grey group{g.buckets.length === 1 ? '' : 's'}: click one to
         expand it.
       </span>
+      <button type="button" className="btn btn-small" onClick={onShow} style={{ marginLeft: 8 }}>
+        Go to {g.buckets.length === 1 ? 'it' : 'the next'}
+      </button>
       {onFold && (
-        <button type="button" className="btn btn-small" onClick={onFold} style={{ marginLeft: 8 }}>
+        <button type="button" className="btn btn-small" onClick={onFold} style={{ marginLeft: 6 }}>
           Fold again
         </button>
       )}

@@ -282,9 +282,10 @@ function Explorer({ target, data }: { target: Target; data: Extract<GraphData, {
   // ---- search
   const [query, setQuery] = useState('');
   const [hits, setHits] = useState<{ q: string; ids: string[]; at: number; elsewhere: number } | null>(null);
+  /** Select and centre a node; focus stays where it is (the search box, the panel). */
   const show = (id: string) => {
     setSelectedId(id);
-    api.current?.reveal(id);
+    api.current?.reveal(id, { focus: false });
   };
   const onSearch = (e: FormEvent) => {
     e.preventDefault();
