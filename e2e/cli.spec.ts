@@ -93,6 +93,15 @@ test('keelson apply → revision → accept → wait applied → delete', async 
   const rejected = keelson(['revisions', 'wait', String(del.revision.id), '--until', 'applied', '--timeout', '5']);
   expect(rejected.code).toBe(1);
   expect(rejected.err).toContain('is rejected, it will not become applied');
+
+  // Putting the objects back returns the policy to what is deployed: the
+  // revision for that has nothing to do, and the deployment is current again.
+  const restored = keelson(['apply', file, '--message', 'restore cli-demo', '--format', 'json']);
+  expect(restored.code, restored.err).toBe(0);
+  const back = JSON.parse(restored.out);
+  expect(back.changed).toBe(true);
+  expect(back.revision.status).toBe('no-op');
+  expect(back.revision.counts).toMatchObject({ create: 0, update: 0, delete: 0 });
 });
 
 test('usage and sign-in errors have their own exit codes', async () => {

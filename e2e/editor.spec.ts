@@ -2,7 +2,8 @@ import { expect, test } from '@playwright/test';
 import { signIn } from './fixtures';
 
 test('edit a bundle: a schema error blocks saving, the fix saves a new generation, history shows the diff', async ({ page }) => {
-  await signIn(page, 'alice');
+  // Frank is a namespace admin of platform (ACL rule example_namespace_admins).
+  await signIn(page, 'frank');
   await page.getByRole('button', { name: /^bundle\s*\d+$/ }).click();
   await expect(page).toHaveURL(/kind=bundle/);
   await expect(page.getByTestId('objects-table')).not.toContainText('service');
@@ -48,13 +49,17 @@ test('edit a bundle: a schema error blocks saving, the fix saves a new generatio
 });
 
 test('create and delete an object; server-side errors show as a message', async ({ page }) => {
+  // Bob consumes services in platform and social: the new claim's template
+  // is placed where he may save it, in his name.
   await signIn(page, 'bob');
   await page.goto('/objects/new?kind=claim');
   const editor = page.getByTestId('yaml-editor');
   await expect(editor.locator('.view-lines')).toContainText('kind: claim');
+  await expect(editor.locator('.view-lines')).toContainText('namespace: platform');
+  await expect(editor.locator('.view-lines')).toContainText('user: Bob');
   await page.getByRole('button', { name: /^Create/ }).click();
-  await expect(page).toHaveURL(/\/objects\/claim\/main\/my-claim$/);
-  await expect(page.getByRole('heading', { name: /main\/my-claim/ })).toBeVisible();
+  await expect(page).toHaveURL(/\/objects\/claim\/platform\/my-claim$/);
+  await expect(page.getByRole('heading', { name: /platform\/my-claim/ })).toBeVisible();
 
   // Creating the same object again is refused by the server.
   await page.goto('/objects/new?kind=claim');
@@ -62,7 +67,7 @@ test('create and delete an object; server-side errors show as a message', async 
   await page.getByRole('button', { name: /^Create/ }).click();
   await expect(page.getByTestId('save-status')).toContainText('already exists');
 
-  await page.goto('/objects/claim/main/my-claim');
+  await page.goto('/objects/claim/platform/my-claim');
   await page.getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
   await expect(page).toHaveURL(/\/objects$/);
@@ -73,14 +78,15 @@ test('create and delete an object; server-side errors show as a message', async 
 test('a save based on an old generation is refused with a conflict, and nothing is lost', async ({ browser }) => {
   const a = await (await browser.newContext()).newPage();
   const b = await (await browser.newContext()).newPage();
-  await signIn(a, 'alice');
-  await signIn(b, 'bob');
+  // Both namespace admins of platform.
+  await signIn(a, 'frank');
+  await signIn(b, 'john');
   for (const p of [a, b]) {
     await p.goto('/objects/service/platform/hdfs');
     await expect(p.getByTestId('yaml-editor').locator('.view-lines')).toContainText('kind: service');
   }
   const base = Number(await a.getByTestId('base-generation').textContent());
-  for (const [p, note] of [[a, '# alice was here'], [b, '# bob was here']] as const) {
+  for (const [p, note] of [[a, '# frank was here'], [b, '# john was here']] as const) {
     await p.getByTestId('yaml-editor').locator('.view-lines').click();
     await p.keyboard.press('ControlOrMeta+End');
     await p.keyboard.press('Enter');
@@ -92,9 +98,9 @@ test('a save based on an old generation is refused with a conflict, and nothing 
   await b.getByRole('button', { name: /^Save/ }).click();
   await expect(b.getByTestId('save-status')).toContainText('The policy changed since you loaded it');
   await expect(b.getByTestId('save-status')).toContainText('Nothing was saved');
-  await expect(b.getByTestId('yaml-editor').locator('.view-lines')).toContainText('# bob was here');
+  await expect(b.getByTestId('yaml-editor').locator('.view-lines')).toContainText('# john was here');
   b.once('dialog', (d) => d.accept());
   await b.getByRole('button', { name: 'Reload latest' }).click();
-  await expect(b.getByTestId('yaml-editor').locator('.view-lines')).toContainText('# alice was here');
+  await expect(b.getByTestId('yaml-editor').locator('.view-lines')).toContainText('# frank was here');
   await expect(b.getByTestId('base-generation')).toHaveText(String(base + 1));
 });

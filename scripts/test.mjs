@@ -137,7 +137,7 @@ function testFiles(dirs) {
 }
 
 async function unitTests() {
-  let files = testFiles(['server', 'scripts', 'bench']);
+  let files = testFiles(['server', 'components', 'scripts', 'bench']);
   if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
   const pg = await startPostgres();
   try {

@@ -14,7 +14,7 @@ import { modelUriFor, YamlEditor, type EditorProblem, type ServerMarker } from '
 import { ConfirmDialog } from '../ui/confirm';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { objectHref } from './links';
-import { NEW_OBJECT_TEMPLATES } from './templates';
+import { NEW_OBJECT_TEMPLATES, templateFor } from './templates';
 import { RevisionPreview } from '../revisions/preview';
 
 type Id = { kind: string; namespace: string; name: string };
@@ -51,14 +51,16 @@ export function NewObjectEditor({ kind: initialKind }: { kind?: string }) {
   const [kind, setKind] = useState(initialKind && NEW_OBJECT_TEMPLATES[initialKind] ? initialKind : 'bundle');
   const trpc = useTRPC();
   const head = useQuery(trpc.policy.head.queryOptions(undefined, { refetchOnWindowFocus: false }));
-  if (head.isPending) return <LoadingState />;
+  // Roles only place the template; without them (no database) it stays as written.
+  const roles = useQuery(trpc.tenants.myRoles.queryOptions(undefined, { refetchOnWindowFocus: false, retry: false }));
+  if (head.isPending || roles.isPending) return <LoadingState />;
   if (head.isError) return <ErrorState error={head.error} retry={() => head.refetch()} />;
   return (
     <EditorForm
       key={kind}
       kind={kind}
       onKindChange={setKind}
-      initialText={NEW_OBJECT_TEMPLATES[kind]!}
+      initialText={templateFor(kind, roles.data)}
       baseGeneration={head.data}
       onReload={() => void head.refetch()}
     />

@@ -64,3 +64,27 @@ config:
   defaultnamespace: default
 `,
 };
+
+export interface TemplateGrant {
+  role: string;
+  namespaces: '*' | string[];
+}
+
+/**
+ * The template for `kind`, placed where the signed-in user may actually save
+ * it: claims in the first namespace they hold any role in, other namespaced
+ * kinds where they are a namespace admin. Domain admins (every namespace) and
+ * users without a fitting role keep the template as written, so the server's
+ * refusal names the role they lack.
+ */
+export function templateFor(kind: string, who?: { user: string; grants: readonly TemplateGrant[] }): string {
+  let text = NEW_OBJECT_TEMPLATES[kind] ?? NEW_OBJECT_TEMPLATES.bundle!;
+  if (!who) return text;
+  if (kind === 'claim') text = text.replace(/^user: .*$/m, `user: ${who.user}`);
+  if (kind === 'aclrule' || kind === 'cluster') return text;
+  const fits = (g: TemplateGrant) => g.namespaces !== '*' && (kind === 'claim' || g.role === 'namespace-admin');
+  if (who.grants.some((g) => g.namespaces === '*')) return text;
+  const grant = who.grants.find(fits);
+  const namespace = grant && grant.namespaces !== '*' ? grant.namespaces[0] : undefined;
+  return namespace ? text.replace(/^  namespace: main$/m, `  namespace: ${namespace}`) : text;
+}

@@ -209,6 +209,6 @@ export class TenantService {
   async myRoles(actor: MaybeActor) {
     const who = this.signedIn(actor, 'see roles');
     const roles = await this.access.roles(who);
-    return { grants: roles.grants, tenants: (await this.tenants.membershipsOf(who.name)).map((m) => ({ tenant: m.tenant, role: m.role })) };
+    return { user: who.name, grants: roles.grants, tenants: (await this.tenants.membershipsOf(who.name)).map((m) => ({ tenant: m.tenant, role: m.role })) };
   }
 }
