@@ -345,8 +345,8 @@ function Explorer({ target, data }: { target: Target; data: Extract<GraphData, {
           )}
         </form>
         <Select label="Namespace" value={filters.namespace} onChange={(v) => setFilter({ namespace: v })} options={f.namespaces.map((x) => ({ value: x.value, label: `${x.value} (${x.count})` }))} />
-        <Select label="Claim" value={filters.claim} onChange={(v) => setFilter({ claim: v })} options={claimKeys.map((c) => ({ value: c, label: c }))} />
-        <Select label="User" value={filters.user} onChange={(v) => setFilter({ user: v })} options={users.map((u) => ({ value: u, label: u }))} />
+        <Picker label="Claim" value={filters.claim} onChange={(v) => setFilter({ claim: v })} values={claimKeys} />
+        <Picker label="User" value={filters.user} onChange={(v) => setFilter({ user: v })} values={users} />
         <Select label="Status" value={filters.status} onChange={(v) => setFilter({ status: v })} options={f.statuses.map((x) => ({ value: x.value, label: `${x.value} (${x.count})` }))} />
         {hasOverlay && (
           <label className="graph-check">
@@ -439,6 +439,44 @@ function Select({ label, value, onChange, options, noAny }: { label: string; val
           </option>
         ))}
       </select>
+    </span>
+  );
+}
+
+/** Up to this many choices a select; beyond (20,000 claims), a text box with suggestions. */
+const SELECT_MAX = 300;
+
+function Picker({ label, value, onChange, values }: { label: string; value: string; onChange: (v: string) => void; values: readonly string[] }) {
+  const [text, setText] = useState(value);
+  const [shown, setShown] = useState(value);
+  if (shown !== value) {
+    // Set from outside (Clear filters): show it.
+    setShown(value);
+    setText(value);
+  }
+  const known = useMemo(() => new Set(values), [values]);
+  if (values.length <= SELECT_MAX) return <Select label={label} value={value} onChange={onChange} options={values.map((v) => ({ value: v, label: v }))} />;
+  const id = `graph-filter-${label.toLowerCase()}`;
+  return (
+    <span className="graph-field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="text"
+        list={`${id}-list`}
+        value={text}
+        placeholder={`any of ${values.length.toLocaleString('en-US')}`}
+        onChange={(e) => {
+          setText(e.target.value);
+          // Filter once the text names one exactly (or is cleared), not on every keystroke.
+          if (e.target.value === '' || known.has(e.target.value)) onChange(e.target.value);
+        }}
+      />
+      <datalist id={`${id}-list`}>
+        {values.map((v) => (
+          <option key={v} value={v} />
+        ))}
+      </datalist>
     </span>
   );
 }
