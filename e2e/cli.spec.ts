@@ -20,12 +20,17 @@ function keelson(args: string[], user = 'sam') {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'keelson-cli-e2e-'));
+// Made in beforeAll: Playwright also loads this module in its runner
+// process, where a module-level folder would never be removed.
+let dir = '';
+let file = '';
+test.beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'keelson-cli-e2e-'));
+  file = join(dir, 'extra.yaml');
+  writeFileSync(file, EXTRA_YAML);
+});
 test.afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const file = join(dir, 'extra.yaml');
-writeFileSync(
-  file,
-  `- kind: bundle
+const EXTRA_YAML = `- kind: bundle
   metadata: {namespace: social, name: cli-demo}
   components:
     - name: web
@@ -38,8 +43,7 @@ writeFileSync(
   user: John
   service: cli-demo
   labels: {target: k8s-example.west}
-`,
-);
+`;
 
 test('keelson apply → revision → accept → wait applied → delete', async () => {
   // Deploy whatever is pending first, so this revision's diff is only ours.

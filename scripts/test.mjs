@@ -156,9 +156,16 @@ async function e2eTests() {
   if (!existsSync('/usr/bin/chromium') && !process.env.CHROMIUM_PATH) aptInstall(['chromium']);
   const v = spawnSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8' });
   log(`Playwright e2e in ${v.stdout.trim() || 'Chromium'}`);
-  return run(process.execPath, [join('node_modules', '@playwright', 'test', 'cli.js'), 'test', ...filters], {
-    env: { ...process.env, CI: process.env.CI ?? '1' },
+  // The console's data folder for the run: removed after a green run, kept
+  // (and named) after a red one so its database and GitOps repo can be read.
+  const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'keelson-e2e-'));
+  const code = await run(process.execPath, [join('node_modules', '@playwright', 'test', 'cli.js'), 'test', ...filters], {
+    env: { ...process.env, CI: process.env.CI ?? '1', E2E_DATA_DIR: dataDir },
   });
+  if (process.env.E2E_DATA_DIR) return code;
+  if (code === 0) rmSync(dataDir, { recursive: true, force: true });
+  else log(`e2e data folder kept for inspection: ${dataDir}`);
+  return code;
 }
 
 const started = Date.now();

@@ -104,7 +104,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
         : undefined,
     domainAdmins: e.KEELSON_DOMAIN_ADMINS.split(',').map((s) => s.trim()).filter(Boolean),
     worker: e.KEELSON_WORKER === 'on',
-    gitopsDir: resolve(e.KEELSON_GITOPS_DIR ?? join(dataDir, 'gitops')),
+    // A runtime folder, not a build input: keep Turbopack's file tracer out of it.
+    gitopsDir: resolve(/* turbopackIgnore: true */ e.KEELSON_GITOPS_DIR ?? join(/* turbopackIgnore: true */ dataDir, 'gitops')),
   };
 }
 
