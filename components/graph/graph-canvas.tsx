@@ -191,6 +191,8 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
       const c = flowRef.current?.centres.get(id);
       if (!c) return false;
       if (select) onSelect?.(id);
+      // Someone asked for this node: a late refit (ELK replacing the quick layout) must not take it away.
+      userMoved.current = true;
       void rf.setCenter(c.x, c.y, { zoom: Math.max(rf.getZoom(), 0.9), duration: 200 }).then(() => focus && focusNodeElement(wrapper.current, id));
       return true;
     },

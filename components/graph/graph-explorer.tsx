@@ -6,7 +6,7 @@
  * side panel. The URL holds what to show (view, generation, compare,
  * revision, node), so any graph can be linked to.
  */
-import { useQuery } from '@tanstack/react-query';
+import { skipToken, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
@@ -78,26 +78,24 @@ function useGraphData(t: Target): GraphData {
   const trpc = useTRPC();
   const isPolicy = t.view === 'policy';
   // A revision's impact: on the desired state the server overlays it; on the policy we compare its generation with its base's.
-  const rev = useQuery({ ...trpc.revisions.get.queryOptions({ id: t.revision ?? 1 }), enabled: t.revision !== undefined });
+  // skipToken, not a placeholder input: a disabled query with the same key as an enabled one would read its data.
+  const rev = useQuery(trpc.revisions.get.queryOptions(t.revision !== undefined ? { id: t.revision } : skipToken));
   const baseId = rev.data?.revision.baseRevisionId ?? null;
-  const baseRev = useQuery({ ...trpc.revisions.get.queryOptions({ id: baseId ?? 1 }), enabled: baseId !== null });
+  const baseRev = useQuery(trpc.revisions.get.queryOptions(baseId !== null ? { id: baseId } : skipToken));
   const revGeneration = rev.data?.revision.generation;
   const baseGeneration = baseRev.data?.revision.generation ?? null;
 
   const generation = t.revision !== undefined ? revGeneration : t.generation;
   const policyReady = isPolicy && (t.revision === undefined || (rev.isSuccess && (baseId === null || baseRev.isSuccess)));
-  const policyAfter = useQuery({ ...trpc.graphs.policy.queryOptions({ generation }), enabled: policyReady });
+  const policyAfter = useQuery(trpc.graphs.policy.queryOptions(policyReady ? { generation } : skipToken));
   const compareGen = t.revision !== undefined ? (isPolicy ? (baseGeneration ?? undefined) : undefined) : t.compare;
-  const policyBefore = useQuery({ ...trpc.graphs.policy.queryOptions({ generation: compareGen }), enabled: policyReady && compareGen !== undefined });
+  const policyBefore = useQuery(trpc.graphs.policy.queryOptions(policyReady && compareGen !== undefined ? { generation: compareGen } : skipToken));
 
-  const desiredAfter = useQuery({
-    ...trpc.graphs.desired.queryOptions(t.revision !== undefined ? { revisionId: t.revision } : { generation: t.generation }),
-    enabled: !isPolicy,
-  });
-  const desiredBefore = useQuery({ ...trpc.graphs.desired.queryOptions({ generation: t.compare }), enabled: !isPolicy && t.revision === undefined && t.compare !== undefined });
+  const desiredAfter = useQuery(trpc.graphs.desired.queryOptions(isPolicy ? skipToken : t.revision !== undefined ? { revisionId: t.revision } : { generation: t.generation }));
+  const desiredBefore = useQuery(trpc.graphs.desired.queryOptions(!isPolicy && t.revision === undefined && t.compare !== undefined ? { generation: t.compare } : skipToken));
   const shownGeneration = isPolicy ? policyAfter.data?.generation : desiredAfter.data?.generation;
   // The desired graph has no claim nodes: owners come from the claims list.
-  const claims = useQuery({ ...trpc.resolution.claims.queryOptions({ generation: shownGeneration }), enabled: !isPolicy && shownGeneration !== undefined });
+  const claims = useQuery(trpc.resolution.claims.queryOptions(!isPolicy && shownGeneration !== undefined ? { generation: shownGeneration } : skipToken));
 
   const after = isPolicy ? policyAfter : desiredAfter;
   const before = isPolicy ? policyBefore : desiredBefore;

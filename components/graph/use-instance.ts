@@ -7,7 +7,7 @@
  * instances in full) and picks the instance out. When the server grows
  * `graphs.instance({ key, generation })`, only this hook changes.
  */
-import { useQuery } from '@tanstack/react-query';
+import { skipToken, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/app/_trpc/client';
 import type { Instance } from '@/server/engine/resolve/types';
 
@@ -27,7 +27,7 @@ export function useInstance(key: string, generation: number | undefined, claims:
   const slash = first?.indexOf('/') ?? -1;
   const namespace = first && slash > 0 ? first.slice(0, slash) : '';
   const name = first && slash > 0 ? first.slice(slash + 1) : '';
-  const q = useQuery({ ...trpc.resolution.claim.queryOptions({ namespace, name, generation }), enabled: !!namespace && !!name });
+  const q = useQuery(trpc.resolution.claim.queryOptions(namespace && name ? { namespace, name, generation } : skipToken));
   if (!namespace || !name) return { status: 'missing', reason: 'No claim uses this instance, so its parameters cannot be looked up.' };
   if (q.isPending) return { status: 'pending' };
   if (q.isError) return { status: 'error', error: q.error, retry: () => void q.refetch() };
@@ -49,9 +49,9 @@ export type InstanceEvents =
  */
 export function useInstanceEvents(key: string, revisionId: number | undefined): InstanceEvents {
   const trpc = useTRPC();
-  const list = useQuery({ ...trpc.revisions.list.queryOptions({ limit: 20 }), enabled: revisionId === undefined, retry: false });
+  const list = useQuery({ ...trpc.revisions.list.queryOptions(revisionId === undefined ? { limit: 20 } : skipToken), retry: false });
   const id = revisionId ?? list.data?.find((r) => APPLIED.has(r.status))?.id;
-  const events = useQuery({ ...trpc.revisions.events.queryOptions({ id: id ?? 1 }), enabled: id !== undefined, retry: false });
+  const events = useQuery({ ...trpc.revisions.events.queryOptions(id !== undefined ? { id } : skipToken), retry: false });
   if (revisionId === undefined && list.isPending) return { status: 'pending' };
   if (id === undefined) return { status: 'none', reason: list.isError ? 'Revisions are not available.' : 'Nothing has been applied yet.' };
   if (events.isPending) return { status: 'pending' };
