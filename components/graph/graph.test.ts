@@ -15,6 +15,7 @@ import { GraphService } from '@/server/services/graphs';
 import { ResolutionService } from '@/server/services/resolution';
 import { applyBudget, EXPAND_MAX } from './budget';
 import { toFlow, toLayoutRequest } from './flow';
+import { LayoutCancelled, LayoutClient, setLayoutWorkerFactory } from './layout-client';
 import { assemble, elkGroupGraph, groupSizes, quickLayout, readElkGroup, splitByGroup, type ElkInput } from './layout-core';
 import { compareModels, filterModel, searchNodes } from './model';
 import { NO_FILTERS, type GraphModel, type GraphNode, type LayoutRequest } from './types';
@@ -219,5 +220,58 @@ describe('layout', () => {
     const flow = toFlow(applyBudget(policy1, { budget: 200 }), req, r);
     assert.equal(flow.nodes.filter((n) => n.type === 'scope').length, 3);
     assert.equal(flow.nodes.find((n) => n.id === 'claim:social/carol_dev')?.domAttributes?.['data-status' as never], 'rejected');
+  });
+});
+
+describe('layout client', () => {
+  /** A worker that answers only when told to, and records what happened to it. */
+  class FakeWorker {
+    static made: FakeWorker[] = [];
+    onmessage: ((ev: { data: unknown }) => void) | null = null;
+    onerror: ((ev: unknown) => void) | null = null;
+    posted: { id: number }[] = [];
+    terminated = false;
+    constructor() {
+      FakeWorker.made.push(this);
+    }
+    postMessage(m: { id: number }) {
+      this.posted.push(m);
+    }
+    terminate() {
+      this.terminated = true;
+    }
+    reply(data: unknown) {
+      this.onmessage?.({ data });
+    }
+  }
+
+  test('a new request supersedes a running one: the busy worker is terminated, the old promise rejects, late replies are ignored', async () => {
+    const g = globalThis as { Worker?: unknown };
+    const had = g.Worker;
+    g.Worker = FakeWorker;
+    setLayoutWorkerFactory(() => new FakeWorker() as unknown as Worker);
+    try {
+      const client = new LayoutClient();
+      const req = toLayoutRequest(applyBudget(desired1, { budget: 200 }));
+      const first = client.run(req);
+      const w1 = FakeWorker.made.at(-1)!;
+      const progress: number[] = [];
+      const second = client.run(req, (done) => progress.push(done));
+      await assert.rejects(first, LayoutCancelled);
+      assert.equal(w1.terminated, true);
+      const w2 = FakeWorker.made.at(-1)!;
+      assert.notEqual(w2, w1);
+      const id = w2.posted[0]!.id;
+      const result = { ...quickLayout(req), engine: 'elk' as const };
+      w2.reply({ id: id - 1, type: 'result', result: { ...result, engine: 'quick' } }); // a stale reply
+      w2.reply({ id, type: 'progress', done: 10, total: 29 });
+      w2.reply({ id, type: 'result', result });
+      assert.equal((await second).engine, 'elk');
+      assert.deepEqual(progress, [10]);
+      client.dispose();
+      assert.equal(w2.terminated, true);
+    } finally {
+      g.Worker = had;
+    }
   });
 });
