@@ -22,8 +22,10 @@ test('a service consumer cannot save a bundle (and is told why) but can create a
   );
 
   await page.goto('/objects/new?kind=claim');
-  await expect(editor.locator('.view-lines')).toContainText('namespace: main');
-  await editor.locator('.view-lines').getByText('main').first().dblclick();
+  // The template is already placed where Alice may save a claim, in her name.
+  await expect(editor.locator('.view-lines')).toContainText('namespace: platform');
+  await expect(editor.locator('.view-lines')).toContainText('user: Alice');
+  await editor.locator('.view-lines').getByText('platform').first().dblclick();
   await page.keyboard.insertText('social');
   await editor.locator('.view-lines').getByText('my-service').dblclick();
   await page.keyboard.insertText('twitter_stats');
