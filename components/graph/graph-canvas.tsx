@@ -43,6 +43,7 @@ const ELK_WAIT_MS = 1200;
 const VISIBLE_ONLY_FROM = 400;
 /** Up to this many nodes the first view fits them all; beyond, fitting would put every node on screen at once. */
 const FIT_MAX = 600;
+const MINIMAP_DELAY_MS = 250;
 /** The first view never zooms out further than this (13px labels stay ≥7px). */
 const MIN_READABLE_ZOOM = 0.55;
 
@@ -343,6 +344,16 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
 
   const far = useStore((s) => s.transform[2] < 0.5);
 
+  // The minimap draws every node a second time (2,000 SVG shapes: 0.2–0.3 s on two cores);
+  // it arrives a moment after the first frame instead of delaying it.
+  const [minimap, setMinimap] = useState(false);
+  const drawn = flow !== null;
+  useEffect(() => {
+    if (!drawn || minimap) return;
+    const t = setTimeout(() => setMinimap(true), MINIMAP_DELAY_MS);
+    return () => clearTimeout(t);
+  }, [drawn, minimap]);
+
   if (model.nodes.length === 0) {
     return (
       <div className="graph-canvas graph-canvas-empty" data-layout="empty">
@@ -381,7 +392,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
       >
         <Background gap={24} size={1} color="#dfe3e8" />
         <Controls showInteractive={false} position="bottom-left" />
-        <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeWidth={0} position="bottom-right" ariaLabel="Overview map" />
+        {minimap && <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeWidth={0} position="bottom-right" ariaLabel="Overview map" />}
         {budgeted.hidden > 0 && (
           <Panel position="top-center" className="graph-banner" data-testid="graph-budget">
             <BudgetNote
