@@ -63,6 +63,9 @@ test('desired state of generation 1: its 29 instances, a namespace filter, searc
   await expect(panel.getByRole('button', { name: 'social/prod' })).toBeVisible();
   // Its rendered parameters, in a read-only editor.
   await expect(panel.getByTestId('yaml-editor').locator('.view-lines')).toContainText('type: helm');
+  // Its apply history (whether earlier specs deployed it depends on the run's order).
+  const key = focused.slice('instance:'.length);
+  await expect(panel.getByRole('region', { name: 'Apply events' })).toContainText(new RegExp(`Created ${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}|No apply step has touched this instance yet`));
   await page.keyboard.press('Escape');
   await expect(panel).toHaveCount(0);
   await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-id'))).toBe(focused);

@@ -11,6 +11,7 @@ import { parseUsers } from '@/server/engine/model/users';
 import { memoryRepos } from '@/server/repo/memory';
 import { seedDemo } from '@/server/seed/demo';
 import type { Actor } from '@/server/services/actor';
+import { AccessService } from '@/server/services/access';
 import { GraphService } from '@/server/services/graphs';
 import { ResolutionService } from '@/server/services/resolution';
 import { applyBudget, EXPAND_MAX } from './budget';
@@ -31,7 +32,7 @@ before(async () => {
   const repos = memoryRepos();
   await seedDemo(repos);
   const resolution = new ResolutionService(repos, async () => users);
-  const graphs = new GraphService(repos, resolution);
+  const graphs = new GraphService(repos, resolution, new AccessService(repos, []));
   policy1 = await graphs.policy(sam, { generation: 1 });
   policy2 = await graphs.policy(sam, { generation: 2 });
   desired1 = await graphs.desired(sam, { generation: 1 });

@@ -261,13 +261,13 @@ function InstanceBody({ node, generation, revisionId, highlightedClaim, onHighli
       </section>
       {revisionId !== undefined && node.overlay && node.overlay !== 'unchanged' && <RevisionChange revisionId={revisionId} instanceKey={node.key} />}
       {!removed && <InstanceParams node={node} generation={generation} />}
-      <InstanceEventsList instanceKey={node.key} revisionId={revisionId} />
+      <InstanceEventsList instanceKey={node.key} generation={generation} revisionId={revisionId} />
     </>
   );
 }
 
 function InstanceParams({ node, generation }: { node: NodeOf<'instance'>; generation: number | undefined }) {
-  const q = useInstance(node.key, generation, node.claims);
+  const q = useInstance(node.key, generation);
   return (
     <section className="graph-panel-section" aria-label="Rendered parameters">
       <h3>Parameters, discovery, target</h3>
@@ -306,8 +306,8 @@ function RevisionChange({ revisionId, instanceKey }: { revisionId: number; insta
   );
 }
 
-function InstanceEventsList({ instanceKey, revisionId }: { instanceKey: string; revisionId: number | undefined }) {
-  const ev = useInstanceEvents(instanceKey, revisionId);
+function InstanceEventsList({ instanceKey, generation, revisionId }: { instanceKey: string; generation: number | undefined; revisionId: number | undefined }) {
+  const ev = useInstanceEvents(instanceKey, generation);
   return (
     <section className="graph-panel-section" aria-label="Apply events">
       <h3>Apply events</h3>
@@ -316,9 +316,7 @@ function InstanceEventsList({ instanceKey, revisionId }: { instanceKey: string; 
       ) : ev.status === 'none' ? (
         <p className="muted">{ev.reason}</p>
       ) : ev.events.length === 0 ? (
-        <p className="muted">
-          Revision <Link href={`/revisions/${ev.revisionId}`}>#{ev.revisionId}</Link> has no event for this instance.
-        </p>
+        <p className="muted">No apply step has touched this instance yet.</p>
       ) : (
         <ol className="events" data-testid="panel-events">
           {ev.events.map((e) => (
@@ -326,6 +324,9 @@ function InstanceEventsList({ instanceKey, revisionId }: { instanceKey: string; 
               <span className="muted">
                 <Time value={e.at} />
               </span>{' '}
+              <Link href={`/revisions/${e.revisionId}`} aria-current={e.revisionId === revisionId ? 'true' : undefined}>
+                #{e.revisionId}
+              </Link>{' '}
               {e.message}
             </li>
           ))}

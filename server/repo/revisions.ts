@@ -95,6 +95,18 @@ export class RevisionRepo {
       .limit(2000);
   }
 
+  /** Apply events of the steps that touched instance `key`, across revisions, newest first. */
+  async eventsForInstance(key: string, limit = 50): Promise<EventRow[]> {
+    const rows = await this.db
+      .select({ event: revisionEvents })
+      .from(revisionEvents)
+      .innerJoin(applySteps, and(eq(applySteps.revisionId, revisionEvents.revisionId), eq(applySteps.stepIndex, revisionEvents.step)))
+      .where(eq(applySteps.key, key))
+      .orderBy(desc(revisionEvents.id))
+      .limit(limit);
+    return rows.map((r) => r.event);
+  }
+
   async steps(revisionId: number): Promise<StepRow[]> {
     return this.db.select().from(applySteps).where(eq(applySteps.revisionId, revisionId)).orderBy(asc(applySteps.stepIndex));
   }

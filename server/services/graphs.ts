@@ -8,6 +8,8 @@ import type { PolicyObjectInput } from '../engine/resolve';
 import type { RevisionPlan } from '../engine/plan';
 import type { RevisionRepo } from '../repo/revisions';
 import type { Repos } from '../repo/types';
+import type { Instance } from '../engine/resolve/types';
+import type { AccessService } from './access';
 import type { MaybeActor } from './actor';
 import { notFound, unauthorized } from './errors';
 import type { ResolutionService } from './resolution';
@@ -16,8 +18,38 @@ export class GraphService {
   constructor(
     private readonly repos: Repos,
     private readonly resolution: ResolutionService,
+    private readonly access: AccessService,
     private readonly revisions?: RevisionRepo,
   ) {}
+
+  /**
+   * One instance for the graph's side panel: in full (secret-rendered
+   * parameters redacted for those who may not manage them), what is
+   * actually deployed, and the apply events of the steps that touched it.
+   */
+  async instance(
+    actor: MaybeActor,
+    input: { key: string; generation?: number },
+  ): Promise<{
+    generation: number;
+    instance: Instance;
+    actual: { status: string; revisionId: number; error: string | null; updatedAt: Date } | null;
+    events: { id: number; revisionId: number; at: Date; kind: string; message: string }[];
+  }> {
+    if (!actor) throw unauthorized('see instances');
+    const r = await this.resolution.get(actor, input.generation);
+    const found = r.state.instances.find((i) => i.key === input.key);
+    if (!found) throw notFound(`Instance ${input.key} at generation ${r.generation}`);
+    const [instance] = await this.access.redactSensitive(actor, [found]);
+    const [state] = this.revisions ? await this.revisions.instanceStates([input.key]) : [];
+    const events = this.revisions ? await this.revisions.eventsForInstance(input.key) : [];
+    return {
+      generation: r.generation,
+      instance: instance!,
+      actual: state ? { status: state.status, revisionId: state.revisionId, error: state.error, updatedAt: state.updatedAt } : null,
+      events: events.map((e) => ({ id: e.id, revisionId: e.revisionId, at: e.at, kind: e.kind, message: e.message })),
+    };
+  }
 
   async policy(actor: MaybeActor, input: { generation?: number }): Promise<GraphModel & { generation: number }> {
     if (!actor) throw unauthorized('see graphs');

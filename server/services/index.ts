@@ -49,5 +49,5 @@ export function createServices(
     );
   }
   const tenants = tenantRepo ? new TenantService(tenantRepo, access, revisionRepo, policyUsers) : undefined;
-  return { policy, users, resolution, revisions, graphs: new GraphService(repos, resolution, revisionRepo), access, tenants };
+  return { policy, users, resolution, revisions, graphs: new GraphService(repos, resolution, access, revisionRepo), access, tenants };
 }

@@ -141,6 +141,20 @@ for (const backend of backends()) {
       assert.equal((await revs.instanceStates()).filter((s) => s.status === 'applied').length, 37);
     });
 
+    test("an instance's graph panel: the instance in full, what is deployed, and the events of the steps that touched it", async () => {
+      const r = (await revs.byGeneration(2))!;
+      const zk = (await services.resolution.get(sam, 2)).state.instances.find((i) => i.deployName === 'a-ja659fj220954')!;
+      const got = await services.graphs.instance(sam, { key: zk.key, generation: 2 });
+      assert.equal(got.instance.key, zk.key);
+      assert.equal(got.actual?.status, 'applied');
+      assert.equal(got.actual?.revisionId, r.id);
+      assert.equal(got.events.length, 1, 'one step touched it, once');
+      assert.equal(got.events[0]!.revisionId, r.id);
+      assert.ok(got.events[0]!.message.startsWith(`Created ${zk.key}`), got.events[0]!.message);
+      assert.match(await code(services.graphs.instance(sam, { key: 'no#such#instance', generation: 2 })), /^NOT_FOUND: Instance no#such#instance at generation 2/);
+      assert.match(await code(services.graphs.instance(null, { key: zk.key })), /^UNAUTHORIZED/);
+    });
+
     test('a stale accept is refused: the revision was computed against an older accepted state', async () => {
       const head = await revs.head();
       const created = await revs.insert({
