@@ -31,6 +31,7 @@ import { stringify } from 'yaml';
 import type { z } from 'zod';
 import type { KIND_SCHEMAS } from '../server/engine/model/kinds';
 import type { PolicyUser } from '../server/engine/model/users';
+import type { PolicyObjectInput } from '../server/engine/resolve';
 
 export interface GeneratorParams {
   seed: number;
@@ -180,6 +181,16 @@ export interface GeneratedPolicy {
   objects: GeneratedObject[];
   users: PolicyUser[];
   stats: GeneratedStats;
+}
+
+/**
+ * The generated objects as the engine takes them. The generator's shapes are
+ * checked against the kinds' schemas (SchemaChecks), so the cast only drops
+ * the generator's narrower types.
+ */
+export function toPolicyInput(g: GeneratedPolicy, users: readonly PolicyUser[] = g.users): { objects: PolicyObjectInput[]; users: readonly PolicyUser[] } {
+  const objects = g.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, spec: o })) as unknown as PolicyObjectInput[];
+  return { objects, users };
 }
 
 // ---------------------------------------------------------------- PRNG

@@ -16,7 +16,8 @@ import { GraphCanvas, type GraphCanvasApi } from '../components/graph/graph-canv
 import { setLayoutWorkerFactory } from '../components/graph/layout-client';
 import type { GraphModel } from '../components/graph/types';
 
-interface BenchState {
+/** What the page reports to the bench runner on `window.__graph`. */
+export interface BenchState {
   firstFrameMs?: number;
   mountToFirstFrameMs?: number;
   elkMs?: number;

@@ -38,8 +38,9 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { desiredGraph, policyGraph, type GraphModel } from '../server/engine/graph';
-import { resolvePolicy, type PolicyObjectInput } from '../server/engine/resolve';
-import { describeInput, generatePolicy } from './generator';
+import { resolvePolicy } from '../server/engine/resolve';
+import { describeInput, generatePolicy, toPolicyInput } from './generator';
+import type { BenchState } from './graph-page';
 import { figure, median, registerBenchmark, round, type Figure, type MeasureResult } from './registry';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
@@ -56,8 +57,9 @@ const INPUTS: Sizes[] = [
 
 export function generate(s: Sizes): { model: GraphModel; input: string } {
   const g = generatePolicy('large', { bundles: s.bundles, claims: s.claims, users: 2000 });
-  const objects = g.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, spec: o })) as unknown as PolicyObjectInput[];
-  const state = resolvePolicy({ objects, users: g.users }, { trace: false });
+  const input = toPolicyInput(g);
+  const objects = input.objects;
+  const state = resolvePolicy(input, { trace: false });
   if (s.policy) return { model: policyGraph(objects, state), input: describeInput(g) };
   const full = desiredGraph(state);
   const nodes = full.nodes.slice(0, s.keep).map((n, i) =>
@@ -107,14 +109,6 @@ export function serve(files: Record<string, Buffer>): Promise<{ server: Server; 
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
 }
 
-interface PageState {
-  firstFrameMs?: number;
-  mountToFirstFrameMs?: number;
-  elkMs?: number;
-  shown?: number;
-  hidden?: number;
-  error?: string;
-}
 
 registerBenchmark({
   name: 'graph',
@@ -140,19 +134,19 @@ registerBenchmark({
           const mount: number[] = [];
           const elk: number[] = [];
           let pan: number[] = [];
-          let state: PageState = {};
+          let state: BenchState = {};
           for (let load = 0; load < LOADS; load++) {
             const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
             const page = await context.newPage();
             await page.goto(`${url}/?model=${s.key}`);
-            await page.waitForFunction(() => (window as unknown as { __graph: PageState }).__graph.firstFrameMs !== undefined || !!(window as unknown as { __graph: PageState }).__graph.error, null, { timeout: 120_000 });
-            state = await page.evaluate(() => (window as unknown as { __graph: PageState }).__graph);
+            await page.waitForFunction(() => (window as unknown as { __graph: BenchState }).__graph.firstFrameMs !== undefined || !!(window as unknown as { __graph: BenchState }).__graph.error, null, { timeout: 120_000 });
+            state = await page.evaluate(() => (window as unknown as { __graph: BenchState }).__graph);
             if (state.error) throw new Error(`graph page failed: ${state.error}`);
             first.push(state.firstFrameMs!);
             mount.push(state.mountToFirstFrameMs!);
             // Pan once ELK's layout is on screen (on the last load): the steady state people pan in.
-            await page.waitForFunction(() => (window as unknown as { __graph: PageState }).__graph.elkMs !== undefined, null, { timeout: 180_000 });
-            elk.push((await page.evaluate(() => (window as unknown as { __graph: PageState }).__graph.elkMs))!);
+            await page.waitForFunction(() => (window as unknown as { __graph: BenchState }).__graph.elkMs !== undefined, null, { timeout: 180_000 });
+            elk.push((await page.evaluate(() => (window as unknown as { __graph: BenchState }).__graph.elkMs))!);
             // GRAPH_BENCH_SHOTS=DIR: see what was measured.
             if (load === LOADS - 1 && process.env.GRAPH_BENCH_SHOTS) await page.screenshot({ path: join(process.env.GRAPH_BENCH_SHOTS, `graph-${s.key}.png`) });
             if (load === LOADS - 1 && !s.policy) {

@@ -14,21 +14,11 @@
  * resolve.large.instances, resolve.<preset>.claims_resolved, and
  * resolve.incremental.ms (re-resolving after one claim changed, large).
  */
-import { claimsOf, resolvePolicy, ResolveSession, type PolicyObjectInput } from '../server/engine/resolve';
-import { describeInput, generatePolicy, isPresetName, PRESET_NAMES, type GeneratedPolicy, type PresetName } from './generator';
+import { claimsOf, resolvePolicy, ResolveSession } from '../server/engine/resolve';
+import { describeInput, generatePolicy, toPolicyInput, isPresetName, PRESET_NAMES, type PresetName } from './generator';
 import { figure, maxRssMiB, median, registerBenchmark, round, type Figure } from './registry';
 
 const REPEATS: Record<PresetName, number> = { small: 7, medium: 5, large: 3 };
-
-function toInput(g: GeneratedPolicy) {
-  const objects = g.objects.map((o) => ({
-    kind: o.kind,
-    namespace: o.metadata.namespace,
-    name: o.metadata.name,
-    spec: o,
-  })) as unknown as PolicyObjectInput[];
-  return { objects, users: g.users };
-}
 
 registerBenchmark({
   name: 'resolve',
@@ -38,7 +28,7 @@ registerBenchmark({
       const preset = String(args.preset);
       if (!isPresetName(preset)) throw new Error(`unknown preset "${preset}"`);
       const g = generatePolicy(preset);
-      const input = toInput(g);
+      const input = toPolicyInput(g);
       const gc = (globalThis as { gc?: () => void }).gc;
       const times: number[] = [];
       let instances = 0;
@@ -59,7 +49,7 @@ registerBenchmark({
     },
     incremental() {
       const g = generatePolicy('large');
-      const input = toInput(g);
+      const input = toPolicyInput(g);
       const session = new ResolveSession(input, { trace: false });
       const claims = claimsOf(input.objects);
       const times: number[] = [];

@@ -21,20 +21,10 @@
 import type { Cluster } from '../server/engine/model/kinds';
 import { planRevision } from '../server/engine/plan';
 import { claimsOf, ResolveSession, type DesiredState, type PolicyObjectInput } from '../server/engine/resolve';
-import { describeInput, generatePolicy, type GeneratedPolicy } from './generator';
+import { describeInput, generatePolicy, toPolicyInput } from './generator';
 import { figure, median, registerBenchmark, round, type Figure } from './registry';
 
 const REPEATS = 5;
-
-function toInput(g: GeneratedPolicy) {
-  const objects = g.objects.map((o) => ({
-    kind: o.kind,
-    namespace: o.metadata.namespace,
-    name: o.metadata.name,
-    spec: o,
-  })) as unknown as PolicyObjectInput[];
-  return { objects, users: g.users };
-}
 
 /** The generated cluster, priced and with marks, so cost and quota do their full work. */
 function pricedClusters(objects: readonly PolicyObjectInput[]) {
@@ -66,7 +56,7 @@ registerBenchmark({
   measures: {
     large() {
       const g = generatePolicy('large');
-      const input = toInput(g);
+      const input = toPolicyInput(g);
       const clusters = pricedClusters(input.objects);
       const session = new ResolveSession(input, { trace: false });
       const before = session.state();

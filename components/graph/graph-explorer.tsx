@@ -479,38 +479,21 @@ function Picker({ label, value, onChange, values }: { label: string; value: stri
   );
 }
 
+const OVERLAY_LEGEND = ['added', 'updated', 'removed', 'unchanged'] as const;
+const ACTUAL_LEGEND = ['applied', 'applying', 'failed', 'drifted', 'not-applied'] as const;
+
 function Legend({ overlay, actual, policy }: { overlay: boolean; actual: boolean; policy: boolean }) {
   return (
     <span className="graph-legend" aria-label="Legend">
       {policy && <span className="legend-item legend-problem">rejected / failing claim</span>}
       {!policy && <span className="legend-item legend-problem">problem</span>}
-      {overlay && (
-        <>
-          <span className="legend-item legend-added">added</span>
-          <span className="legend-item legend-updated">updated</span>
-          <span className="legend-item legend-removed">removed</span>
-          <span className="legend-item legend-unchanged">unchanged</span>
-        </>
-      )}
-      {actual && (
-        <>
-          <span className="legend-item">
-            <span className="gactual gactual-applied" /> applied
+      {overlay && OVERLAY_LEGEND.map((o) => <span key={o} className={`legend-item legend-${o}`}>{o}</span>)}
+      {actual &&
+        ACTUAL_LEGEND.map((a) => (
+          <span key={a} className="legend-item">
+            <span className={`gactual gactual-${a}`} /> {a.replace('-', ' ')}
           </span>
-          <span className="legend-item">
-            <span className="gactual gactual-applying" /> applying
-          </span>
-          <span className="legend-item">
-            <span className="gactual gactual-failed" /> failed
-          </span>
-          <span className="legend-item">
-            <span className="gactual gactual-drifted" /> drifted
-          </span>
-          <span className="legend-item">
-            <span className="gactual gactual-not-applied" /> not applied
-          </span>
-        </>
-      )}
+        ))}
     </span>
   );
 }

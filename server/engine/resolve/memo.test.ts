@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { generatePolicy } from '../../../bench/generator';
+import { generatePolicy, toPolicyInput } from '../../../bench/generator';
 import { loadObjects } from '../model/validate';
 import type { PolicyUser } from '../model/users';
 import { resolvePolicy, type PolicyInput } from './index';
@@ -117,15 +117,13 @@ describe('memoised resolution equals a full walk', () => {
 
   test('the generated benchmark policy (small)', () => {
     const g = generatePolicy('small');
-    const objects = g.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, spec: o })) as unknown as PolicyInput['objects'];
-    const state = same({ objects, users: g.users });
+    const state = same(toPolicyInput(g));
     assert.equal(state.claims.filter((c) => c.status === 'resolved').length, 500);
   });
 
   test('the same with varied users: half the users get other labels', () => {
     const g = generatePolicy('small', { claims: 300 });
     const users = g.users.map((u, i) => (i % 2 ? { ...u, labels: { ...u.labels, extra: String(i % 5) } } : u));
-    const objects = g.objects.map((o) => ({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, spec: o })) as unknown as PolicyInput['objects'];
-    same({ objects, users });
+    same(toPolicyInput(g, users));
   });
 });
