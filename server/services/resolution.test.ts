@@ -34,6 +34,23 @@ describe('resolution on the server', () => {
     assert.deepEqual([first.claimsTotal, first.instances], [4, 29]);
   });
 
+  test('a generation read again is served from memory, not read from storage anew', async () => {
+    await resolution.get(sam, 2);
+    let reads = 0;
+    const stored = repos.resolutions.get.bind(repos.resolutions);
+    repos.resolutions.get = (g) => {
+      reads++;
+      return stored(g);
+    };
+    const again = await resolution.get(sam, 2);
+    await resolution.claim(sam, { namespace: 'social', name: 'carol_dev' });
+    assert.equal(reads, 0);
+    assert.equal(again.instances, 37);
+    // Other generations are read from storage once each, then kept beside it.
+    for (const g of [1, 0, 2, 1, 0]) await resolution.get(sam, g);
+    assert.equal(reads, 2, 'generations 1 and 0 were each read once');
+  });
+
   test("a claim's page data: its outcome with the decision trace", async () => {
     const { outcome } = await resolution.claim(sam, { namespace: 'social', name: 'carol_dev' });
     assert.equal(outcome.status, 'rejected');

@@ -24,9 +24,18 @@ interface Cached {
   state: DesiredState;
 }
 
+/** How many generations' views stay in memory: the newest and the few a revision or comparison reads beside it. */
+const RECENT_VIEWS = 3;
+
 export class ResolutionService {
   private cached: Cached | undefined;
   private readonly inFlight = new Map<number, Promise<ResolutionView>>();
+  /**
+   * Views read recently, newest last. A generation's stored resolution never
+   * changes, so every page and panel that asks for it again (a claim page
+   * asks twice) is served without reading and parsing the stored state anew.
+   */
+  private readonly recent = new Map<number, ResolutionView>();
   /** Resolutions run one at a time: they share (and update) the cached session. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -65,9 +74,21 @@ export class ResolutionService {
   }
 
   ensure(generation: number): Promise<ResolutionView> {
+    const seen = this.recent.get(generation);
+    if (seen) {
+      this.recent.delete(generation);
+      this.recent.set(generation, seen);
+      return Promise.resolve(seen);
+    }
     let p = this.inFlight.get(generation);
     if (!p) {
-      p = this.compute(generation).finally(() => this.inFlight.delete(generation));
+      p = this.compute(generation)
+        .then((view) => {
+          this.recent.set(generation, view);
+          for (const old of this.recent.keys()) if (this.recent.size > RECENT_VIEWS) this.recent.delete(old);
+          return view;
+        })
+        .finally(() => this.inFlight.delete(generation));
       this.inFlight.set(generation, p);
     }
     return p;
