@@ -1,5 +1,5 @@
 /** Shared formatting for revision screens. */
-export const ACTION_KINDS = ['create', 'update', 'delete', 'attach-claim', 'detach-claim'] as const;
+export { ACTION_KINDS, countsText } from '@/server/engine/plan/counts';
 
 export function money(value: number, currency: string): string {
   const sign = value > 0 ? '+' : value < 0 ? '−' : '';
@@ -23,11 +23,6 @@ export function gib(bytes: number): string {
   return `${(bytes / 2 ** 30).toFixed(2)}`;
 }
 
-export function countsText(counts: Record<string, number> | undefined): string {
-  if (!counts) return '';
-  const parts = ACTION_KINDS.filter((k) => (counts[k] ?? 0) > 0).map((k) => `${counts[k]} ${k}`);
-  return parts.length ? parts.join(' · ') : 'no changes';
-}
 
 const STATUS_CLASS: Record<string, string> = {
   pending: 'badge-warn',

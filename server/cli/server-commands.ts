@@ -3,6 +3,7 @@
  * Exit codes: 0 success, 1 refused or failed (with the reason), 2 usage.
  */
 import { formatDiagnostic, hasErrors, sortDiagnostics } from '../engine/diagnostics';
+import { countsText } from '../engine/plan/counts';
 import { loadPolicyFiles } from '../loader/files';
 import { parse, UsageError } from './args';
 import type { Io } from './main';
@@ -97,10 +98,6 @@ async function revisionLine(client: Client, generation: number) {
   };
 }
 
-function countsText(c: Record<string, number>): string {
-  const parts = Object.entries(c).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
-  return parts.length ? parts.join(', ') : 'no changes';
-}
 
 export async function applyCommand(argv: string[], io: Io, mode: 'apply' | 'delete'): Promise<number> {
   const help = mode === 'apply' ? APPLY_HELP : DELETE_HELP;
@@ -143,7 +140,7 @@ export async function applyCommand(argv: string[], io: Io, mode: 'apply' | 'dele
       return;
     }
     io.out(`Generation ${w.generation}: ${w.changes.length} object${w.changes.length === 1 ? '' : 's'} ${mode === 'apply' ? 'saved' : 'deleted'}\n`);
-    io.out(`Revision ${rev.id}: ${rev.status} · ${countsText(rev.counts)} · cost ${rev.costDelta >= 0 ? '+' : ''}${rev.costDelta.toFixed(2)} ${rev.currency}/month\n`);
+    io.out(`Revision ${rev.id}: ${rev.status} · ${countsText(rev.counts, ', ')} · cost ${rev.costDelta >= 0 ? '+' : ''}${rev.costDelta.toFixed(2)} ${rev.currency}/month\n`);
     for (const s of rev.sections) io.out(`  section ${s.namespace}: ${s.status}\n`);
   });
 }
@@ -187,7 +184,7 @@ export async function revisionsCommand(argv: string[], io: Io): Promise<number> 
         const list = await client.revisions.list.query({ limit: 100 });
         out(
           list,
-          list.map((r) => `#${r.id}\t${r.status}\tgeneration ${r.generation}\t${r.author}\t${countsText(r.counts)}\t${r.costDelta >= 0 ? '+' : ''}${r.costDelta.toFixed(2)} ${r.currency}\t${r.acceptedBy.join(',')}`).join('\n') + '\n',
+          list.map((r) => `#${r.id}\t${r.status}\tgeneration ${r.generation}\t${r.author}\t${countsText(r.counts, ', ')}\t${r.costDelta >= 0 ? '+' : ''}${r.costDelta.toFixed(2)} ${r.currency}\t${r.acceptedBy.join(',')}`).join('\n') + '\n',
         );
         return;
       }
@@ -210,7 +207,7 @@ export async function revisionsCommand(argv: string[], io: Io): Promise<number> 
           summary,
           [
             `Revision ${summary.id} (generation ${summary.generation}) by ${summary.author}: ${summary.status}${summary.stale ? ' (stale)' : ''}`,
-            `Changes: ${countsText(summary.counts)}`,
+            `Changes: ${countsText(summary.counts, ', ')}`,
             `Cost: ${summary.cost.before.monthly.toFixed(2)} → ${summary.cost.after.monthly.toFixed(2)} ${summary.currency}/month`,
             ...summary.sections.map((s) => `Section ${s.namespace}: ${s.status}${s.decidedBy ? ` by ${s.decidedBy}` : ''}${s.overMarks ? ' (over marks)' : ''}`),
             ...summary.quota.filter((q) => !q.ok).map((q) => `Over mark: ${q.cluster} ${q.dimension} ${q.after} > ${q.mark} ${q.unit}`),

@@ -30,9 +30,9 @@
 import type { DesiredState, Instance, InstanceCode } from '../resolve';
 import { jsonEqual } from '../resolve/claim';
 
-export type ActionKind = 'create' | 'update' | 'delete' | 'attach-claim' | 'detach-claim';
+import type { ActionKind } from './counts';
 
-export const ACTION_KINDS: readonly ActionKind[] = ['create', 'update', 'delete', 'attach-claim', 'detach-claim'];
+export { ACTION_KINDS, type ActionKind } from './counts';
 
 export interface PlanAction {
   kind: ActionKind;
