@@ -44,7 +44,7 @@ export function createServices(
     access,
   );
   if (revisionRepo) {
-    revisions = new RevisionService(repos, revisionRepo, resolution, policyUsers, access, async (actor, generation) =>
+    revisions = new RevisionService(repos, revisionRepo, resolution, access, async (actor, generation) =>
       policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: `Roll back to generation ${generation}` }),
     );
   }

@@ -68,6 +68,16 @@ export class ResolutionService {
     return { generation: view.generation, outcome: traced ? { ...stored, trace: [...traced.trace, ...stored.trace] } : stored };
   }
 
+  /**
+   * Resolve objects that are not stored (an unsaved edit's preview) with the
+   * same users, domain admins and tenant grants as a stored generation, so
+   * the preview and the revision that saving makes agree.
+   */
+  async resolveDraft(objects: readonly PolicyObjectInput[]): Promise<DesiredState> {
+    const [users, grants] = await Promise.all([this.users(), this.grants()]);
+    return new ResolveSession({ objects, users, domainAdmins: this.domainAdmins, extraGrants: grants }, { trace: false }).state();
+  }
+
   /** Compute and store in the background (after a write); errors are logged, reads retry. */
   schedule(generation: number): void {
     void this.ensure(generation).catch((e) => console.error(`resolution of generation ${generation} failed:`, e));
@@ -146,7 +156,7 @@ export class ResolutionService {
       }
     }
     const objects = await this.repos.policy.listObjects({ generation });
-    const session = new ResolveSession({ objects: objects.map(toInput), users, domainAdmins: this.domainAdmins, extraGrants: grants }, { trace: false });
+    const session = new ResolveSession({ objects: objects.map(toPolicyInput), users, domainAdmins: this.domainAdmins, extraGrants: grants }, { trace: false });
     const state = session.state();
     // Only the newest generation is worth keeping warm.
     if (!this.cached || this.cached.generation <= generation) this.cached = { generation, usersKey, session, state };
@@ -154,6 +164,7 @@ export class ResolutionService {
   }
 }
 
-function toInput(o: StoredObject): PolicyObjectInput {
+/** A stored object as the engine takes it. */
+export function toPolicyInput(o: StoredObject): PolicyObjectInput {
   return { kind: (normaliseKind(o.kind) ?? o.kind) as Kind, namespace: o.namespace, name: o.name, spec: o.spec as ObjectOfKind[Kind] };
 }

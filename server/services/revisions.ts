@@ -10,14 +10,13 @@ import type { AccessService } from './access';
 import type { Cluster } from '../engine/model/kinds';
 import { loadObjects } from '../engine/model/validate';
 import { appliedState, planRevision, type RevisionPlan } from '../engine/plan';
-import { ResolveSession, type DesiredState, type Instance, type PolicyObjectInput } from '../engine/resolve';
-import type { PolicyUser } from '../engine/model/users';
+import type { DesiredState, Instance, PolicyObjectInput } from '../engine/resolve';
 import type { RevisionRepo, RevisionRow, SectionRow } from '../repo/revisions';
-import type { Repos, StoredObject } from '../repo/types';
+import type { Repos } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
 import { stringify } from 'yaml';
-import type { ResolutionService } from './resolution';
+import { toPolicyInput, type ResolutionService } from './resolution';
 import { transition, type RevisionStatus } from './revision-state';
 
 
@@ -50,7 +49,6 @@ export class RevisionService {
     private readonly repos: Repos,
     private readonly revisions: RevisionRepo,
     private readonly resolution: ResolutionService,
-    private readonly users: () => Promise<PolicyUser[]>,
     private readonly access: AccessService,
     /** Writes a generation restoring an earlier one (PolicyService.restore). */
     private readonly restore: (actor: Actor, generation: number) => Promise<{ generation: number; changed: boolean }>,
@@ -267,10 +265,9 @@ export class RevisionService {
     const changed = new Map(parsed.objects.map((o) => [`${o.kind}/${o.namespace}/${o.name}`, o]));
     const objects: PolicyObjectInput[] = current
       .filter((o) => !changed.has(`${o.kind}/${o.namespace}/${o.name}`))
-      .map(toInput)
+      .map(toPolicyInput)
       .concat(parsed.objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }) as PolicyObjectInput));
-    const users = await this.users();
-    const after = new ResolveSession({ objects, users, extraGrants: await this.access.tenantGrants() }, { trace: false }).state();
+    const after = await this.resolution.resolveDraft(objects);
     const head = await this.revisions.head();
     const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
     const before = base ? await this.deployedState(base) : null;
@@ -293,6 +290,3 @@ export class RevisionService {
   }
 }
 
-function toInput(o: StoredObject): PolicyObjectInput {
-  return { kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec } as PolicyObjectInput;
-}
