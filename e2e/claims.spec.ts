@@ -14,6 +14,8 @@ test("claims of the demo policy: Carol's is rejected and its trace names the rul
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Claims' }).click();
   await page.getByRole('link', { name: 'social/prod' }).click();
+  // The list has a status badge per row: wait for the claim's own page.
+  await expect(page).toHaveURL(/\/claims\/social\/prod(\?|$)/);
   await expect(page.getByTestId('claim-status')).toHaveText('resolved');
   await expect(page.getByTestId('trace')).toContainText('target: cluster system/k8s-example, namespace east');
   await expect(page.getByTestId('claim-instances').getByRole('row')).toHaveCount(20); // its own 5 instances + the 14 shared platform ones + header
