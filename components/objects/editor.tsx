@@ -287,8 +287,12 @@ function EditorForm(props: {
 /** Once a generation is saved, its revision appears (computed in the background). */
 function RevisionLink({ generation }: { generation: number }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.revisions.byGeneration.queryOptions({ generation }));
-  if (!q.data) return <span className="muted"> Computing its revision…</span>;
+  // The revision is computed after the save, in the background: ask again until it is there.
+  const q = useQuery({
+    ...trpc.revisions.byGeneration.queryOptions({ generation }),
+    refetchInterval: (query) => (query.state.data?.id == null ? 1000 : false),
+  });
+  if (!q.data || q.data.id == null) return <span className="muted"> Computing its revision…</span>;
   return (
     <Link href={`/revisions/${q.data.id}`} data-testid="revision-link">
       Revision #{q.data.id} ({q.data.status})

@@ -38,7 +38,7 @@ const NS_KINDS = ['bundle', 'service', 'claim', 'rule'] as const;
 const SYS_KINDS = ['cluster', 'aclrule'] as const;
 type Kind = (typeof NS_KINDS)[number] | (typeof SYS_KINDS)[number];
 
-function objectYaml(kind: Kind, name: string, variant = ''): string {
+function objectYaml(kind: Kind, name: string, variant = '', user = 'Sam'): string {
   const ns = kind === 'cluster' || kind === 'aclrule' ? 'system' : 'team-a';
   const head = `kind: ${kind}\nmetadata: {namespace: ${ns}, name: ${name}}\n`;
   switch (kind) {
@@ -47,7 +47,7 @@ function objectYaml(kind: Kind, name: string, variant = ''): string {
     case 'service':
       return head + `contexts: [{name: only${variant}, allocation: {bundle: b0}}]\n`;
     case 'claim':
-      return head + `user: Sam\nservice: s0\nlabels: {target: k8s-example.west, v: '${variant || '0'}'}\n`;
+      return head + `user: ${user}\nservice: s0\nlabels: {target: k8s-example.west, v: '${variant || '0'}'}\n`;
     case 'rule':
       return head + `weight: 7\ncriteria: {require-all: ["x == '${variant || '0'}'"]}\nactions: {claim: reject}\n`;
     case 'cluster':
@@ -70,6 +70,8 @@ const MAY_MANAGE: Record<Role, readonly Kind[]> = {
   anonymous: [],
 };
 const MAY_READ_SECRET: readonly Role[] = ['domain admin'];
+/** Saving or removing a claim in another user's name: namespace admins of its namespace and domain admins. */
+const MAY_ACT_FOR_OTHERS: readonly Role[] = ['domain admin', 'namespace admin (team-a)', 'tenant owner', 'tenant admin'];
 const MAY_ACCEPT_SECTION: readonly Role[] = ['domain admin', 'namespace admin (team-a)', 'tenant owner', 'tenant admin'];
 const MAY_MANAGE_MEMBERS: readonly Role[] = ['domain admin', 'tenant owner', 'tenant admin'];
 const MAY_INVITE: readonly Role[] = ['domain admin', 'tenant owner', 'tenant admin'];
@@ -158,31 +160,65 @@ describe('authorisation matrix (tRPC callers on PGlite)', () => {
           const me = call(role);
           const sam = call('domain admin');
           const ns = kind === 'cluster' || kind === 'aclrule' ? 'system' : 'team-a';
+          // Claims here are in the acting user's own name (claiming for others has its own row below).
+          const own = role === 'anonymous' ? 'Sam' : ACTORS[role].name;
+          const yaml = (name: string, variant = '') => objectYaml(kind, name, variant, own);
           const before = await head();
-          assert.equal(await outcome(me.policy.applyText({ text: objectYaml(kind, `new-${i}`), baseGeneration: before })), want(role, allowed), `create ${kind}`);
+          assert.equal(await outcome(me.policy.applyText({ text: yaml(`new-${i}`), baseGeneration: before })), want(role, allowed), `create ${kind}`);
           assert.equal(await head(), allowed ? before + 1 : before, 'a denied write writes nothing');
-          const base = kind === 'cluster' || kind === 'aclrule' ? `${kind}-base` : `${kind[0]}0`;
+          let base = kind === 'cluster' || kind === 'aclrule' ? `${kind}-base` : `${kind[0]}0`;
+          if (kind === 'claim') {
+            base = `mine-${i}`;
+            await sam.policy.applyText({ text: yaml(base), baseGeneration: await head() });
+          }
           const current = await sam.policy.get({ kind, namespace: ns, name: base });
           const h2 = await head();
           assert.equal(
-            await outcome(me.policy.save({ id: { kind, namespace: ns, name: base }, text: objectYaml(kind, base, `u${i}`), baseGeneration: h2 })),
+            await outcome(me.policy.save({ id: { kind, namespace: ns, name: base }, text: yaml(base, `u${i}`), baseGeneration: h2 })),
             want(role, allowed),
             `update ${kind}`,
           );
           assert.equal(await head(), allowed ? h2 + 1 : h2);
           void current;
-          await sam.policy.applyText({ text: objectYaml(kind, `del-${i}`), baseGeneration: await head() });
+          await sam.policy.applyText({ text: yaml(`del-${i}`), baseGeneration: await head() });
           const h3 = await head();
           assert.equal(await outcome(me.policy.delete({ ids: [{ kind, namespace: ns, name: `del-${i}` }], baseGeneration: h3 })), want(role, allowed), `delete ${kind}`);
           assert.equal(await head(), allowed ? h3 + 1 : h3);
         });
       }
 
+      test("save, take over and delete a claim in another user's name", async () => {
+        const me = call(role);
+        const sam = call('domain admin');
+        const may = MAY_ACT_FOR_OTHERS.includes(role);
+        const before = await head();
+        // Sam's name on a new claim: the claim would resolve with Sam's labels, secrets and rights.
+        const created = await outcome(me.policy.applyText({ text: objectYaml('claim', `for-sam-${i}`), baseGeneration: before }));
+        assert.equal(created, want(role, may), 'create in Sam\'s name');
+        assert.equal(await head(), may ? before + 1 : before, 'a refused save writes nothing');
+        if (role === 'anonymous') return;
+        const me2 = ACTORS[role].name;
+        // Taking over Sam's claim (rewriting it in one's own name) acts against Sam too.
+        await sam.policy.applyText({ text: objectYaml('claim', `sams-${i}`), baseGeneration: await head() });
+        const takeOver = await outcome(me.policy.save({ id: { kind: 'claim', namespace: 'team-a', name: `sams-${i}` }, text: objectYaml('claim', `sams-${i}`, 'x', me2), baseGeneration: await head() }));
+        assert.equal(takeOver, want(role, may), 'take over Sam\'s claim');
+        // The audit trail names who wrote it, not the user the claim names.
+        if (may) assert.equal((await repos.policy.getGeneration(await head()))?.author, me2);
+        await sam.policy.applyText({ text: objectYaml('claim', `sams2-${i}`), baseGeneration: await head() });
+        assert.equal(await outcome(me.policy.delete({ ids: [{ kind: 'claim', namespace: 'team-a', name: `sams2-${i}` }], baseGeneration: await head() })), want(role, may), 'delete Sam\'s claim');
+        if (!may && MAY_MANAGE[role].includes('claim')) {
+          const err = await me.policy.applyText({ text: objectYaml('claim', `for-sam2-${i}`), baseGeneration: await head() }).catch((e: Error) => e);
+          assert.match((err as Error).message, /in the name of user "Sam".*own name \("user: /);
+        }
+      });
+
       test('accept a section of a revision in team-a', async () => {
         const sam = call('domain admin');
         // A fresh revision with a team-a section (the claim's variant changes the bundle's instances' labels only: bump the chart).
         const gen = (await sam.policy.applyText({ text: objectYaml('bundle', 'b0', `acc${i}`), baseGeneration: await head() })).generation;
-        const rev = await sam.revisions.byGeneration({ generation: gen });
+        const found = await sam.revisions.byGeneration({ generation: gen, wait: true });
+        assert.ok(found.id != null, `revision of generation ${gen}: ${found.status}`);
+        const rev = { id: found.id };
         if (role === 'anonymous') {
           assert.equal(await outcome(call(role).revisions.decide({ revisionId: rev.id, namespace: 'team-a', decision: 'accept' })), 'unauthenticated');
           return;

@@ -85,7 +85,8 @@ function readPolicy(paths: string[]): string {
 }
 
 async function revisionLine(client: Client, generation: number) {
-  const r = await client.revisions.byGeneration.query({ generation });
+  const r = await client.revisions.byGeneration.query({ generation, wait: true });
+  if (r.id == null) throw new CliFailure(`generation ${generation} was saved; its revision is still being computed (keelson revisions shows it once ready)`);
   const full = await client.revisions.get.query({ id: r.id });
   const cost = full.plan.cost;
   return {

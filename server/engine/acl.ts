@@ -99,3 +99,15 @@ export function canManage(roles: UserRoles, kind: string, namespace: string): bo
 export function canConsume(roles: UserRoles, namespace: string): boolean {
   return canManage(roles, 'claim', namespace);
 }
+
+/**
+ * A claim acts for the user it names: resolution uses that user's labels,
+ * secrets and consume rights. Saving (or removing) a claim in someone
+ * else's name therefore needs more than the right to manage claims: the
+ * namespace-admin role in the claim's namespace, or domain-admin.
+ */
+export function canActFor(roles: UserRoles, namespace: string, actorName: string, claimUser: string): boolean {
+  if (claimUser === actorName) return true;
+  const role = roleIn(roles, namespace);
+  return role === 'domain-admin' || role === 'namespace-admin';
+}

@@ -5,7 +5,7 @@
  * plain members service consumers). Every service asks here before it reads
  * secrets or changes anything.
  */
-import { canManage, computeRoles, isDomainAdmin, roleIn, type RoleGrant, type UserRoles } from '../engine/acl';
+import { canActFor, canManage, computeRoles, isDomainAdmin, roleIn, type RoleGrant, type UserRoles } from '../engine/acl';
 import type { AclRule } from '../engine/model/kinds';
 import type { TenantRepo } from '../repo/tenants';
 import type { ObjectId, Repos } from '../repo/types';
@@ -51,6 +51,49 @@ export class AccessService {
   }
 
   /**
+   * Claims act for the user they name: check the name being saved and, for
+   * updates and deletes, the name the stored claim carries now.
+   */
+  async assertClaimAuthors(
+    actor: Actor,
+    upserts: readonly { kind: string; namespace: string; name: string; spec: unknown }[],
+    deletes: readonly ObjectId[],
+    verb: string,
+  ): Promise<void> {
+    const touched = [...upserts, ...deletes].filter((o) => o.kind === 'claim');
+    if (touched.length === 0) return;
+    const stored = new Map((await this.repos.policy.listObjects({ kind: 'claim' })).map((o) => [`${o.namespace}/${o.name}`, claimUser(o.spec)]));
+    const claims = touched.map((o) => {
+      const users = ['spec' in o ? claimUser(o.spec) : undefined, stored.get(`${o.namespace}/${o.name}`)].filter((u): u is string => typeof u === 'string');
+      return { namespace: o.namespace, name: o.name, users: [...new Set(users)] };
+    });
+    await this.assertActsFor(actor, claims, verb);
+  }
+
+  /**
+   * Refuse (403) unless the actor may act for every claim's user: their own
+   * name always; another user's only as namespace admin of the claim's
+   * namespace or domain admin. `users` lists the claim's user as saved and,
+   * for an update or delete, as it was stored before (taking over someone's
+   * claim acts against them too).
+   */
+  async assertActsFor(actor: Actor, claims: readonly { namespace: string; name: string; users: readonly string[] }[], verb: string): Promise<void> {
+    const foreign = claims.filter((c) => c.users.some((u) => u !== actor.name));
+    if (foreign.length === 0) return;
+    const roles = await this.roles(actor);
+    for (const c of foreign) {
+      const other = c.users.find((u) => !canActFor(roles, c.namespace, actor.name, u));
+      if (other === undefined) continue;
+      const role = roleIn(roles, c.namespace);
+      throw new AppError(
+        'FORBIDDEN',
+        `You may not ${verb} claim ${c.namespace}/${c.name} in the name of user "${other}": a claim acts for the user it names (their labels, secrets and rights). ` +
+          `Service consumers claim only in their own name ("user: ${actor.name}"); claiming for someone else needs the namespace-admin role in ${c.namespace} or domain-admin (you are ${role ?? 'not given a role'} there). Nothing was saved.`,
+      );
+    }
+  }
+
+  /**
    * Instances rendered from user secrets keep their parameters and
    * discovery to those who may manage them (namespace admins, domain admins).
    */
@@ -85,4 +128,9 @@ export function explainDenied(roles: UserRoles, o: ObjectId): string {
   if (o.namespace === 'system') return `You may not change ${what}: objects in the system namespace are managed by domain admins only (${youAre}). Nothing was saved.`;
   if (o.kind === 'claim') return `You may not change ${what}: managing claims in namespace ${o.namespace} needs the service-consumer, namespace-admin or domain-admin role there (${youAre}). Nothing was saved.`;
   return `You may not change ${what}: managing ${o.kind}s in namespace ${o.namespace} needs the namespace-admin or domain-admin role there (${youAre}); service consumers may only change claims. Nothing was saved.`;
+}
+
+function claimUser(spec: unknown): string | undefined {
+  const u = (spec as { user?: unknown } | null)?.user;
+  return typeof u === 'string' ? u : undefined;
 }

@@ -125,6 +125,7 @@ export class PolicyService {
       throw new AppError('INVALID_INPUT', 'The text holds no policy objects. Nothing was saved.', { diagnostics });
     }
     await this.access.assertManage(who, objects, 'change policy');
+    await this.access.assertClaimAuthors(who, objects, [], 'save');
     await this.keepSecrets(objects);
     return this.commit(who, input.baseGeneration, input.message, objects, [], diagnostics, undefined, input.accept);
   }
@@ -158,6 +159,7 @@ export class PolicyService {
       throw new AppError('CONFLICT', `${obj.kind} ${obj.namespace}/${obj.name} already exists; open it to edit. Nothing was saved.`);
     }
     await this.access.assertManage(who, [obj], 'change policy');
+    await this.access.assertClaimAuthors(who, [obj], [], 'save');
     await this.keepSecrets([obj]);
     const r = await this.commit(who, input.baseGeneration, input.message, [obj], [], diagnostics, undefined, input.accept);
     return { ...r, object: { kind: obj.kind, namespace: obj.namespace, name: obj.name } };
@@ -175,6 +177,7 @@ export class PolicyService {
     });
     if (ids.length === 0) throw new AppError('INVALID_INPUT', 'Nothing to delete.');
     await this.access.assertManage(who, ids, 'delete policy');
+    await this.access.assertClaimAuthors(who, [], ids, 'delete');
     return this.commit(who, input.baseGeneration, input.message, [], ids, [], undefined, input.accept);
   }
 
@@ -263,6 +266,7 @@ export class PolicyService {
     const now = new Map(current.map((o) => [objectKey(o), o]));
     const changed = target.objects.filter((o) => now.get(objectKey(o))?.text !== o.text);
     await this.access.assertManage(who, [...changed, ...deletes], 'roll back');
+    await this.access.assertClaimAuthors(who, changed, deletes, 'roll back');
     const res = await this.repos.policy.commit({
       baseGeneration: input.baseGeneration,
       author: who.name,

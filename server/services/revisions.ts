@@ -20,6 +20,9 @@ import { toPolicyInput, type ResolutionService } from './resolution';
 import { transition, type RevisionStatus } from './revision-state';
 
 
+/** How long `byGeneration` with `wait` waits for a revision being computed. */
+const BY_GENERATION_WAIT_MS = 30_000;
+
 export interface SectionView extends Omit<SectionRow, 'revisionId'> {
   /** Whether the asking user may decide this section now, and why not when not. */
   canDecide: boolean;
@@ -54,20 +57,57 @@ export class RevisionService {
     private readonly restore: (actor: Actor, generation: number) => Promise<{ generation: number; changed: boolean }>,
   ) {}
 
+  /** Computations this process has started, by generation (so a read can wait for one instead of starting it). */
+  private readonly inFlight = new Map<number, Promise<RevisionRow>>();
+
   /** After a write: compute the generation's revision in the background. */
   schedule(generation: number, opts: { autoAcceptBy?: Actor } = {}): void {
     void this.ensureForGeneration(generation, opts).catch((e) => console.error(`revision for generation ${generation} failed:`, e));
   }
 
+  /**
+   * Compute (once) and store the revision of a generation that exists. Only
+   * the service calls this — after a write, at boot, on rollback — never a
+   * read: a stored revision supersedes older pending ones, so computing one
+   * is a change to the deployment's state.
+   */
   ensureForGeneration(generation: number, opts: { autoAcceptBy?: Actor } = {}): Promise<RevisionRow> {
+    const running = this.inFlight.get(generation);
+    if (running) return running;
     const run = this.queue.then(() => this.compute(generation, opts));
     this.queue = run.catch(() => undefined);
+    this.inFlight.set(generation, run);
+    void run.catch(() => undefined).finally(() => this.inFlight.delete(generation));
     return run;
+  }
+
+  /**
+   * The revision of a generation, read only. A generation past the head (or
+   * below 1) is not found; one whose revision is still being computed
+   * answers `computing` — with `wait`, after waiting a while for it.
+   */
+  async byGeneration(actor: MaybeActor, generation: number, opts: { wait?: boolean } = {}): Promise<{ id: number | null; status: string }> {
+    if (!actor) throw unauthorized('see revisions');
+    const head = await this.repos.policy.head();
+    if (!Number.isInteger(generation) || generation < 1 || generation > head) {
+      throw notFound(`Generation ${generation} (the newest is ${head})`);
+    }
+    const deadline = Date.now() + (opts.wait ? BY_GENERATION_WAIT_MS : 0);
+    for (;;) {
+      const row = await this.revisions.byGeneration(generation);
+      if (row) return { id: row.id, status: row.status };
+      const running = this.inFlight.get(generation);
+      const left = deadline - Date.now();
+      if (left <= 0) return { id: null, status: running ? 'computing' : 'not computed' };
+      // Another process may be computing it: poll the database until the deadline.
+      await Promise.race([running?.catch(() => undefined), new Promise((r) => setTimeout(r, Math.min(left, 250)))]);
+    }
   }
 
   private async compute(generation: number, opts: { autoAcceptBy?: Actor }): Promise<RevisionRow> {
     const existing = await this.revisions.byGeneration(generation);
     if (existing) return existing;
+    if (generation < 1 || generation > (await this.repos.policy.head())) throw notFound(`Generation ${generation}`);
     for (let attempt = 0; attempt < 5; attempt++) {
       const head = await this.revisions.head();
       const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
@@ -260,6 +300,10 @@ export class RevisionService {
     const parsed = loadObjects(input.text);
     const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) return { ok: false as const, message: `Fix ${errors.length} problem${errors.length === 1 ? '' : 's'} to see the preview.` };
+    // Preview is held to the rights of saving: it resolves the draft with the
+    // claims' users' labels and secrets, so it may only show what this user could save.
+    await this.access.assertManage(actor, parsed.objects, 'preview changes');
+    await this.access.assertClaimAuthors(actor, parsed.objects, [], 'preview');
     const generation = await this.repos.policy.head();
     const current = await this.repos.policy.listObjects({ generation });
     const changed = new Map(parsed.objects.map((o) => [`${o.kind}/${o.namespace}/${o.name}`, o]));

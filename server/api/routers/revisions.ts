@@ -26,10 +26,7 @@ export const revisionsRouter = createTRPCRouter({
 
   byGeneration: protectedProcedure
     .input(z.object({ generation: z.number().int().min(1), wait: z.boolean().optional() }))
-    .query(async ({ ctx, input }) => {
-      const r = await svc(ctx.services).ensureForGeneration(input.generation);
-      return { id: r.id, status: r.status };
-    }),
+    .query(({ ctx, input }) => svc(ctx.services).byGeneration(ctx.actor, input.generation, { wait: input.wait })),
 
   decide: protectedProcedure
     .input(z.object({ revisionId: id, namespace: z.string().min(1).max(64).optional(), decision: z.enum(['accept', 'reject']), comment }))
