@@ -222,6 +222,34 @@ export const clusterDefaultsSchema = z
   .strict()
   .describe('Per-replica resources assumed for cost and quota when an instance does not state them (Keelson extension)');
 
+/** A policy namespace, or a pattern where `*` matches any run of characters (`team-*`, `*`). */
+const namespacePattern = z
+  .string()
+  .regex(/^[a-zA-Z0-9_*-]{1,64}$/, 'must be a namespace or a pattern with "*" (letters, digits, "_", "-", "*")');
+/** A Kubernetes namespace or pattern; `{namespace}` stands for the policy namespace. */
+const kubernetesNamespacePattern = z
+  .string()
+  .regex(/^(?:[a-z0-9*-]|\{namespace\}){1,80}$/, 'must be a Kubernetes namespace or a pattern with "*" or "{namespace}" (lower-case letters, digits, "-")');
+
+/**
+ * Keelson extension: which policy namespaces may target the cluster, and in
+ * which Kubernetes namespaces. A namespace admin may accept a section only
+ * where this admits it; otherwise a domain admin must.
+ */
+export const clusterAllowedNamespaceSchema = z.union([
+  namespacePattern.describe('A policy namespace (or pattern) that may target the cluster, deploying into the Kubernetes namespace of its own name'),
+  z
+    .object({
+      namespace: namespacePattern.describe('A policy namespace, or a pattern such as "team-*" or "*"'),
+      kubernetes: z
+        .array(kubernetesNamespacePattern)
+        .min(1, { error: 'must list at least one Kubernetes namespace (leave it out for the one named like the policy namespace)' })
+        .optional()
+        .describe('Kubernetes namespaces it may deploy into ("*" patterns; "{namespace}" is the policy namespace); default ["{namespace}"]'),
+    })
+    .strict(),
+]);
+
 export const clusterSchema = z
   .object({
     ...envelope('cluster'),
@@ -238,6 +266,14 @@ export const clusterSchema = z
     pricing: clusterPricingSchema.optional(),
     marks: clusterMarksSchema.optional(),
     defaults: clusterDefaultsSchema.optional(),
+    allowedNamespaces: z
+      .array(clusterAllowedNamespaceSchema)
+      .optional()
+      .describe('Policy namespaces that may target this cluster and their Kubernetes namespaces; absent: any (Keelson extension)'),
+    chartRepositories: z
+      .array(z.string().min(1).describe('A chart repository URL; "*" matches any run of characters'))
+      .optional()
+      .describe('Chart repositories helm code may use on this cluster without a domain admin; absent: any (Keelson extension)'),
   })
   .strict();
 
@@ -267,6 +303,7 @@ export type Cluster = z.output<typeof clusterSchema>;
 export type ClusterPricing = z.output<typeof clusterPricingSchema>;
 export type ClusterMarks = z.output<typeof clusterMarksSchema>;
 export type ClusterDefaults = z.output<typeof clusterDefaultsSchema>;
+export type ClusterAllowedNamespace = z.output<typeof clusterAllowedNamespaceSchema>;
 export type Criteria = z.output<typeof criteriaSchema>;
 export type LabelOperations = z.output<typeof labelOperationsSchema>;
 

@@ -11,6 +11,7 @@ import type { DesiredState, Instance } from '../resolve';
 import { ACTION_KINDS, diffStates, type ActionKind, type PlanAction, type PlanNote } from './diff';
 import { costAndQuota, type ClusterRef, type CostReport, type QuotaCheck } from './cost';
 import { orderSteps, type PlanStep } from './order';
+import { addReasons, clusterIndex, finishReasons, instanceReach, type ManifestRead } from './reach';
 
 export type { ActionKind, PlanAction, PlanNote } from './diff';
 export type { ClusterRef, CostNote, CostReport, CostTarget, InstanceResources, QuotaCheck, ResourceTotals } from './cost';
@@ -18,6 +19,7 @@ export type { PlanStep } from './order';
 export { ACTION_KINDS, codeEqual, diffSortedLists, diffStates, parentRootKey, type InstanceDiff } from './diff';
 export { CostCalculator, costAndQuota, DEFAULT_CURRENCY, MIXED_CURRENCY } from './cost';
 export { orderSteps } from './order';
+export { allowedKubernetesNamespaces, chartRepoAllowed, instanceReach, kindScope, manifestObjects, MAX_REACH_REASONS } from './reach';
 export * from './quantity';
 
 export interface RevisionSection {
@@ -28,6 +30,14 @@ export interface RevisionSection {
   keys: string[];
   /** A cluster these instances run on (or ran on) fails a quota check that this revision made worse. */
   overMarks: boolean;
+  /**
+   * What the section deploys beyond its policy namespace, one reason each: a
+   * cluster that does not admit the namespace, a Kubernetes namespace not
+   * allowed for it, a cluster-scoped or unknown kind, a manifest object in
+   * another Kubernetes namespace, a chart repository the cluster does not
+   * allow. Non-empty: only a domain admin may accept the section.
+   */
+  needsDomainAdmin: string[];
 }
 
 export interface RevisionPlan {
@@ -64,11 +74,14 @@ export function planRevision(input: RevisionInput): RevisionPlan {
   const { cost, quota, overMarksClusters } = costAndQuota(diff.before.values(), diff.applied.values(), input.clusters);
 
   const counts = emptyCounts();
-  const bySection = new Map<string, { counts: Record<ActionKind, number>; keys: string[]; clusters: Set<string> }>();
+  const clusterSpecs = clusterIndex(input.clusters);
+  const manifests = new Map<string, ManifestRead>();
+  type Section = { counts: Record<ActionKind, number>; keys: string[]; clusters: Set<string>; reach: string[]; reachSeen: Set<string> };
+  const bySection = new Map<string, Section>();
   for (const a of diff.actions) {
     counts[a.kind]++;
     let s = bySection.get(a.namespace);
-    if (!s) bySection.set(a.namespace, (s = { counts: emptyCounts(), keys: [], clusters: new Set() }));
+    if (!s) bySection.set(a.namespace, (s = { counts: emptyCounts(), keys: [], clusters: new Set(), reach: [], reachSeen: new Set() }));
     s.counts[a.kind]++;
     // Actions come grouped by key, so a key is new when it differs from the last one.
     if (s.keys[s.keys.length - 1] !== a.key) {
@@ -76,11 +89,22 @@ export function planRevision(input: RevisionInput): RevisionPlan {
       for (const inst of [diff.after.get(a.key), diff.before.get(a.key)]) {
         if (inst) s.clusters.add(`${inst.target.clusterNamespace}/${inst.target.cluster}`);
       }
+      // What the section deploys: the instances it creates, changes or removes (a claim
+      // attached to an instance that runs as it was deploys nothing new).
+      const change = diff.changes.get(a.key);
+      const inst = change === 'delete' ? diff.before.get(a.key) : change ? diff.after.get(a.key) : undefined;
+      if (inst) addReasons(s.reach, s.reachSeen, instanceReach(inst, a.namespace, clusterSpecs, change === 'delete', manifests));
     }
   }
   const sections: RevisionSection[] = [...bySection.keys()].sort().map((namespace) => {
     const s = bySection.get(namespace)!;
-    return { namespace, counts: s.counts, keys: s.keys, overMarks: [...s.clusters].some((c) => overMarksClusters.has(c)) };
+    return {
+      namespace,
+      counts: s.counts,
+      keys: s.keys,
+      overMarks: [...s.clusters].some((c) => overMarksClusters.has(c)),
+      needsDomainAdmin: finishReasons(s.reach, s.reachSeen),
+    };
   });
 
   return {
