@@ -42,9 +42,14 @@ export function RevisionPreview({ text, enabled }: { text: string; enabled: bool
             <div className="muted">
               Sections to accept:{' '}
               {q.data.sections.map((s) => (
-                <span key={s.namespace} className={`badge ${s.overMarks ? 'badge-error' : ''}`}>
+                <span
+                  key={s.namespace}
+                  className={`badge ${s.overMarks || s.needsDomainAdmin.length > 0 ? 'badge-error' : ''}`}
+                  title={s.needsDomainAdmin.length > 0 ? s.needsDomainAdmin.join('\n') : undefined}
+                >
                   {s.namespace}
                   {s.overMarks ? ' (over marks)' : ''}
+                  {s.needsDomainAdmin.length > 0 ? ' (needs a domain admin)' : ''}
                 </span>
               ))}
             </div>

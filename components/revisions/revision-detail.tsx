@@ -170,9 +170,20 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
                   <h3 style={{ margin: 0 }}>
                     {s.namespace} <span className={statusClass(s.status === 'accepted' ? 'applied' : s.status === 'rejected' ? 'rejected' : 'pending')}>{s.status}</span>
                     {s.overMarks && <span className="badge badge-error">over marks</span>}
+                    {s.needsDomainAdmin.length > 0 && <span className="badge badge-error">needs a domain admin</span>}
                   </h3>
                   <span className="muted">{countsText(s.counts as Record<string, number>)}</span>
                 </div>
+                {s.needsDomainAdmin.length > 0 && (
+                  <div className="hint" data-testid={`reach-${s.namespace}`}>
+                    Deploys beyond namespace {s.namespace}, so only a domain admin may accept it:
+                    <ul style={{ margin: '2px 0' }}>
+                      {s.needsDomainAdmin.map((r) => (
+                        <li key={r}>{r}</li>
+                      ))}
+                    </ul>
+                  </div>
+                )}
                 {s.decidedBy && (
                   <p className="muted" style={{ margin: '4px 0' }}>
                     {s.status} by {s.decidedBy}

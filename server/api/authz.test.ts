@@ -43,7 +43,7 @@ function objectYaml(kind: Kind, name: string, variant = '', user = 'Sam'): strin
   const head = `kind: ${kind}\nmetadata: {namespace: ${ns}, name: ${name}}\n`;
   switch (kind) {
     case 'bundle':
-      return head + `components: [{name: web, code: {type: helm, params: {chartName: web${variant}, chartRepo: https://c.example}}}]\n`;
+      return head + `components: [{name: web, code: {type: helm, params: {chartName: web${variant}, chartRepo: https://charts.example.com}}}]\n`;
     case 'service':
       return head + `contexts: [{name: only${variant}, allocation: {bundle: b0}}]\n`;
     case 'claim':
@@ -73,6 +73,44 @@ const MAY_READ_SECRET: readonly Role[] = ['domain admin'];
 /** Saving or removing a claim in another user's name: namespace admins of its namespace and domain admins. */
 const MAY_ACT_FOR_OTHERS: readonly Role[] = ['domain admin', 'namespace admin (team-a)', 'tenant owner', 'tenant admin'];
 const MAY_ACCEPT_SECTION: readonly Role[] = ['domain admin', 'namespace admin (team-a)', 'tenant owner', 'tenant admin'];
+/** A section that deploys beyond its policy namespace (cluster, Kubernetes namespace, cluster-scoped kind, chart repository). */
+const MAY_ACCEPT_REACHING_SECTION: readonly Role[] = ['domain admin'];
+
+/**
+ * Sections of team-a that reach past it, each with the reason the revision
+ * gives. The demo cluster admits team-a in Kubernetes namespace west, with
+ * charts from its listed repositories (server/seed/demo-cluster.yaml).
+ */
+const REACHING: { what: string; code: string; target?: string; cluster?: string; reason: RegExp }[] = [
+  {
+    what: 'a ClusterRole',
+    code: `{type: raw, params: {manifest: ${JSON.stringify('apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: everything}\nrules: [{apiGroups: ["*"], resources: ["*"], verbs: ["*"]}]\n')}}}`,
+    reason: /cluster-scoped kind ClusterRole \(rbac\.authorization\.k8s\.io\): ClusterRole "everything"/,
+  },
+  {
+    what: 'an object in another Kubernetes namespace',
+    code: `{type: raw, params: {manifest: ${JSON.stringify('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: planted, namespace: kube-system}\n')}}}`,
+    reason: /puts ConfigMap "planted" in Kubernetes namespace "kube-system", not west/,
+  },
+  {
+    what: 'a chart from a repository the cluster does not list',
+    code: `{type: helm, params: {chartRepo: 'https://charts.elsewhere.example', chartName: web}}`,
+    reason: /chart repository https:\/\/charts\.elsewhere\.example is not allowed on cluster system\/k8s-example/,
+  },
+  {
+    what: 'a cluster that does not admit team-a',
+    code: `{type: helm, params: {chartRepo: 'https://charts.example.com', chartName: web}}`,
+    target: 'locked',
+    cluster: `kind: cluster\nmetadata: {namespace: system, name: locked}\ntype: kubernetes\nallowedNamespaces: [platform]\n`,
+    reason: /cluster system\/locked does not allow policy namespace team-a/,
+  },
+  {
+    what: 'another Kubernetes namespace of the demo cluster',
+    code: `{type: helm, params: {chartRepo: 'https://charts.example.com', chartName: web}}`,
+    target: 'k8s-example.kube-system',
+    reason: /Kubernetes namespace kube-system on cluster system\/k8s-example is not allowed for policy namespace team-a/,
+  },
+];
 const MAY_MANAGE_MEMBERS: readonly Role[] = ['domain admin', 'tenant owner', 'tenant admin'];
 const MAY_INVITE: readonly Role[] = ['domain admin', 'tenant owner', 'tenant admin'];
 /** Raising a member to owner needs owner rights (nobody raises anyone above their own role). */
@@ -230,6 +268,44 @@ describe('authorisation matrix (tRPC callers on PGlite)', () => {
         const res = await outcome(call(role).revisions.decide({ revisionId: rev.id, namespace: 'team-a', decision: 'accept' }));
         assert.equal(res, want(role, MAY_ACCEPT_SECTION.includes(role)));
       });
+
+      for (const [j, c] of REACHING.entries()) {
+        test(`accept a section of team-a that deploys ${c.what}`, async () => {
+          const sam = call('domain admin');
+          const name = `reach-${i}-${j}`;
+          const objects = [
+            `kind: bundle\nmetadata: {namespace: team-a, name: ${name}}\ncomponents: [{name: web, code: ${c.code}}]\n`,
+            `kind: service\nmetadata: {namespace: team-a, name: ${name}}\ncontexts: [{name: only, allocation: {bundle: ${name}}}]\n`,
+            `kind: claim\nmetadata: {namespace: team-a, name: ${name}}\nuser: Sam\nservice: ${name}\nlabels: {target: '${c.target ?? 'k8s-example.west'}'}\n`,
+          ];
+          const gen = (await sam.policy.applyText({ text: [...(c.cluster ? [c.cluster] : []), ...objects].join('---\n'), baseGeneration: await head() })).generation;
+          try {
+            const found = await sam.revisions.byGeneration({ generation: gen, wait: true });
+            assert.ok(found.id != null, `revision of generation ${gen}: ${found.status}`);
+            if (role === 'anonymous') {
+              assert.equal(await outcome(call(role).revisions.decide({ revisionId: found.id, namespace: 'team-a', decision: 'accept' })), 'unauthenticated');
+              return;
+            }
+            const view = await call(role).revisions.get({ id: found.id });
+            const section = view.sections.find((s) => s.namespace === 'team-a');
+            assert.ok(section, JSON.stringify(view.sections.map((s) => s.namespace)));
+            // Every reader sees what reaches past the namespace; those who could accept team-a otherwise are told exactly that.
+            assert.match(section.needsDomainAdmin.join('\n'), c.reason);
+            const may = MAY_ACCEPT_REACHING_SECTION.includes(role);
+            assert.equal(section.canDecide, may, section.reason);
+            if (!may && MAY_ACCEPT_SECTION.includes(role)) {
+              assert.match(section.reason ?? '', /^Section team-a reaches past policy namespace team-a: .*Only a domain admin may accept it\.$/);
+              assert.match(section.reason ?? '', c.reason);
+            }
+            assert.equal(await outcome(call(role).revisions.decide({ revisionId: found.id, namespace: 'team-a', decision: 'accept' })), want(role, may));
+          } finally {
+            // Later rows (and roles) need a team-a that reaches nowhere: nothing is ever applied here, so every revision diffs against all of it.
+            const ids = ['bundle', 'service', 'claim'].map((kind) => ({ kind, namespace: 'team-a', name }));
+            if (c.cluster) ids.push({ kind: 'cluster', namespace: 'system', name: 'locked' });
+            await sam.policy.delete({ ids, baseGeneration: await head() });
+          }
+        });
+      }
 
       test('manage tenant members, invite, change roles', async () => {
         const me = call(role);

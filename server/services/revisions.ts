@@ -24,6 +24,8 @@ import { transition, type RevisionStatus } from './revision-state';
 const BY_GENERATION_WAIT_MS = 30_000;
 
 export interface SectionView extends Omit<SectionRow, 'revisionId'> {
+  /** What the section deploys beyond its policy namespace (then only a domain admin may accept it). */
+  needsDomainAdmin: string[];
   /** Whether the asking user may decide this section now, and why not when not. */
   canDecide: boolean;
   reason?: string;
@@ -163,8 +165,9 @@ export class RevisionService {
   /** `accept=true` on a write: sections within their marks that the author may accept are accepted at once. */
   private async autoAccept(rev: RevisionRow, actor: Actor) {
     const roles = await this.rolesOf(actor, rev.generation);
-    const sections = await this.revisions.sections([rev.id]);
-    const mine = sections.filter((s) => !s.overMarks && this.mayDecide(roles, s).ok).map((s) => s.namespace);
+    const sections = this.withReach(rev, await this.revisions.sections([rev.id]));
+    // Like going over marks, reaching past the namespace is for a deliberate decision, never a save's side effect.
+    const mine = sections.filter((s) => !s.overMarks && s.needsDomainAdmin.length === 0 && this.mayDecide(roles, s).ok).map((s) => s.namespace);
     if (mine.length === 0) return;
     await this.revisions.decide({ revisionId: rev.id, namespaces: mine, decision: 'accept', actor: actor.name, comment: 'accepted on save (accept=true)' });
   }
@@ -174,10 +177,27 @@ export class RevisionService {
     return this.access.roles(actor, generation);
   }
 
-  private mayDecide(roles: UserRoles, s: Pick<SectionRow, 'namespace' | 'overMarks'>): { ok: true } | { ok: false; reason: string } {
+  /**
+   * The sections with what each deploys beyond its namespace, from the stored
+   * plan (the sections table has no column for it; plans stored before it
+   * existed have none).
+   */
+  private withReach<S extends Pick<SectionRow, 'namespace'>>(rev: RevisionRow, sections: S[]): (S & { needsDomainAdmin: string[] })[] {
+    const planned = (rev.plan as { sections?: { namespace: string; needsDomainAdmin?: string[] }[] } | null)?.sections ?? [];
+    const reach = new Map(planned.map((p) => [p.namespace, p.needsDomainAdmin ?? []]));
+    return sections.map((s) => ({ ...s, needsDomainAdmin: reach.get(s.namespace) ?? [] }));
+  }
+
+  private mayDecide(roles: UserRoles, s: Pick<SectionRow, 'namespace' | 'overMarks'> & { needsDomainAdmin: readonly string[] }): { ok: true } | { ok: false; reason: string } {
     const role = roleIn(roles, s.namespace);
     if (s.overMarks && !isDomainAdmin(roles)) {
       return { ok: false, reason: `Section ${s.namespace} goes over a cluster's marks: only a domain admin may accept it.` };
+    }
+    if (s.needsDomainAdmin.length > 0 && !isDomainAdmin(roles)) {
+      return {
+        ok: false,
+        reason: `Section ${s.namespace} reaches past policy namespace ${s.namespace}: ${s.needsDomainAdmin.join('; ')}. Only a domain admin may accept it.`,
+      };
     }
     if (role === 'domain-admin' || role === 'namespace-admin') return { ok: true };
     return {
@@ -216,7 +236,7 @@ export class RevisionService {
     if (!rev) throw notFound(`Revision ${id}`);
     const head = await this.revisions.head();
     const roles = await this.rolesOf(actor, rev.generation);
-    const sections: SectionView[] = (await this.revisions.sections([id])).map(({ revisionId: _r, ...s }) => {
+    const sections: SectionView[] = this.withReach(rev, await this.revisions.sections([id])).map(({ revisionId: _r, ...s }) => {
       const may = this.mayDecide(roles, s);
       const open = rev.status === 'pending' && s.status === 'pending';
       return { ...s, canDecide: open && may.ok, reason: !open ? undefined : may.ok ? undefined : may.reason };
@@ -243,7 +263,7 @@ export class RevisionService {
     const open = transition(rev.status as RevisionStatus, input.decision === 'reject' ? 'reject' : 'accept-some');
     if (!open.ok) throw new AppError('CONFLICT', open.reason);
     const roles = await this.rolesOf(actor, rev.generation);
-    const sections = await this.revisions.sections([rev.id]);
+    const sections = this.withReach(rev, await this.revisions.sections([rev.id]));
     let targets: string[];
     if (input.namespace) {
       const s = sections.find((x) => x.namespace === input.namespace);
@@ -324,7 +344,7 @@ export class RevisionService {
       baseRevisionId: base?.id ?? null,
       noop: plan.noop,
       counts: plan.counts,
-      sections: plan.sections.map((s) => ({ namespace: s.namespace, counts: s.counts, overMarks: s.overMarks })),
+      sections: plan.sections.map((s) => ({ namespace: s.namespace, counts: s.counts, overMarks: s.overMarks, needsDomainAdmin: s.needsDomainAdmin })),
       cost: plan.cost.total,
       currency: plan.cost.currency,
       quota: plan.quota.filter((q) => !q.ok),
