@@ -201,7 +201,7 @@ export async function revisionsCommand(argv: string[], io: Io): Promise<number> 
           cost: r.plan.cost.total,
           currency: r.plan.cost.currency,
           quota: r.plan.quota,
-          sections: r.sections.map((s) => ({ namespace: s.namespace, status: s.status, decidedBy: s.decidedBy, overMarks: s.overMarks })),
+          sections: r.sections.map((s) => ({ namespace: s.namespace, status: s.status, decidedBy: s.decidedBy, overMarks: s.overMarks, needsDomainAdmin: s.needsDomainAdmin })),
           steps: { total: r.plan.steps.length, done: r.steps.filter((s) => s.status === 'done').length, failed: r.steps.filter((s) => s.status === 'failed').length },
         };
         out(
@@ -210,7 +210,11 @@ export async function revisionsCommand(argv: string[], io: Io): Promise<number> 
             `Revision ${summary.id} (generation ${summary.generation}) by ${summary.author}: ${summary.status}${summary.stale ? ' (stale)' : ''}`,
             `Changes: ${countsText(summary.counts, ', ')}`,
             `Cost: ${summary.cost.before.monthly.toFixed(2)} → ${summary.cost.after.monthly.toFixed(2)} ${summary.currency}/month`,
-            ...summary.sections.map((s) => `Section ${s.namespace}: ${s.status}${s.decidedBy ? ` by ${s.decidedBy}` : ''}${s.overMarks ? ' (over marks)' : ''}`),
+            ...summary.sections.map(
+              (s) =>
+                `Section ${s.namespace}: ${s.status}${s.decidedBy ? ` by ${s.decidedBy}` : ''}${s.overMarks ? ' (over marks)' : ''}` +
+                (s.needsDomainAdmin.length > 0 ? ` (needs a domain admin: ${s.needsDomainAdmin.join('; ')})` : ''),
+            ),
             ...summary.quota.filter((q) => !q.ok).map((q) => `Over mark: ${q.cluster} ${q.dimension} ${q.after} > ${q.mark} ${q.unit}`),
             `Apply: ${summary.steps.done}/${summary.steps.total} steps done${summary.steps.failed ? `, ${summary.steps.failed} failed` : ''}`,
           ].join('\n') + '\n',
