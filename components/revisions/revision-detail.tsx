@@ -174,6 +174,14 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
                   </h3>
                   <span className="muted">{countsText(s.counts as Record<string, number>)}</span>
                 </div>
+                {s.deploys && s.deploys.targets.length > 0 && (
+                  <p className="muted" style={{ margin: '4px 0' }} data-testid={`deploys-${s.namespace}`}>
+                    Deploys to {s.deploys.targets.map((t) => `${t.cluster} (${t.namespaces.join(', ')})`).join('; ')}
+                    {s.deploys.chartRepositories.length > 0 && <> · charts from {s.deploys.chartRepositories.join(', ')}</>}
+                    {s.deploys.clusterKinds.length > 0 && <> · cluster-wide kinds {s.deploys.clusterKinds.join(', ')}</>}
+                    {s.deploys.otherNamespaces.length > 0 && <> · objects in {s.deploys.otherNamespaces.join(', ')}</>}
+                  </p>
+                )}
                 {s.needsDomainAdmin.length > 0 && (
                   <div className="hint" data-testid={`reach-${s.namespace}`}>
                     Deploys beyond namespace {s.namespace}, so only a domain admin may accept it:

@@ -63,6 +63,10 @@ describe('sections that reach past their namespace (services on PGlite)', () => 
       assert.equal(social.status, 'pending');
       assert.equal(social.canDecide, false);
       assert.match(social.reason!, /^Section social reaches past policy namespace social: .*ClusterRole.*Only a domain admin may accept it\.$/);
+      // Reviewers see where and what the section deploys, not only the objections.
+      // (Nothing is applied here, so the section also holds the demo's own social instances.)
+      assert.deepEqual(social.deploys?.targets, [{ cluster: 'system/k8s-example', namespaces: ['east', 'west'] }]);
+      assert.deepEqual(social.deploys?.clusterKinds, ['ClusterRole (rbac.authorization.k8s.io)']);
     }
     const newest = (await svc().list(sam, { limit: 1 }))[0]!;
     const refused = await svc().decide(john, { revisionId: newest.id, namespace: 'social', decision: 'accept' }).catch((e: unknown) => e);

@@ -9,7 +9,7 @@ import { isDomainAdmin, roleIn, type UserRoles } from '../engine/acl';
 import type { AccessService } from './access';
 import type { Cluster } from '../engine/model/kinds';
 import { loadObjects } from '../engine/model/validate';
-import { appliedState, planRevision, type RevisionPlan } from '../engine/plan';
+import { appliedState, planRevision, type RevisionPlan, type SectionDeploys } from '../engine/plan';
 import type { DesiredState, Instance, PolicyObjectInput } from '../engine/resolve';
 import type { RevisionRepo, RevisionRow, SectionRow } from '../repo/revisions';
 import type { Repos } from '../repo/types';
@@ -26,6 +26,8 @@ const BY_GENERATION_WAIT_MS = 30_000;
 export interface SectionView extends Omit<SectionRow, 'revisionId'> {
   /** What the section deploys beyond its policy namespace (then only a domain admin may accept it). */
   needsDomainAdmin: string[];
+  /** Where and what the section deploys (null for revisions computed before this was recorded). */
+  deploys: SectionDeploys | null;
   /** Whether the asking user may decide this section now, and why not when not. */
   canDecide: boolean;
   reason?: string;
@@ -182,10 +184,13 @@ export class RevisionService {
    * plan (the sections table has no column for it; plans stored before it
    * existed have none).
    */
-  private withReach<S extends Pick<SectionRow, 'namespace'>>(rev: RevisionRow, sections: S[]): (S & { needsDomainAdmin: string[] })[] {
-    const planned = (rev.plan as { sections?: { namespace: string; needsDomainAdmin?: string[] }[] } | null)?.sections ?? [];
-    const reach = new Map(planned.map((p) => [p.namespace, p.needsDomainAdmin ?? []]));
-    return sections.map((s) => ({ ...s, needsDomainAdmin: reach.get(s.namespace) ?? [] }));
+  private withReach<S extends Pick<SectionRow, 'namespace'>>(rev: RevisionRow, sections: S[]): (S & { needsDomainAdmin: string[]; deploys: SectionDeploys | null })[] {
+    const planned = (rev.plan as { sections?: Partial<RevisionPlan['sections'][number]>[] } | null)?.sections ?? [];
+    const byNs = new Map(planned.map((p) => [p.namespace, p]));
+    return sections.map((s) => {
+      const p = byNs.get(s.namespace);
+      return { ...s, needsDomainAdmin: p?.needsDomainAdmin ?? [], deploys: p?.deploys ?? null };
+    });
   }
 
   private mayDecide(roles: UserRoles, s: Pick<SectionRow, 'namespace' | 'overMarks'> & { needsDomainAdmin: readonly string[] }): { ok: true } | { ok: false; reason: string } {

@@ -11,7 +11,7 @@ import type { DesiredState, Instance } from '../resolve';
 import { ACTION_KINDS, diffStates, type ActionKind, type PlanAction, type PlanNote } from './diff';
 import { costAndQuota, type ClusterRef, type CostReport, type QuotaCheck } from './cost';
 import { orderSteps, type PlanStep } from './order';
-import { addReasons, clusterIndex, finishReasons, instanceReach, type ManifestRead } from './reach';
+import { addReasons, clusterIndex, DeploysRecorder, finishReasons, instanceReach, type ManifestRead, type SectionDeploys } from './reach';
 
 export type { ActionKind, PlanAction, PlanNote } from './diff';
 export type { ClusterRef, CostNote, CostReport, CostTarget, InstanceResources, QuotaCheck, ResourceTotals } from './cost';
@@ -19,7 +19,7 @@ export type { PlanStep } from './order';
 export { ACTION_KINDS, codeEqual, diffSortedLists, diffStates, parentRootKey, type InstanceDiff } from './diff';
 export { CostCalculator, costAndQuota, DEFAULT_CURRENCY, MIXED_CURRENCY } from './cost';
 export { orderSteps } from './order';
-export { allowedKubernetesNamespaces, chartRepoAllowed, instanceReach, kindScope, manifestObjects, MAX_REACH_REASONS } from './reach';
+export { allowedKubernetesNamespaces, chartRepoAllowed, instanceReach, kindScope, manifestObjects, MAX_REACH_REASONS, type SectionDeploys } from './reach';
 export * from './quantity';
 
 export interface RevisionSection {
@@ -38,6 +38,8 @@ export interface RevisionSection {
    * allow. Non-empty: only a domain admin may accept the section.
    */
   needsDomainAdmin: string[];
+  /** What the section creates or changes: target clusters and Kubernetes namespaces, chart repositories, cluster-wide kinds. */
+  deploys: SectionDeploys;
 }
 
 export interface RevisionPlan {
@@ -76,12 +78,12 @@ export function planRevision(input: RevisionInput): RevisionPlan {
   const counts = emptyCounts();
   const clusterSpecs = clusterIndex(input.clusters);
   const manifests = new Map<string, ManifestRead>();
-  type Section = { counts: Record<ActionKind, number>; keys: string[]; clusters: Set<string>; reach: string[]; reachSeen: Set<string> };
+  type Section = { counts: Record<ActionKind, number>; keys: string[]; clusters: Set<string>; reach: string[]; reachSeen: Set<string>; deploys: DeploysRecorder };
   const bySection = new Map<string, Section>();
   for (const a of diff.actions) {
     counts[a.kind]++;
     let s = bySection.get(a.namespace);
-    if (!s) bySection.set(a.namespace, (s = { counts: emptyCounts(), keys: [], clusters: new Set(), reach: [], reachSeen: new Set() }));
+    if (!s) bySection.set(a.namespace, (s = { counts: emptyCounts(), keys: [], clusters: new Set(), reach: [], reachSeen: new Set(), deploys: new DeploysRecorder() }));
     s.counts[a.kind]++;
     // Actions come grouped by key, so a key is new when it differs from the last one.
     if (s.keys[s.keys.length - 1] !== a.key) {
@@ -93,7 +95,7 @@ export function planRevision(input: RevisionInput): RevisionPlan {
       // attached to an instance that runs as it was deploys nothing new).
       const change = diff.changes.get(a.key);
       const inst = change === 'delete' ? diff.before.get(a.key) : change ? diff.after.get(a.key) : undefined;
-      if (inst) addReasons(s.reach, s.reachSeen, instanceReach(inst, a.namespace, clusterSpecs, change === 'delete', manifests));
+      if (inst) addReasons(s.reach, s.reachSeen, instanceReach(inst, a.namespace, clusterSpecs, change === 'delete', manifests, s.deploys));
     }
   }
   const sections: RevisionSection[] = [...bySection.keys()].sort().map((namespace) => {
@@ -104,6 +106,7 @@ export function planRevision(input: RevisionInput): RevisionPlan {
       keys: s.keys,
       overMarks: [...s.clusters].some((c) => overMarksClusters.has(c)),
       needsDomainAdmin: finishReasons(s.reach, s.reachSeen),
+      deploys: s.deploys.result(),
     };
   });
 

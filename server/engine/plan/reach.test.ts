@@ -185,6 +185,27 @@ describe('raw manifests', () => {
   });
 });
 
+describe('what a section deploys (for reviewers)', () => {
+  test('target clusters with their Kubernetes namespaces, chart repositories, cluster-wide kinds, other namespaces', () => {
+    const helmPlan = planOf(policy({ code: helm('https://user:pw@charts.ok/'), target: 'c1.team-a', withTeamB: true }));
+    assert.deepEqual(
+      helmPlan.sections.map((s) => [s.namespace, s.deploys]),
+      [
+        ['team-a', { targets: [{ cluster: 'system/c1', namespaces: ['team-a'] }], chartRepositories: ['https://charts.ok'], clusterKinds: [], otherNamespaces: [] }],
+        ['team-b', { targets: [{ cluster: 'system/c1', namespaces: ['team-b'] }], chartRepositories: ['https://charts.ok'], clusterKinds: [], otherNamespaces: [] }],
+      ],
+    );
+    const manifest = `apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: x}\n---\n${deployment('team-a-jobs')}\n---\n${deployment()}`;
+    const rawPlan = planOf(policy({ code: raw(manifest), target: 'c1.team-a' }));
+    assert.deepEqual(rawPlan.sections[0]!.deploys, {
+      targets: [{ cluster: 'system/c1', namespaces: ['team-a'] }],
+      chartRepositories: [],
+      clusterKinds: ['ClusterRoleBinding (rbac.authorization.k8s.io)'],
+      otherNamespaces: ['team-a-jobs'],
+    });
+  });
+});
+
 describe('the cluster schema', () => {
   test('allowedNamespaces and chartRepositories are checked where they are written', () => {
     const r = loadObjects(`kind: cluster

@@ -231,13 +231,16 @@ export function instanceReach(
   clusters: ReadonlyMap<string, Cluster>,
   deleting = false,
   manifests: Map<string, ManifestRead> = new Map(),
+  record?: DeploysRecorder,
 ): string[] {
   const out: string[] = [];
   const clusterId = `${inst.target.clusterNamespace}/${inst.target.cluster}`;
   const cluster = clusters.get(clusterId);
   const k8sNs = inst.target.namespace;
   // Values rendered from secrets stay out of reasons (anyone who sees the revision reads them).
-  const show = (v: string) => (inst.sensitive ? '(withheld: rendered from secrets)' : JSON.stringify(v));
+  const show = (v: string) => (inst.sensitive ? WITHHELD : JSON.stringify(v));
+  const rec = deleting ? undefined : record;
+  rec?.target(clusterId, k8sNs);
   let allowed: string[] | null = null;
   if (!cluster) {
     if (!deleting) out.push(`cluster ${clusterId} is not defined`);
@@ -254,6 +257,7 @@ export function instanceReach(
   if (!code) return out;
   if (code.type === 'helm') {
     const repo = code.params.chartRepo;
+    if (typeof repo === 'string' && repo.trim() !== '') rec?.chartRepository(inst.sensitive ? WITHHELD : chartRepoForDisplay(repo));
     if (!deleting && cluster && typeof repo === 'string' && repo.trim() !== '' && !chartRepoAllowed(cluster, repo)) {
       out.push(`chart repository ${inst.sensitive ? show(repo) : chartRepoForDisplay(repo)} is not allowed on cluster ${clusterId} (instance ${inst.key})`);
     }
@@ -274,6 +278,8 @@ export function instanceReach(
     const what = `${obj.kind || '(no kind)'}${obj.name && !inst.sensitive ? ` ${JSON.stringify(obj.name)}` : ''}`;
     const kindOf = obj.group ? `${obj.kind} (${obj.group})` : obj.kind;
     const scope = kindScope(obj.kind, obj.group);
+    if (scope !== 'namespaced') rec?.kind(kindOf || '(none)');
+    else if (obj.namespace !== null && obj.namespace !== k8sNs) rec?.otherNamespace(inst.sensitive ? WITHHELD : obj.namespace);
     if (scope === 'cluster') out.push(`raw manifest of instance ${inst.key} has cluster-scoped kind ${kindOf}: ${what}`);
     else if (scope === 'unknown') out.push(`raw manifest of instance ${inst.key} has kind ${kindOf || '(none)'}, whose scope is unknown (custom resources may be cluster-scoped)`);
     else if (obj.namespace !== null && !okNamespace(obj.namespace)) {
@@ -281,6 +287,55 @@ export function instanceReach(
     }
   }
   return out;
+}
+
+const WITHHELD = '(withheld: rendered from secrets)';
+/** Entries kept per list of `SectionDeploys`: a summary for reviewers, bounded however large the section. */
+const MAX_DEPLOYS_ENTRIES = 50;
+
+/** What a section deploys (its created and changed instances), for reviewers; sorted lists. */
+export interface SectionDeploys {
+  /** Target clusters (`namespace/name`) with the Kubernetes namespaces deployed into there. */
+  targets: { cluster: string; namespaces: string[] }[];
+  /** Chart repositories of helm code, without credentials. */
+  chartRepositories: string[];
+  /** Raw manifest kinds that are cluster-scoped or of unknown scope, as `Kind (group)`. */
+  clusterKinds: string[];
+  /** Kubernetes namespaces that raw manifest objects name, other than their instance's target. */
+  otherNamespaces: string[];
+}
+
+export class DeploysRecorder {
+  private readonly targets = new Map<string, Set<string>>();
+  private readonly repos = new Set<string>();
+  private readonly kinds = new Set<string>();
+  private readonly others = new Set<string>();
+
+  target(cluster: string, namespace: string): void {
+    let set = this.targets.get(cluster);
+    if (!set) {
+      if (this.targets.size >= MAX_DEPLOYS_ENTRIES) return;
+      this.targets.set(cluster, (set = new Set()));
+    }
+    if (set.size < MAX_DEPLOYS_ENTRIES) set.add(namespace);
+  }
+  chartRepository(url: string): void {
+    if (this.repos.size < MAX_DEPLOYS_ENTRIES) this.repos.add(url);
+  }
+  kind(kind: string): void {
+    if (this.kinds.size < MAX_DEPLOYS_ENTRIES) this.kinds.add(kind);
+  }
+  otherNamespace(ns: string): void {
+    if (this.others.size < MAX_DEPLOYS_ENTRIES) this.others.add(ns);
+  }
+  result(): SectionDeploys {
+    return {
+      targets: [...this.targets.keys()].sort().map((cluster) => ({ cluster, namespaces: [...this.targets.get(cluster)!].sort() })),
+      chartRepositories: [...this.repos].sort(),
+      clusterKinds: [...this.kinds].sort(),
+      otherNamespaces: [...this.others].sort(),
+    };
+  }
 }
 
 /** Adds `reasons` to a section's list, distinct, at most `MAX_REACH_REASONS` (then one "and more" line). */
