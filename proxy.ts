@@ -10,4 +10,4 @@ export function proxy(req: NextRequest) {
   return NextResponse.next({ request: { headers } });
 }
 
-export const config = { matcher: ['/((?!api|_next|favicon.ico).*)'] };
+export const config = { matcher: ['/((?!api|_next|favicon\.ico|favicon\.svg|robots\.txt).*)'] };

@@ -4,6 +4,7 @@ import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import superjson from 'superjson';
+import { MAX_BATCH } from '@/server/api/batch';
 import type { AppRouter } from '@/server/api/root';
 import { makeQueryClient } from './query-client';
 
@@ -20,7 +21,7 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: '/api/trpc', transformer: superjson, maxURLLength: 4000 })],
+      links: [httpBatchLink({ url: '/api/trpc', transformer: superjson, maxURLLength: 4000, maxItems: MAX_BATCH })],
     }),
   );
   return (

@@ -17,6 +17,7 @@ code, parameters, discovery, target and dependencies.
                    users file works too); default: users files found in PATHs
   --format FORMAT  json (default) or yaml
   --trace          include each claim's decision trace
+  --allow-outside  let @include read absolute paths and files outside the including file's folder
 
 Consume rights are checked only when the policy holds aclrule objects.
 Exit 0 when the policy is valid, even if claims fail (their status says
@@ -30,6 +31,7 @@ export async function resolveCommand(argv: string[], io: Io): Promise<number> {
       users: { type: 'string' },
       format: { type: 'string', default: 'json' },
       trace: { type: 'boolean' },
+      'allow-outside': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
     if (!['json', 'yaml'].includes(String(parsed.values.format))) throw new UsageError(`--format must be json or yaml, not "${parsed.values.format}"`);
@@ -45,7 +47,7 @@ export async function resolveCommand(argv: string[], io: Io): Promise<number> {
     io.out(HELP);
     return 0;
   }
-  const loaded = loadPolicyFiles(parsed.positionals);
+  const loaded = loadPolicyFiles(parsed.positionals, { allowOutside: parsed.values['allow-outside'] === true });
   const diags = sortDiagnostics(loaded.diagnostics.filter((d) => d.severity === 'error'));
   if (hasErrors(diags)) {
     for (const d of diags) io.err(formatDiagnostic(d) + '\n');

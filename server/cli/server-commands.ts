@@ -4,7 +4,7 @@
  */
 import { formatDiagnostic, hasErrors, sortDiagnostics } from '../engine/diagnostics';
 import { countsText } from '../engine/plan/counts';
-import { loadPolicyFiles } from '../loader/files';
+import { loadPolicyFiles, type IncludeOptions } from '../loader/files';
 import { parse, UsageError } from './args';
 import type { Io } from './main';
 import { connect, describeError, RemoteError, type Client } from './remote';
@@ -19,6 +19,7 @@ Save every object in the files and folders as one policy generation and
 print it with its revision (id, status, changes, cost).
   --message TEXT   why (shown in history)
   --accept         accept at once the sections you may accept that stay within their marks
+  --allow-outside  let @include read absolute paths and files outside the including file's folder
 ${COMMON}
 `;
 
@@ -76,8 +77,8 @@ function fmtOf(v: unknown): Fmt {
   throw new UsageError(`--format must be text or json, not "${v}"`);
 }
 
-function readPolicy(paths: string[]): string {
-  const loaded = loadPolicyFiles(paths);
+function readPolicy(paths: string[], opts: IncludeOptions): string {
+  const loaded = loadPolicyFiles(paths, opts);
   const errs = sortDiagnostics(loaded.diagnostics.filter((d) => d.severity === 'error'));
   if (hasErrors(errs)) throw new CliFailure(`the policy is invalid; nothing was sent:\n${errs.map(formatDiagnostic).join('\n')}`);
   if (loaded.objects.length === 0) throw new CliFailure('no policy objects found in the given paths');
@@ -104,7 +105,7 @@ export async function applyCommand(argv: string[], io: Io, mode: 'apply' | 'dele
   const help = mode === 'apply' ? APPLY_HELP : DELETE_HELP;
   let p;
   try {
-    p = parse(argv, { server: { type: 'string' }, message: { type: 'string' }, accept: { type: 'boolean' }, format: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+    p = parse(argv, { server: { type: 'string' }, message: { type: 'string' }, accept: { type: 'boolean' }, format: { type: 'string' }, 'allow-outside': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
     fmtOf(p.values.format);
   } catch (e) {
     if (e instanceof UsageError) return usage(io, help, e.message);
@@ -118,7 +119,7 @@ export async function applyCommand(argv: string[], io: Io, mode: 'apply' | 'dele
   const fmt = fmtOf(p.values.format);
   let text: string;
   try {
-    text = readPolicy(p.positionals);
+    text = readPolicy(p.positionals, { allowOutside: p.values['allow-outside'] === true });
   } catch (e) {
     if (e instanceof CliFailure) {
       io.err(`keelson: ${e.message}\n`);

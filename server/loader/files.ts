@@ -3,8 +3,8 @@
  * module finds the files, expands Aptomi's client-side `@include` macro and
  * tells policy files from users/secrets files.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isScalar, parseAllDocuments, visit, Scalar } from 'yaml';
 import type { Diagnostic } from '../engine/diagnostics';
 import { dedupe, loadObjects, type AnyLoadedObject } from '../engine/model/validate';
@@ -40,13 +40,23 @@ export function collectFiles(paths: readonly string[]): { files: string[]; diagn
 
 const INCLUDE_RE = /^@include\s+(.+)$/;
 
+export interface IncludeOptions {
+  /**
+   * Let `@include` reach absolute paths and files outside the including
+   * file's folder (`--allow-outside`). Off by default: a policy folder from
+   * someone else must not be able to read ~/.kube/config or /etc into the
+   * text that is sent to the server.
+   */
+  allowOutside?: boolean;
+}
+
 /**
  * Aptomi's `aptomictl` replaced a string value `@include glob[,glob…]` with the
  * matching files (relative to the including file), each preceded by `\n---\n`, before
  * sending the policy. We do the same and write the result into the YAML text
  * as a literal block, so the stored object holds what will be templated.
  */
-export function expandIncludes(text: string, file: string): { text: string; diagnostics: Diagnostic[] } {
+export function expandIncludes(text: string, file: string, opts: IncludeOptions = {}): { text: string; diagnostics: Diagnostic[] } {
   if (!text.includes('@include')) return { text, diagnostics: [] };
   const diagnostics: Diagnostic[] = [];
   const docs = parseAllDocuments(text);
@@ -61,12 +71,31 @@ export function expandIncludes(text: string, file: string): { text: string; diag
         if (!m) return;
         const globs = m[1]!.split(',').map((g) => g.trim()).filter(Boolean);
         const parts: string[] = [];
+        const at = position(text, node.range?.[0] ?? 0);
+        const base = dirname(file);
         for (const g of globs) {
-          const matches = globFiles(dirname(file), g);
-          if (matches.length === 0) {
-            diagnostics.push({ code: 'invalid_reference', severity: 'error', message: `@include ${g}: no file matches`, file, line: 1, column: 1 });
+          if (!opts.allowOutside && (isAbsolute(g) || escapes(base, resolve(base, g)))) {
+            diagnostics.push({
+              code: 'invalid_reference',
+              severity: 'error',
+              message: `@include ${g}: ${isAbsolute(g) ? 'an absolute path' : 'a path outside the folder of this file'} is not included unless --allow-outside is given`,
+              file,
+              ...at,
+            });
+            continue;
           }
-          for (const f of matches) parts.push(readFileSync(/*turbopackIgnore: true*/ f, 'utf8'));
+          const matches = globFiles(base, g);
+          if (matches.length === 0) {
+            diagnostics.push({ code: 'invalid_reference', severity: 'error', message: `@include ${g}: no file matches`, file, ...at });
+          }
+          for (const f of matches) {
+            // A symbolic link inside the folder may point outside it.
+            if (!opts.allowOutside && escapes(realpathSync(/*turbopackIgnore: true*/ base), realpathSync(/*turbopackIgnore: true*/ f))) {
+              diagnostics.push({ code: 'invalid_reference', severity: 'error', message: `@include ${g}: ${relative(base, f)} links outside the folder of this file; not included unless --allow-outside is given`, file, ...at });
+              continue;
+            }
+            parts.push(readFileSync(/*turbopackIgnore: true*/ f, 'utf8'));
+          }
         }
         // Exactly aptomictl's joining: every file preceded by "\n---\n".
         node.value = parts.map((p) => `\n---\n${p}`).join('');
@@ -77,6 +106,23 @@ export function expandIncludes(text: string, file: string): { text: string; diag
   }
   if (!changed) return { text, diagnostics };
   return { text: docs.map((d) => d.toString({ lineWidth: 0 })).join(''), diagnostics };
+}
+
+function escapes(base: string, target: string): boolean {
+  const rel = relative(base, target);
+  return rel === '..' || rel.startsWith('../') || rel.startsWith('..\\') || isAbsolute(rel);
+}
+
+function position(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
 }
 
 /** Minimal glob: `*` and `?` in the last path segment, relative to `base`. */
@@ -110,7 +156,7 @@ export interface LoadedFiles {
 }
 
 /** Load every policy object under `paths`; diagnostics name files as the paths were given. */
-export function loadPolicyFiles(paths: readonly string[]): LoadedFiles {
+export function loadPolicyFiles(paths: readonly string[], opts: IncludeOptions = {}): LoadedFiles {
   const { files, diagnostics } = collectFiles(paths);
   const objects: AnyLoadedObject[] = [];
   const skipped: string[] = [];
@@ -121,7 +167,7 @@ export function loadPolicyFiles(paths: readonly string[]): LoadedFiles {
       skipped.push(shown);
       continue;
     }
-    const inc = expandIncludes(raw, f);
+    const inc = expandIncludes(raw, f, opts);
     diagnostics.push(...inc.diagnostics.map((d) => ({ ...d, file: shown })));
     const r = loadObjects(inc.text, shown);
     objects.push(...r.objects);

@@ -1,17 +1,12 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter } from '@/server/api/root';
 import { createRequestContext } from '@/server/api/context';
-import { MAX_REQUEST_BYTES } from '@/server/engine/model/kinds';
+import { guardRequest } from '@/server/api/http-limits';
 
-async function handler(req: Request) {
-  // Refuse oversized bodies before reading them.
-  const length = Number(req.headers.get('content-length') ?? '0');
-  if (length > MAX_REQUEST_BYTES + 64 * 1024) {
-    return Response.json(
-      { error: { message: `The request is ${length} bytes, over the limit of 10 MiB.`, code: 'PAYLOAD_TOO_LARGE' } },
-      { status: 413 },
-    );
-  }
+async function handler(incoming: Request) {
+  // Bodies are counted as they arrive and batches capped before tRPC runs anything.
+  const req = await guardRequest(incoming, { endpoint: '/api/trpc' });
+  if (req instanceof Response) return req;
   return fetchRequestHandler({
     endpoint: '/api/trpc',
     req,

@@ -1,0 +1,79 @@
+/**
+ * Request limits hold by bytes read, not by what the client declares, and
+ * batches are capped — checked on the guard the tRPC route runs first.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { batchSize, guardRequest, MAX_BATCH } from './http-limits';
+
+const URL_BASE = 'http://localhost/api/trpc';
+
+/** A streamed body with no Content-Length, as a chunked upload arrives. */
+function chunked(chunks: number, size: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent++ >= chunks) return controller.close();
+      controller.enqueue(new Uint8Array(size).fill(0x61));
+    },
+  });
+}
+
+function post(url: string, body: BodyInit, headers: Record<string, string> = {}): Request {
+  return new Request(url, { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
+}
+
+describe('HTTP request limits', () => {
+  test('a chunked body over the limit is refused with 413 after reading just past the limit', async () => {
+    let pulled = 0;
+    const stream = chunked(1000, 1024).pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(c, ctl) {
+          pulled += c.byteLength;
+          ctl.enqueue(c);
+        },
+      }),
+    );
+    const res = await guardRequest(post(`${URL_BASE}/policy.applyText`, stream), { endpoint: '/api/trpc', maxBytes: 64 * 1024 });
+    assert.ok(res instanceof Response, 'refused');
+    assert.equal(res.status, 413);
+    const body = (await res.json()) as { error: { message: string; code: string } };
+    assert.equal(body.error.code, 'PAYLOAD_TOO_LARGE');
+    assert.match(body.error.message, /over the limit of 65536 bytes/);
+    assert.ok(pulled < 200 * 1024, `stopped reading early (read ${pulled} bytes of 1 MB)`);
+  });
+
+  test('a Content-Length that understates the body does not get it past the limit', async () => {
+    const req = post(`${URL_BASE}/policy.applyText`, chunked(10, 10 * 1024), { 'content-length': '10' });
+    const res = await guardRequest(req, { endpoint: '/api/trpc', maxBytes: 32 * 1024 });
+    assert.ok(res instanceof Response);
+    assert.equal(res.status, 413);
+  });
+
+  test('a declared Content-Length over the limit is refused before reading', async () => {
+    const req = post(`${URL_BASE}/policy.applyText`, 'x', { 'content-length': String(50 * 1024 * 1024) });
+    const res = await guardRequest(req, { endpoint: '/api/trpc' });
+    assert.ok(res instanceof Response);
+    assert.equal(res.status, 413);
+    assert.match(((await res.json()) as { error: { message: string } }).error.message, /52428800 bytes, over the limit of/);
+  });
+
+  test('a body within the limit passes through whole, chunked or not', async () => {
+    const req = post(`${URL_BASE}/policy.applyText`, chunked(3, 1000));
+    const out = await guardRequest(req, { endpoint: '/api/trpc', maxBytes: 4000 });
+    assert.ok(!(out instanceof Response));
+    assert.equal((await out.text()).length, 3000);
+    assert.equal(out.headers.get('content-length'), '3000');
+  });
+
+  test(`a batch of more than ${MAX_BATCH} calls is refused; ${MAX_BATCH} pass`, async () => {
+    const names = (n: number) => Array.from({ length: n }, () => 'policy.head').join(',');
+    const over = await guardRequest(new Request(`${URL_BASE}/${names(MAX_BATCH + 1)}?batch=1&input={}`), { endpoint: '/api/trpc' });
+    assert.ok(over instanceof Response);
+    assert.equal(over.status, 400);
+    assert.match(((await over.json()) as { error: { message: string } }).error.message, new RegExp(`batches ${MAX_BATCH + 1} calls; at most ${MAX_BATCH}`));
+    const ok = await guardRequest(new Request(`${URL_BASE}/${names(MAX_BATCH)}?batch=1&input={}`), { endpoint: '/api/trpc' });
+    assert.ok(!(ok instanceof Response));
+    assert.equal(batchSize(new URL(`${URL_BASE}/policy.head`), '/api/trpc'), 1);
+  });
+});
