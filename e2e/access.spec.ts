@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { signIn } from './fixtures';
+import { editEditorText, signIn } from './fixtures';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -12,11 +12,8 @@ test('a service consumer cannot save a bundle (and is told why) but can create a
   await page.goto('/objects/bundle/social/twitter_stats');
   const editor = page.getByTestId('yaml-editor');
   await expect(editor.locator('.view-lines')).toContainText('kind: bundle');
-  await editor.locator('.view-lines').click();
-  await page.keyboard.press('ControlOrMeta+End');
-  await page.keyboard.press('Enter');
-  await page.keyboard.insertText('# alice tries');
-  await page.keyboard.press('ControlOrMeta+s');
+  await editEditorText(page, (t) => `${t.replace(/\s*$/, '')}\n# alice tries\n`);
+  await page.getByRole('button', { name: /^Save/ }).click();
   await expect(page.getByTestId('save-status')).toContainText(
     'You may not change bundle social/twitter_stats: managing bundles in namespace social needs the namespace-admin or domain-admin role there (you are service-consumer there)',
   );
@@ -25,10 +22,9 @@ test('a service consumer cannot save a bundle (and is told why) but can create a
   // The template is already placed where Alice may save a claim, in her name.
   await expect(editor.locator('.view-lines')).toContainText('namespace: platform');
   await expect(editor.locator('.view-lines')).toContainText('user: Alice');
-  await editor.locator('.view-lines').getByText('platform').first().dblclick();
-  await page.keyboard.insertText('social');
-  await editor.locator('.view-lines').getByText('my-service').dblclick();
-  await page.keyboard.insertText('twitter_stats');
+  await editEditorText(page, (t) => t.replace('namespace: platform', 'namespace: social').replace('my-service', 'twitter_stats'));
+  // The text is valid: wait until the editor's own check agrees before creating.
+  await expect(page.getByTestId('problem-count')).toHaveText('0');
   await page.getByRole('button', { name: /^Create/ }).click();
   await expect(page).toHaveURL(/\/objects\/claim\/social\/my-claim$/);
   await expect(page.getByRole('heading', { name: /social\/my-claim/ })).toBeVisible();

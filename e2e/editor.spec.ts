@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { signIn } from './fixtures';
+import { editEditorText, signIn } from './fixtures';
 
 test('edit a bundle: a schema error blocks saving, the fix saves a new generation, history shows the diff', async ({ page }) => {
   // Frank is a namespace admin of platform (ACL rule example_namespace_admins).
@@ -14,13 +14,8 @@ test('edit a bundle: a schema error blocks saving, the fix saves a new generatio
 
   const editor = page.getByTestId('yaml-editor');
   await expect(editor.locator('.view-lines')).toContainText('chartName: zookeeper');
-  await editor.locator('.view-lines').click();
   // Put an unknown top-level field on a new first line.
-  await page.keyboard.press('ControlOrMeta+Home');
-  await page.keyboard.press('Enter');
-  await page.keyboard.press('ArrowUp');
-  await page.keyboard.insertText('colour: blue');
-  await page.keyboard.press('Escape');
+  await editEditorText(page, (t) => `colour: blue\n${t}`);
 
   // monaco-yaml marks it against the bundle's JSON Schema.
   await expect(page.getByTestId('problems')).toContainText('colour');
@@ -31,11 +26,7 @@ test('edit a bundle: a schema error blocks saving, the fix saves a new generatio
   await expect(page.getByTestId('base-generation')).toHaveText(String(base));
 
   // Replace the bad line with a valid one and save with Ctrl+S.
-  await editor.locator('.view-lines').click();
-  await page.keyboard.press('ControlOrMeta+Home');
-  await page.keyboard.press('Shift+End');
-  await page.keyboard.insertText('labels: {tier: data}');
-  await page.keyboard.press('Escape');
+  await editEditorText(page, (t) => t.replace(/^colour: blue$/m, 'labels: {tier: data}'));
   await expect(page.getByTestId('problem-count')).toHaveText('0');
   await page.keyboard.press('ControlOrMeta+s');
   await expect(page.getByTestId('save-status')).toContainText(`Saved as generation ${base + 1}.`);
@@ -92,11 +83,7 @@ test('a save based on an old generation is refused with a conflict, and nothing 
   }
   const base = Number(await a.getByTestId('base-generation').textContent());
   for (const [p, note] of [[a, '# frank was here'], [b, '# john was here']] as const) {
-    await p.getByTestId('yaml-editor').locator('.view-lines').click();
-    await p.keyboard.press('ControlOrMeta+End');
-    await p.keyboard.press('Enter');
-    await p.keyboard.insertText(note);
-    await p.keyboard.press('Escape');
+    await editEditorText(p, (t) => `${t.replace(/\s*$/, '')}\n${note}\n`);
   }
   await a.getByRole('button', { name: /^Save/ }).click();
   await expect(a.getByTestId('save-status')).toContainText(`Saved as generation ${base + 1}.`);

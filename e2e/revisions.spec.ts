@@ -3,7 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { commitLog, readTrackedFiles } from '../server/apply/gitops/actuator';
 import { validateFluxObject } from '../server/apply/gitops/flux-schema';
 import { parseAllDocuments } from 'yaml';
-import { signIn } from './fixtures';
+import { editEditorText, signIn } from './fixtures';
 
 const GITOPS = join(process.env.E2E_DATA_DIR!, 'gitops');
 
@@ -33,11 +33,7 @@ async function editProdClaim(page: Page, to: string) {
   await page.goto('/objects/claim/social/prod');
   const editor = page.getByTestId('yaml-editor');
   await expect(editor.locator('.view-lines')).toContainText('tsvisimage: demo');
-  await editor.locator('.view-lines').getByText('tsvisimage').click();
-  await page.keyboard.press('End');
-  await page.keyboard.press('ControlOrMeta+Shift+ArrowLeft');
-  await page.keyboard.insertText(to);
-  await page.keyboard.press('Escape');
+  await editEditorText(page, (t) => t.replace(/tsvisimage: \S+/, `tsvisimage: ${to}`));
   await expect(editor.locator('.view-lines')).toContainText(`tsvisimage: ${to}`);
 }
 

@@ -164,7 +164,11 @@ async function e2eTests() {
   });
   if (process.env.E2E_DATA_DIR) return code;
   if (code === 0) rmSync(dataDir, { recursive: true, force: true });
-  else log(`e2e data folder kept for inspection: ${dataDir}`);
+  else {
+    log(`e2e data folder kept for inspection: ${dataDir}`);
+    // playwright.config.ts keeps a screenshot and a trace of every failed test there.
+    log(`screenshots and traces of the failed tests: ${join(root, 'test-results')} (open a trace with: npx playwright show-trace <trace.zip>)`);
+  }
   return code;
 }
 

@@ -7,6 +7,7 @@
 import { useEffect, useRef } from 'react';
 import { setupMonaco, type Monaco } from './setup';
 import type { EditorProblem, YamlEditorProps } from './types';
+import { PendingEchoes } from './echoes';
 
 type Editor = ReturnType<Monaco['editor']['create']>;
 
@@ -17,6 +18,8 @@ export default function YamlEditorImpl(props: YamlEditorProps) {
   // Callbacks change every render; read them through refs so the editor is created once.
   const latest = useRef(props);
   latest.current = props;
+  // Our own changes echoed back late through `value` must not overwrite newer typing.
+  const echoes = useRef(new PendingEchoes());
 
   useEffect(() => {
     const monaco = setupMonaco(props.schemas);
@@ -40,7 +43,17 @@ export default function YamlEditorImpl(props: YamlEditorProps) {
     });
     editorRef.current = editor;
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => latest.current.onSave?.());
-    const sub = model.onDidChangeContent(() => latest.current.onChange?.(model.getValue()));
+    echoes.current.clear();
+    const sub = model.onDidChangeContent(() => {
+      const text = model.getValue();
+      echoes.current.reported(text);
+      latest.current.onChange?.(text);
+    });
+    // Test hook: end-to-end tests edit through the model, as typing does,
+    // not through rendered glyphs and keystroke timing. It hands page scripts
+    // nothing new: the text is the page's own, and it is gone with the editor.
+    const hostEl = host.current as HTMLDivElement & { keelsonModel?: typeof model };
+    hostEl.keelsonModel = model;
     // monaco-yaml reports schema violations as warnings (VS Code's habit);
     // the server refuses them, so they are errors here, in the list and the squiggles.
     const isSchemaWarning = (m: { owner: string; severity: number }) =>
@@ -77,6 +90,7 @@ export default function YamlEditorImpl(props: YamlEditorProps) {
       }
     });
     return () => {
+      delete hostEl.keelsonModel;
       markerSub.dispose();
       sub.dispose();
       editor.dispose();
@@ -92,10 +106,11 @@ export default function YamlEditorImpl(props: YamlEditorProps) {
     if (props.schemas) setupMonaco(props.schemas);
   }, [props.schemas]);
 
-  // External value changes (reload after save, restore) replace the text.
+  // External value changes (reload after save, restore) replace the text;
+  // echoes of the model's own changes do not (they may be stale by now).
   useEffect(() => {
     const model = editorRef.current?.getModel();
-    if (model && model.getValue() !== props.value) model.setValue(props.value);
+    if (model && echoes.current.shouldReplace(props.value, model.getValue())) model.setValue(props.value);
   }, [props.value]);
 
   useEffect(() => {

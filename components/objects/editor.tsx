@@ -140,6 +140,22 @@ function EditorForm(props: {
     }
   }, [save, errors, props.id, base, queryClient, trpc, router]);
 
+  // Ctrl/Cmd+S saves from anywhere on the page, not only with the editor
+  // focused (the browser's own "save page" is never what is meant here).
+  const onSaveRef = useRef(onSave);
+  onSaveRef.current = onSave;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.key.toLowerCase() !== 's' || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      // Inside Monaco its own command has saved already.
+      if (e.target instanceof Element && e.target.closest('.monaco-editor')) return;
+      void onSaveRef.current();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
   const onDelete = async () => {
     if (!props.id) return;
     try {
@@ -232,7 +248,11 @@ function EditorForm(props: {
       <YamlEditor
         uri={uri}
         value={text}
-        onChange={setText}
+        onChange={(t) => {
+          // Save reads the ref: a click right after typing, before React renders, sends what was typed.
+          textRef.current = t;
+          setText(t);
+        }}
         schemas={schemas.data}
         onSave={onSave}
         onProblems={setProblems}
