@@ -13,18 +13,22 @@ test('favicon and robots.txt are served from public/', async ({ request, page })
   await expect(page.locator('link[rel="icon"][href^="/favicon.svg"]')).toHaveCount(1);
 });
 
-/** The server counts what it reads: a chunked upload (no Content-Length) past 10 MiB is refused. */
-test('request limits hold over real HTTP: chunked bodies by bytes read, batches by count', async ({ baseURL }) => {
+/** A streamed body with no Content-Length: up to 40 MiB if nobody stops reading. */
+function chunkedBody(): ReadableStream<Uint8Array> {
   let sent = 0;
   const chunk = new Uint8Array(256 * 1024).fill(0x20);
-  const body = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     pull(controller) {
-      // Up to 40 MiB if nobody stops reading.
       if (sent >= 40 * 1024 * 1024) return controller.close();
       sent += chunk.byteLength;
       controller.enqueue(chunk);
     },
   });
+}
+
+/** The server counts what it reads: a chunked upload (no Content-Length) past 10 MiB is refused. */
+test('request limits hold over real HTTP: chunked bodies by bytes read, batches by count', async ({ baseURL }) => {
+  const body = chunkedBody();
   const res = await fetch(`${baseURL}/api/trpc/policy.applyText`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -38,4 +42,16 @@ test('request limits hold over real HTTP: chunked bodies by bytes read, batches 
   const batch = await fetch(`${baseURL}/api/trpc/${calls}?batch=1&input=${encodeURIComponent('{}')}`);
   expect(batch.status).toBe(400);
   expect(((await batch.json()) as { error: { message: string } }).error.message).toContain('at most 20');
+});
+
+/** Sign-in forms are small: a chunked upload to next-auth is refused before next-auth buffers it. */
+test('a chunked upload to the sign-in endpoint is refused by bytes read', async ({ baseURL }) => {
+  const res = await fetch(`${baseURL}/api/auth/callback/credentials`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: chunkedBody(),
+    duplex: 'half',
+  } as RequestInit);
+  expect(res.status).toBe(413);
+  expect(((await res.json()) as { error: { message: string } }).error.message).toContain('over the limit of 65536 bytes');
 });

@@ -1,8 +1,16 @@
 import NextAuth from 'next-auth';
+import { NextRequest } from 'next/server';
 import { authOptions } from '@/server/auth/options';
+import { guardRequest } from '@/server/api/http-limits';
 
-function handler(req: Request, ctx: { params: Promise<{ nextauth: string[] }> }) {
-  return NextAuth(authOptions())(req, ctx);
+/** A sign-in form is a few hundred bytes; nothing here needs more. */
+const MAX_AUTH_BODY_BYTES = 64 * 1024;
+
+async function handler(incoming: NextRequest, ctx: { params: Promise<{ nextauth: string[] }> }) {
+  // next-auth buffers the whole form: count the bytes first (chunked uploads carry no Content-Length).
+  const req = await guardRequest(incoming, { endpoint: '/api/auth', maxBytes: MAX_AUTH_BODY_BYTES, maxBatch: Infinity });
+  if (req instanceof Response) return req;
+  return NextAuth(authOptions())(req === incoming ? incoming : new NextRequest(req), ctx);
 }
 
 export { handler as GET, handler as POST };
