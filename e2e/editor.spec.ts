@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { editEditorText, signIn } from './fixtures';
+import { editEditorText, editorText, signIn } from './fixtures';
 
 test('edit a bundle: a schema error blocks saving, the fix saves a new generation, history shows the diff', async ({ page }) => {
   // Frank is a namespace admin of platform (ACL rule example_namespace_admins).
@@ -95,4 +95,24 @@ test('a save based on an old generation is refused with a conflict, and nothing 
   await b.getByRole('button', { name: 'Reload latest' }).click();
   await expect(b.getByTestId('yaml-editor').locator('.view-lines')).toContainText('# frank was here');
   await expect(b.getByTestId('base-generation')).toHaveText(String(base + 1));
+});
+
+test('typing fast on a slow page keeps every keystroke, in order', async ({ page }) => {
+  // The page echoes each change back to the editor; on a busy machine the
+  // echo of an earlier keystroke arrived after later ones and was written
+  // over them (characters lost, the cursor thrown to the top). A throttled
+  // CPU makes that machine on demand.
+  await signIn(page, 'alice');
+  await page.goto('/objects/new?kind=claim');
+  const editor = page.getByTestId('yaml-editor');
+  await expect(editor.locator('.view-lines')).toContainText('user: Alice');
+  await editor.locator('.view-lines').click();
+  await page.keyboard.press('ControlOrMeta+End');
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 8 });
+  await page.keyboard.press('Enter');
+  for (let i = 0; i < 40; i++) await page.keyboard.type('ab');
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  await expect.poll(() => editorText(page)).toMatch(new RegExp(`\\n${'ab'.repeat(40)}\\n?$`));
+  await expect(editor.locator('.view-lines')).toContainText('ab'.repeat(40));
 });
