@@ -76,4 +76,17 @@ describe('HTTP request limits', () => {
     assert.ok(!(ok instanceof Response));
     assert.equal(batchSize(new URL(`${URL_BASE}/policy.head`), '/api/trpc'), 1);
   });
+
+  test('the tRPC route handler itself refuses a chunked upload past 10 MiB and an oversized batch', async () => {
+    // The exported handler, as Next.js calls it: the guard runs before tRPC or any service.
+    const route = await import('../../app/api/trpc/[trpc]/route');
+    const ctx = { params: Promise.resolve({ trpc: 'policy.applyText' }) };
+    const big = post(`${URL_BASE}/policy.applyText`, chunked(45, 256 * 1024), { 'content-type': 'application/json' });
+    const res = await (route.POST as (r: Request, c: unknown) => Promise<Response>)(big, ctx);
+    assert.equal(res.status, 413);
+    assert.match(((await res.json()) as { error: { message: string } }).error.message, /over the limit of/);
+    const calls = Array.from({ length: MAX_BATCH + 1 }, () => 'policy.head').join(',');
+    const batch = await (route.GET as (r: Request, c: unknown) => Promise<Response>)(new Request(`${URL_BASE}/${calls}?batch=1&input={}`), ctx);
+    assert.equal(batch.status, 400);
+  });
 });
