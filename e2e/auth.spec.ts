@@ -40,4 +40,22 @@ test('OpenID Connect sign-in through a real provider', async ({ page }) => {
   await expect(page.getByText('OpenID Connect')).toBeVisible();
   await expect(page.getByTestId('labels-table').getByRole('row', { name: /groups\s+ops,platform/ })).toBeVisible();
   await expect(page.getByTestId('labels-table').getByRole('row', { name: /email\s+dana@example\.test/ })).toBeVisible();
+  // A verified address is her name in policy.
+  await expect(page.getByTestId('profile-name')).toHaveText('dana@example.test');
+});
+
+test('an OIDC user who calls herself Sam gets nothing of the local Sam: identity is the account, not its name', async ({ page }) => {
+  await page.goto('/signin');
+  await page.getByRole('button', { name: 'Continue with Test SSO' }).click();
+  await page.locator('input[name=login]').fill('impostor');
+  await page.locator('input[name=password]').fill('any');
+  await page.locator('button[type=submit]').click();
+  await page.getByRole('button', { name: /continue/i }).click();
+  // Shown as she calls herself…
+  await expect(page.getByTestId('current-user')).toHaveText('Sam');
+  await page.getByRole('link', { name: 'Profile' }).click();
+  // …but policy knows her by her account (her e-mail is unverified, so not by it), and she has no role of Sam's.
+  await expect(page.getByTestId('profile-name')).toHaveText('impostor@127.0.0.1:4010');
+  await expect(page.getByText('No roles: you may view everything and change nothing.')).toBeVisible();
+  await expect(page.getByTestId('labels-table').getByRole('row', { name: /email/ })).toHaveCount(0);
 });

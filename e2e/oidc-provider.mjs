@@ -5,7 +5,9 @@ import Provider from 'oidc-provider';
 const port = Number(process.env.OIDC_PORT ?? 4010);
 const appUrl = process.env.APP_URL ?? 'http://localhost:3999';
 const ACCOUNTS = {
-  dana: { sub: 'dana', name: 'Dana Oidc', email: 'dana@example.test', groups: ['ops', 'platform'] },
+  dana: { sub: 'dana', name: 'Dana Oidc', email: 'dana@example.test', email_verified: true, groups: ['ops', 'platform'] },
+  // Calls herself Sam (the demo's domain admin) and claims an address nobody verified.
+  impostor: { sub: 'impostor', name: 'Sam', email: 'sam@example.test', email_verified: false, groups: [] },
 };
 
 const oidc = new Provider(`http://127.0.0.1:${port}`, {
@@ -18,7 +20,7 @@ const oidc = new Provider(`http://127.0.0.1:${port}`, {
       response_types: ['code'],
     },
   ],
-  claims: { openid: ['sub'], email: ['email'], profile: ['name', 'groups'] },
+  claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
   findAccount: async (_ctx, id) => (ACCOUNTS[id] ? { accountId: id, claims: async () => ACCOUNTS[id] } : undefined),
   features: { devInteractions: { enabled: true } },
   // Without this, name/email reach only the userinfo endpoint and next-auth's session stays empty.

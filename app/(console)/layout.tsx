@@ -18,7 +18,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   return (
     <TRPCReactProvider>
       <div className="shell">
-        <Nav user={{ name: actor.name, provider: actor.provider }} />
+        <Nav user={{ name: actor.displayName ?? actor.name, provider: actor.provider }} />
         <main className="main" id="main">
           {children}
         </main>

@@ -12,15 +12,18 @@ import type { OAuthConfig } from 'next-auth/providers/oauth';
 import { env } from '../env';
 import { getRuntime } from '../runtime';
 import type { Actor } from '../services/actor';
+import { oidcAccount } from './identity';
 import { verifyLocalUser } from './users';
 
 export const LOCAL_PROVIDER_ID = 'local';
 export const OIDC_PROVIDER_ID = 'oidc';
 
-type OidcProfile = Record<string, unknown> & { sub: string; name?: string; email?: string; preferred_username?: string };
+type OidcProfile = Record<string, unknown> & { sub: string; name?: string; email?: string; email_verified?: boolean; preferred_username?: string };
 
 export interface KeelsonUser extends User {
   provider: 'local' | 'oidc';
+  /** Shown in the console; `name` is the account's policy name. */
+  displayName?: string;
   labels?: Record<string, string>;
 }
 
@@ -31,7 +34,10 @@ function labelsFromClaims(profile: OidcProfile, claims: readonly string[]): Reco
     if (v === undefined || v === null) continue;
     labels[c.replace(/[^a-zA-Z0-9_-]/g, '_')] = Array.isArray(v) ? v.map(String).join(',') : String(v);
   }
-  if (profile.email) labels.email = String(profile.email);
+  // Policy may match on e-mail: only an address the provider vouches for becomes a label.
+  const email = oidcAccount(profile, 'http://issuer.invalid').email;
+  if (email) labels.email = email;
+  else delete labels.email;
   return labels;
 }
 
@@ -71,10 +77,12 @@ export function authOptions(): NextAuthOptions {
       idToken: true,
       checks: ['pkce', 'state'],
       profile(p) {
+        const account = oidcAccount(p, o.issuer);
         return {
-          id: `oidc:${p.sub}`,
-          name: p.name ?? p.preferred_username ?? p.email ?? p.sub,
-          email: p.email ?? null,
+          id: account.id,
+          name: account.name,
+          displayName: account.displayName,
+          email: account.email,
           provider: 'oidc',
           labels: labelsFromClaims(p, o.labelClaims),
         } as KeelsonUser;
@@ -108,12 +116,13 @@ export function authOptions(): NextAuthOptions {
           token.sub = u.id;
           token.name = u.name;
           token.provider = u.provider;
+          token.displayName = u.displayName ?? u.name;
         }
         return token;
       },
       async session({ session, token }) {
         session.user = { name: token.name ?? null, email: token.email ?? null, image: null };
-        (session as { keelson?: unknown }).keelson = { id: token.sub, provider: token.provider };
+        (session as { keelson?: unknown }).keelson = { id: token.sub, provider: token.provider, displayName: token.displayName };
         return session;
       },
     },
@@ -123,7 +132,7 @@ export function authOptions(): NextAuthOptions {
 
 interface SessionLike {
   user?: { name?: string | null } | null;
-  keelson?: { id?: string; provider?: string };
+  keelson?: { id?: string; provider?: string; displayName?: string };
 }
 
 /** The acting user of a session, with current labels; null when anonymous. */
@@ -140,7 +149,10 @@ export async function actorFromSession(session: unknown): Promise<Actor | null> 
     if (!u) return null; // removed from the users file: the session no longer counts
     labels = u.labels;
   } else {
-    labels = (await rt.repos.users.getUser(id))?.labels ?? {};
+    // The account as recorded at sign-in, by its stable id: its policy name and labels.
+    const u = await rt.repos.users.getUser(id);
+    if (!u || u.name !== name) return null;
+    labels = u.labels;
   }
-  return { id, name, labels, provider };
+  return { id, name, labels, provider, displayName: s.keelson?.displayName ?? name };
 }

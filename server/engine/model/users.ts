@@ -9,9 +9,16 @@ import { parseYamlObjects } from './source';
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform((v) => String(v));
 
+/**
+ * Local user names may not contain "@", ":" or spaces: single sign-on
+ * accounts are named `address@domain` or `subject@issuer-host`, so the two
+ * can never name the same person.
+ */
+export const LOCAL_NAME_RE = /^[^@\s:]+$/;
+
 export const userRecordSchema = z
   .object({
-    name: z.string().min(1),
+    name: z.string().min(1).regex(LOCAL_NAME_RE, 'a local user name may not contain "@", ":" or spaces (those name single sign-on accounts)'),
     passwordhash: z.string().nullish(),
     domainadmin: z.boolean().nullish(),
     labels: z.record(z.string(), scalar).nullish(),
