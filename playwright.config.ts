@@ -63,6 +63,8 @@ export default defineConfig({
         KEELSON_OIDC_CLIENT_ID: 'keelson-console',
         KEELSON_OIDC_CLIENT_SECRET: 'keelson-console-secret',
         KEELSON_OIDC_NAME: 'Test SSO',
+        // Free namespaces the access spec's tenant takes without a domain admin.
+        KEELSON_FREE_NAMESPACES: 'alice-*',
       },
     },
   ],

@@ -55,3 +55,23 @@ test('a chunked upload to the sign-in endpoint is refused by bytes read', async 
   expect(res.status).toBe(413);
   expect(((await res.json()) as { error: { message: string } }).error.message).toContain('over the limit of 65536 bytes');
 });
+
+test('failed sign-ins are limited per account: the sixth try is 429 with Retry-After, even with the right password', async ({ request, page }) => {
+  const attempt = async (password: string) => {
+    const { csrfToken } = (await (await request.get('/api/auth/csrf')).json()) as { csrfToken: string };
+    return request.post('/api/auth/callback/local', {
+      form: { username: 'carol', password, csrfToken, callbackUrl: '/objects', json: 'true' },
+      maxRedirects: 0,
+    });
+  };
+  for (let i = 0; i < 5; i++) expect((await attempt('wrong')).status()).not.toBe(429);
+  const blocked = await attempt('carol');
+  expect(blocked.status()).toBe(429);
+  expect(Number(blocked.headers()['retry-after'])).toBeGreaterThan(0);
+  // The form says why.
+  await page.goto('/signin');
+  await page.getByLabel('User name').fill('carol');
+  await page.getByLabel('Password').fill('carol');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.locator('.alert-error')).toContainText('Too many failed sign-ins');
+});

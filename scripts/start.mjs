@@ -15,6 +15,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
 
 register();
+// `npm start` is the README's demo: it asks for the demo policy and users
+// explicitly. The server alone (NODE_ENV=production) starts with neither.
+if (process.env.KEELSON_SEED === undefined) {
+  process.env.KEELSON_SEED = 'demo';
+  if (!process.env.KEELSON_USERS_FILE) {
+    console.log('keelson: demo mode — demo policy and demo users (alice/alice, sam/sam, …). For a real deployment set KEELSON_SEED=none and KEELSON_USERS_FILE or single sign-on.');
+  }
+}
 const { loadEnv, EnvError } = await import('../server/env.ts');
 let env;
 try {

@@ -23,7 +23,11 @@ const envSchema = z
         .optional(),
     ),
     KEELSON_USERS_FILE: optionalString,
-    KEELSON_SEED: z.preprocess(emptyAsUndefined, z.enum(['demo', 'none']).default('demo')),
+    // Production starts empty unless asked for the demo (see loadEnv).
+    KEELSON_SEED: z.preprocess(emptyAsUndefined, z.enum(['demo', 'none']).optional()),
+    NODE_ENV: optionalString,
+    KEELSON_SESSION_HOURS: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.05).max(24 * 30).default(8)),
+    KEELSON_FREE_NAMESPACES: z.preprocess(emptyAsUndefined, z.string().default('')),
     NEXTAUTH_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
     NEXTAUTH_URL: z.preprocess(emptyAsUndefined, z.url('must be a URL such as http://localhost:3000').optional()),
     KEELSON_OIDC_ISSUER: z.preprocess(emptyAsUndefined, z.url('must be the issuer URL').optional()),
@@ -60,6 +64,12 @@ export interface Env {
   authUrl: string;
   oidc?: { issuer: string; clientId: string; clientSecret: string; name: string; labelClaims: string[] };
   domainAdmins: string[];
+  /** Demo users (Aptomi's example users file) sign in: never in production unless the demo was asked for. */
+  demoUsers: boolean;
+  /** How long a sign-in lasts. */
+  sessionSeconds: number;
+  /** Namespace patterns (`*` wildcards) anyone may give to their tenant while nobody uses them. */
+  freeNamespaces: string[];
   worker: boolean;
   /** The git repository the GitOps actuator writes. */
   gitopsDir: string;
@@ -78,6 +88,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     throw new EnvError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = r.data;
+  const production = e.NODE_ENV === 'production';
+  const seed = e.KEELSON_SEED ?? (production ? 'none' : 'demo');
   const dataDir = resolve(e.KEELSON_DATA_DIR);
   try {
     mkdirSync(dataDir, { recursive: true });
@@ -89,7 +101,10 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     dataDir,
     databaseUrl: e.DATABASE_URL,
     usersFile: e.KEELSON_USERS_FILE ? resolve(e.KEELSON_USERS_FILE) : undefined,
-    seed: e.KEELSON_SEED,
+    seed,
+    demoUsers: !e.KEELSON_USERS_FILE && (!production || seed === 'demo'),
+    sessionSeconds: Math.round(e.KEELSON_SESSION_HOURS * 3600),
+    freeNamespaces: e.KEELSON_FREE_NAMESPACES.split(',').map((s) => s.trim()).filter(Boolean),
     authSecret: e.NEXTAUTH_SECRET ?? persistentSecret(dataDir),
     authUrl: e.NEXTAUTH_URL ?? `http://localhost:${e.PORT}`,
     oidc:

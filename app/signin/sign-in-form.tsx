@@ -9,6 +9,7 @@ const ERRORS: Record<string, string> = {
   Callback: 'Sign-in could not be completed. Try again.',
   AccessDenied: 'Access was denied.',
   SessionRequired: 'Sign in to see that page.',
+  TooManyAttempts: 'Too many failed sign-ins for this account or from this address. Wait a few minutes, then try again.',
 };
 
 export function SignInForm(props: { callbackUrl: string; error?: string; oidc?: { id: string; name: string } }) {

@@ -20,7 +20,8 @@ describe('tRPC policy API on PGlite', () => {
   let services: Services;
   before(async () => {
     h = await openDb({ pgliteDir: 'memory://' });
-    services = createServices(drizzleRepos(h.db), { usersFile: undefined, domainAdmins: [] });
+    // An empty install: the configured domain admin writes the first policy.
+    services = createServices(drizzleRepos(h.db), { usersFile: undefined, domainAdmins: ['alice'] });
   });
   after(() => h.close());
 

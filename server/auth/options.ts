@@ -13,6 +13,7 @@ import { env } from '../env';
 import { getRuntime } from '../runtime';
 import type { Actor } from '../services/actor';
 import { oidcAccount } from './identity';
+import { clientAddress, signInLimiter } from './rate-limit';
 import { verifyLocalUser } from './users';
 
 export const LOCAL_PROVIDER_ID = 'local';
@@ -51,13 +52,17 @@ export function authOptions(): NextAuthOptions {
       id: LOCAL_PROVIDER_ID,
       name: 'Keelson account',
       credentials: { username: { label: 'User name', type: 'text' }, password: { label: 'Password', type: 'password' } },
-      async authorize(credentials) {
+      async authorize(credentials, req) {
         const name = credentials?.username ?? '';
         const password = credentials?.password ?? '';
         if (!name || !password || name.length > 200 || password.length > 200) return null;
         const rt = await getRuntime();
         const user = await verifyLocalUser(rt.services.users.localUsers(), name, password);
-        if (!user) return null;
+        if (!user) {
+          signInLimiter().fail(name, clientAddress(req?.headers as Record<string, unknown> | undefined));
+          return null;
+        }
+        signInLimiter().succeed(name);
         const u: KeelsonUser = { id: `local:${user.name}`, name: user.name, provider: 'local' };
         await rt.services.users.recordSignIn({ id: u.id, name: user.name, email: null, provider: 'local', labels: user.labels });
         return u;
@@ -92,7 +97,10 @@ export function authOptions(): NextAuthOptions {
   }
   cached = {
     secret: e.authSecret,
-    session: { strategy: 'jwt', maxAge: 30 * 24 * 60 * 60 },
+    session: { strategy: 'jwt', maxAge: e.sessionSeconds },
+    jwt: { maxAge: e.sessionSeconds },
+    // Behind https the session cookie is Secure (and __Secure-/__Host- prefixed).
+    useSecureCookies: e.authUrl.startsWith('https://'),
     pages: { signIn: '/signin', error: '/signin' },
     providers,
     callbacks: {

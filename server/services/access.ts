@@ -31,12 +31,10 @@ export class AccessService {
     const rules = (await this.repos.policy.listObjects({ generation: gen, kind: 'aclrule' })).map((o) => ({ name: o.name, spec: o.spec as AclRule }));
     const grants = await this.tenantGrants();
     const extra = [...(grants.get(actor.name.toLowerCase()) ?? [])];
-    // An open policy (no ACL rules, no configured domain admins, no tenants)
-    // lets every signed-in user manage everything, as Aptomi's offline
-    // fragments did: someone has to be able to write the first ACL rule.
-    if (rules.length === 0 && this.domainAdmins.length === 0 && grants.size === 0) {
-      extra.push({ role: 'domain-admin', namespaces: '*', source: 'open policy: no ACL rules, domain admins or tenants yet' });
-    }
+    // An open policy (no ACL rules) grants nothing by itself: only the
+    // configured domain admins (KEELSON_DOMAIN_ADMINS) manage it, and they
+    // write the first ACL rules. (It used to make every signed-in user a
+    // domain admin, so anyone who signed in first owned a fresh install.)
     return computeRoles({ name: actor.name, labels: actor.labels }, rules, { domainAdmins: this.domainAdmins, extra });
   }
 
@@ -108,6 +106,16 @@ export class AccessService {
       const note = { redacted: `rendered from user secrets: visible to namespace admins of ${i.namespace}` };
       return { ...i, ...(i.code ? { code: { ...i.code, params: note } } : {}), ...(i.discovery ? { discovery: note } : {}) };
     });
+  }
+
+  /** The ACL rule (newest policy) whose roles name this namespace explicitly, if any. */
+  async aclRuleNaming(namespace: string): Promise<string | undefined> {
+    for (const o of await this.repos.policy.listObjects({ kind: 'aclrule' })) {
+      const add = (o.spec as AclRule).actions?.['add-role'] ?? {};
+      const named = Object.values(add).flatMap((v) => String(v ?? '').split(',').map((s) => s.trim()));
+      if (named.includes(namespace)) return `${o.namespace}/${o.name}`;
+    }
+    return undefined;
   }
 
   /** Does the newest policy hold objects in this namespace? */

@@ -25,7 +25,7 @@ export interface Services {
 
 export function createServices(
   repos: Repos,
-  env: Pick<Env, 'usersFile' | 'domainAdmins'>,
+  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces'>>,
   revisionRepo?: RevisionRepo,
   tenantRepo?: TenantRepo,
 ): Services {
@@ -48,6 +48,6 @@ export function createServices(
       policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: `Roll back to generation ${generation}` }),
     );
   }
-  const tenants = tenantRepo ? new TenantService(tenantRepo, access, revisionRepo, policyUsers) : undefined;
+  const tenants = tenantRepo ? new TenantService(tenantRepo, access, revisionRepo, policyUsers, env.freeNamespaces ?? []) : undefined;
   return { policy, users, resolution, revisions, graphs: new GraphService(repos, resolution, access, revisionRepo), access, tenants };
 }

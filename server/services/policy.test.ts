@@ -8,6 +8,7 @@ import { memoryRepos } from '../repo/memory';
 import type { Repos } from '../repo/types';
 import type { Actor } from './actor';
 import { AppError } from './errors';
+import { AccessService } from './access';
 import { PolicyService } from './policy';
 
 const alice: Actor = { id: 'local:alice', name: 'alice', labels: {}, provider: 'test' };
@@ -50,7 +51,8 @@ describe('PolicyService writes', () => {
   let svc: PolicyService;
   beforeEach(async () => {
     repos = memoryRepos();
-    svc = new PolicyService(repos);
+    // An empty install: only a configured domain admin may write the first policy.
+    svc = new PolicyService(repos, undefined, new AccessService(repos, ['alice']));
     await svc.apply(alice, { text: GOOD, baseGeneration: 0 });
   });
 

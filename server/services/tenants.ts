@@ -24,6 +24,8 @@ export class TenantService {
     private readonly access: AccessService,
     private readonly revisions: RevisionRepo | undefined,
     private readonly knownUsers: () => Promise<PolicyUser[]> = async () => [],
+    /** Namespace patterns (`*` wildcards) anyone may give to their tenant while nobody uses them (KEELSON_FREE_NAMESPACES). */
+    private readonly freeNamespaces: readonly string[] = [],
   ) {}
 
   private signedIn(actor: MaybeActor, what: string): Actor {
@@ -83,7 +85,15 @@ export class TenantService {
     };
   }
 
-  /** A namespace may join a tenant when no other tenant owns it and the actor may administer it (or nobody uses it yet). */
+  /**
+   * A namespace may join a tenant when no other tenant owns it and the actor
+   * administers it (namespace admin there, or domain admin). Without that
+   * right, only a namespace nobody uses — no policy objects, named by no ACL
+   * rule — that matches a configured free pattern; any other is for a
+   * domain admin to hand out (they add it to the tenant). Tenant owners and
+   * admins become namespace admins of their namespaces, so taking one is
+   * taking its rights.
+   */
   private async assertMayClaim(who: Actor, namespaces: string[]) {
     for (const ns of namespaces) {
       if (!IDENTIFIER_RE.test(ns)) throw new AppError('INVALID_INPUT', `"${ns}" is not a valid namespace name.`);
@@ -94,8 +104,19 @@ export class TenantService {
     for (const ns of namespaces) {
       if (owned.has(ns)) throw new AppError('CONFLICT', `Namespace ${ns} already belongs to a tenant.`);
       const role = roleIn(roles, ns);
-      if (role !== 'domain-admin' && role !== 'namespace-admin' && (await this.access.namespaceInUse(ns))) {
+      if (role === 'domain-admin' || role === 'namespace-admin') continue;
+      if (await this.access.namespaceInUse(ns)) {
         throw new AppError('FORBIDDEN', `Namespace ${ns} already holds policy: only its namespace admins or a domain admin may give it to a tenant.`);
+      }
+      const rule = await this.access.aclRuleNaming(ns);
+      if (rule) {
+        throw new AppError('FORBIDDEN', `Namespace ${ns} is named by ACL rule ${rule}: only its namespace admins or a domain admin may give it to a tenant.`);
+      }
+      if (!this.freeNamespaces.some((p) => globMatch(p, ns))) {
+        throw new AppError(
+          'FORBIDDEN',
+          `Namespace ${ns} is not free to take: ask a domain admin to add it to your tenant${this.freeNamespaces.length ? `, or pick a name matching ${this.freeNamespaces.join(', ')}` : ''}.`,
+        );
       }
     }
   }
@@ -211,4 +232,10 @@ export class TenantService {
     const roles = await this.access.roles(who);
     return { user: who.name, grants: roles.grants, tenants: (await this.tenants.membershipsOf(who.name)).map((m) => ({ tenant: m.tenant, role: m.role })) };
   }
+}
+
+/** `*` matches any run of characters; everything else literally. */
+function globMatch(pattern: string, name: string): boolean {
+  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return re.test(name);
 }

@@ -20,12 +20,13 @@ export interface Profile {
 export class UserService {
   constructor(
     private readonly repos: Repos,
-    private readonly env: Pick<Env, 'usersFile'>,
+    /** `demoUsers: false` with no users file: no local users at all (production without a users file). */
+    private readonly env: Pick<Env, 'usersFile'> & Partial<Pick<Env, 'demoUsers'>>,
   ) {}
 
   /** Users as policy sees them: the users file plus OIDC users who signed in. */
   async policyUsers(): Promise<PolicyUser[]> {
-    const local = loadLocalUsers(this.env.usersFile);
+    const local = this.localUsers();
     const known = new Set(local.map((u) => u.name.toLowerCase()));
     const remote = (await this.repos.users.listUsers())
       .filter((u) => u.provider !== 'local' && !known.has(u.name.toLowerCase()))
@@ -34,6 +35,7 @@ export class UserService {
   }
 
   localUsers(): PolicyUser[] {
+    if (!this.env.usersFile && this.env.demoUsers === false) return [];
     return loadLocalUsers(this.env.usersFile);
   }
 

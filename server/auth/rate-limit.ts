@@ -1,0 +1,73 @@
+/**
+ * Failed sign-ins are limited per account and per address: past the limit
+ * the sign-in route answers 429 with Retry-After until the oldest failure
+ * in the window ages out. Kept in the process (a console process sees the
+ * sign-ins it serves; behind a load balancer without stickiness each
+ * process holds its own count, so the effective limit is multiplied by the
+ * number of processes — still bounded).
+ */
+export interface RateLimitPolicy {
+  windowMs: number;
+  perAccount: number;
+  perAddress: number;
+}
+
+export const DEFAULT_SIGN_IN_LIMITS: RateLimitPolicy = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30 };
+
+export class SignInLimiter {
+  private readonly failures = new Map<string, number[]>();
+
+  constructor(
+    private readonly policy: RateLimitPolicy = DEFAULT_SIGN_IN_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private recent(key: string): number[] {
+    const since = this.now() - this.policy.windowMs;
+    const list = (this.failures.get(key) ?? []).filter((t) => t > since);
+    if (list.length) this.failures.set(key, list);
+    else this.failures.delete(key);
+    return list;
+  }
+
+  /** Seconds to wait before trying again, or 0 when a sign-in may be tried now. */
+  retryAfter(account: string, address: string): number {
+    let wait = 0;
+    for (const [key, max] of [[`a:${account.toLowerCase()}`, this.policy.perAccount], [`ip:${address}`, this.policy.perAddress]] as const) {
+      const list = this.recent(key);
+      if (list.length >= max) wait = Math.max(wait, list[list.length - max]! + this.policy.windowMs - this.now());
+    }
+    return wait > 0 ? Math.ceil(wait / 1000) : 0;
+  }
+
+  fail(account: string, address: string): void {
+    const t = this.now();
+    for (const key of [`a:${account.toLowerCase()}`, `ip:${address}`]) this.failures.set(key, [...this.recent(key), t]);
+    // Bound the memory an attacker can make us hold: drop the oldest keys.
+    if (this.failures.size > 100_000) {
+      for (const k of [...this.failures.keys()].slice(0, 10_000)) this.failures.delete(k);
+    }
+  }
+
+  succeed(account: string): void {
+    this.failures.delete(`a:${account.toLowerCase()}`);
+  }
+}
+
+const g = globalThis as unknown as { __keelsonSignInLimiter?: SignInLimiter };
+/** The process's limiter (shared by the route and next-auth's authorize). */
+export function signInLimiter(): SignInLimiter {
+  g.__keelsonSignInLimiter ??= new SignInLimiter();
+  return g.__keelsonSignInLimiter;
+}
+
+/** The client address as the request shows it (the first X-Forwarded-For hop when a proxy sets it). */
+export function clientAddress(headers: { get(name: string): string | null } | Record<string, unknown> | undefined): string {
+  const get = (n: string): string | null => {
+    if (!headers) return null;
+    if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(name: string): string | null }).get(n);
+    const v = (headers as Record<string, unknown>)[n];
+    return typeof v === 'string' ? v : Array.isArray(v) ? String(v[0]) : null;
+  };
+  return get('x-forwarded-for')?.split(',')[0]?.trim() || get('x-real-ip')?.trim() || 'local';
+}
