@@ -15,7 +15,8 @@ export type LangErrorCode =
   | 'template_parse_error'
   | 'template_exec_error'
   | 'template_no_value'
-  | 'template_limit';
+  | 'template_limit'
+  | 'template_output';
 
 export interface LangError {
   code: LangErrorCode;

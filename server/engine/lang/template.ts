@@ -169,9 +169,22 @@ export function compileTemplateCached(src: string, cache: TemplateCache, limits?
 export function renderTemplate(compiled: CompiledTemplate, data: unknown, options?: RenderOptions): Result<string> {
   if (compiled.fast) {
     const out = renderFast(compiled.fast, data);
-    if (out !== undefined && out.length <= (options?.limits?.maxOutputLength ?? DEFAULT_TEMPLATE_LIMITS.maxOutputLength)) return ok(out);
+    if (out !== undefined && out.length <= (options?.limits?.maxOutputLength ?? DEFAULT_TEMPLATE_LIMITS.maxOutputLength)) return storable(compiled, out, options);
   }
-  return renderWithExecutor(compiled, data, options);
+  const r = renderWithExecutor(compiled, data, options);
+  return r.ok ? storable(compiled, r.value, options) : r;
+}
+
+/**
+ * Output that could not be stored (a NUL, a lone surrogate — `printf "%c" 0`
+ * makes one) is the template's error, not a storage failure later.
+ */
+function storable(compiled: CompiledTemplate, out: string, options?: RenderOptions): Result<string> {
+  // Fast path: nearly every output is plain text.
+  if (!/[\0\ud800-\udfff]/.test(out)) return ok(out);
+  const what = out.includes('\0') ? 'a NUL character' : /\p{Cs}/u.test(out) ? 'a lone UTF-16 surrogate' : undefined;
+  if (!what) return ok(out);
+  return fail({ code: 'template_output', message: `template ${templateLabel(compiled.source, options?.name ?? compiled.name)} rendered ${what}, which cannot be stored` });
 }
 
 function renderWithExecutor(compiled: CompiledTemplate, data: unknown, options?: RenderOptions): Result<string> {

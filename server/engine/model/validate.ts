@@ -108,6 +108,19 @@ export function validateSourceObject(src: SourceObject): { object?: AnyLoadedObj
     });
     return { diagnostics: diags };
   }
+  const unstorable = findUnstorable(v);
+  if (unstorable) {
+    diags.push({
+      code: 'schema',
+      severity: 'error',
+      message: `${unstorable.path.join('.') || 'the object'} holds ${unstorable.what}, which cannot be stored`,
+      file: src.file,
+      path: unstorable.path.map(String),
+      object: objectRef(rawKind, ns, name),
+      ...at(unstorable.path),
+    });
+    return { diagnostics: diags };
+  }
   const kind = normaliseKind(rawKind);
   if (!kind) {
     diags.push({
@@ -349,4 +362,39 @@ function findDuplicates(objects: readonly AnyLoadedObject[]): Diagnostic[] {
     } else seen.set(k, o);
   }
   return diags;
+}
+
+/**
+ * PostgreSQL's text and jsonb cannot hold a NUL character, nor can any
+ * UTF-8 store a lone surrogate (YAML's "\0" and "\ud800" escapes make
+ * both): such a value is refused at load, with its path, instead of
+ * failing in storage.
+ */
+export function unstorableIn(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'a NUL character (\\0)';
+  if (/\p{Cs}/u.test(s)) return 'a lone UTF-16 surrogate';
+  return undefined;
+}
+
+function findUnstorable(v: unknown, path: (string | number)[] = []): { path: (string | number)[]; what: string } | undefined {
+  if (typeof v === 'string') {
+    const what = unstorableIn(v);
+    return what ? { path, what } : undefined;
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const r = findUnstorable(v[i], [...path, i]);
+      if (r) return r;
+    }
+    return undefined;
+  }
+  if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      const what = unstorableIn(k);
+      if (what) return { path: [...path, k], what };
+      const r = findUnstorable(x, [...path, k]);
+      if (r) return r;
+    }
+  }
+  return undefined;
 }

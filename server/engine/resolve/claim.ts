@@ -31,6 +31,16 @@ import type { ClaimOutcome, ClaimStatus, InstanceCode, Target, TraceStep } from 
 
 /** Deeper service chains are treated as cycles whose keys change each round. */
 export const MAX_SERVICE_DEPTH = 32;
+/**
+ * Service levels one claim may walk. Depth alone does not bound the walk:
+ * two components using the same next service at each of 30 levels make 2^30
+ * paths, and a traced walk never replays (every decision is recorded), so
+ * such a policy would run the process out of memory. Over budget, the
+ * claim fails with the reason; the rest of the policy resolves.
+ */
+export const MAX_LEVELS_PER_CLAIM = 20_000;
+/** Trace steps kept per claim; later steps are counted, not kept. */
+export const MAX_TRACE_STEPS = 5_000;
 
 /** What one claim says about one instance. */
 export interface Contribution {
@@ -138,6 +148,8 @@ export function resolveClaim(index: PolicyIndex, claim: ClaimRef, opts: { trace?
 
 class ClaimWalk {
   private readonly trace: TraceStep[] = [];
+  private traceDropped = 0;
+  private levels = 0;
   private readonly contributions = new Map<string, Contribution>();
   /** Innermost level being walked (memoisation bookkeeping); null outside levels. */
   private frame: Frame | null = null;
@@ -164,7 +176,12 @@ class ClaimWalk {
   }
 
   private step(depth: number, kind: TraceStep['kind'], message: string, data?: Record<string, unknown>) {
-    if (this.tracing) this.trace.push(data ? { depth, kind, message, data } : { depth, kind, message });
+    if (!this.tracing) return;
+    if (this.trace.length >= MAX_TRACE_STEPS) {
+      this.traceDropped++;
+      return;
+    }
+    this.trace.push(data ? { depth, kind, message, data } : { depth, kind, message });
   }
 
   run(): ClaimResult {
@@ -203,6 +220,9 @@ class ClaimWalk {
       this.step(0, e.status === 'rejected' ? 'reject' : 'error', e.message);
       this.contributions.clear();
     }
+    if (this.traceDropped > 0) {
+      this.trace.push({ depth: 0, kind: 'claim', message: `trace cut at ${MAX_TRACE_STEPS} steps; ${this.traceDropped} later steps not recorded` });
+    }
     const outcome: ClaimOutcome = {
       namespace: claim.namespace,
       name: claim.name,
@@ -223,6 +243,11 @@ class ClaimWalk {
     const d = node.depth;
     if (d > MAX_SERVICE_DEPTH) {
       throw new ClaimFailure(`service chain deeper than ${MAX_SERVICE_DEPTH} levels at '${node.serviceRef}' (a cycle whose allocation keys change?)`);
+    }
+    if (++this.levels > MAX_LEVELS_PER_CLAIM) {
+      throw new ClaimFailure(
+        `claim '${this.key}' walks more than ${MAX_LEVELS_PER_CLAIM} service levels (at '${node.serviceRef}', depth ${d}): components that use the same services fan out; give them allocation keys or share one component`,
+      );
     }
     const svc = index.service(node.serviceRef, node.namespace);
     if (!svc) throw new ClaimFailure(`service '${qualified(node.serviceRef, node.namespace)}' does not exist (claim '${this.key}', depth ${d})`);
