@@ -95,7 +95,7 @@ export class AccessService {
    * Instances rendered from user secrets keep their parameters and
    * discovery to those who may manage them (namespace admins, domain admins).
    */
-  async redactSensitive<T extends { namespace: string; sensitive?: boolean; code?: { type: string; params: Record<string, unknown> } | null; discovery?: Record<string, unknown> }>(
+  async redactSensitive<T extends { namespace: string; sensitive?: boolean; code?: { type: string; params: Record<string, unknown> } | null; previousCode?: { type: string; params: Record<string, unknown> } | null; discovery?: Record<string, unknown> }>(
     actor: Actor,
     items: T[],
   ): Promise<T[]> {
@@ -104,7 +104,12 @@ export class AccessService {
     return items.map((i) => {
       if (!i.sensitive || canManage(roles, 'bundle', i.namespace)) return i;
       const note = { redacted: `rendered from user secrets: visible to namespace admins of ${i.namespace}` };
-      return { ...i, ...(i.code ? { code: { ...i.code, params: note } } : {}), ...(i.discovery ? { discovery: note } : {}) };
+      return {
+        ...i,
+        ...(i.code ? { code: { ...i.code, params: note } } : {}),
+        ...(i.previousCode ? { previousCode: { ...i.previousCode, params: note } } : {}),
+        ...(i.discovery ? { discovery: note } : {}),
+      };
     });
   }
 

@@ -3,7 +3,7 @@
  * Every write is one generation; a write names the generation it was based
  * on and is refused when the head has moved since.
  */
-import { parseDocument } from 'yaml';
+import { parseDocument, stringify } from 'yaml';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
 import { jsonSchemaForKind, KNOWN_KINDS, MAX_REQUEST_BYTES, normaliseKind, type Kind } from '../engine/model/kinds';
 import { loadObjects, objectKey, type AnyLoadedObject } from '../engine/model/validate';
@@ -305,12 +305,37 @@ function hasSecret(o: StoredObject): boolean {
   return o.kind === 'cluster' && cfg?.kubeconfig != null;
 }
 
+/**
+ * Redact a cluster's credentials on the parsed value, not the text: the
+ * kubeconfig may be an anchor aliased elsewhere in the object, or repeated
+ * in a comment, so the shown text is rebuilt from the parsed object with
+ * every copy of the kubeconfig (and every string containing it) replaced,
+ * comments and anchors dropped.
+ */
 function redactSecrets<T extends StoredObject>(o: T): T {
-  const spec = structuredClone(o.spec) as { config: { kubeconfig: unknown } };
-  spec.config.kubeconfig = REDACTED;
-  const doc = parseDocument(o.text);
-  if (doc.hasIn(['config', 'kubeconfig'])) doc.setIn(['config', 'kubeconfig'], REDACTED);
-  return { ...o, spec, text: doc.toString() };
+  const kube = (o.spec as { config: { kubeconfig: unknown } }).config.kubeconfig;
+  // Every string inside the kubeconfig is secret wherever else it appears (an alias copies it).
+  const secrets: string[] = [];
+  const collect = (v: unknown) => {
+    if (typeof v === 'string' && v.length >= 4) secrets.push(v);
+    else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+  };
+  collect(kube);
+  const scrub = (v: unknown, key?: string): unknown => {
+    if (key === 'kubeconfig') return REDACTED;
+    if (typeof v === 'string') return secrets.some((x) => v.includes(x)) ? REDACTED : v;
+    if (Array.isArray(v)) return v.map((x) => scrub(x));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x, k)]));
+    return v;
+  };
+  const spec = scrub(structuredClone(o.spec)) as T['spec'];
+  let whole: unknown;
+  try {
+    whole = parseDocument(o.text).toJS({ maxAliasCount: 1000 });
+  } catch {
+    whole = { kind: o.kind, metadata: { namespace: o.namespace, name: o.name }, ...(o.spec as object) };
+  }
+  return { ...o, spec, text: stringify(scrub(whole), { aliasDuplicateObjects: false, lineWidth: 0 }) };
 }
 
 function defaultMessage(objects: AnyLoadedObject[], deletes: ObjectId[]): string {

@@ -249,7 +249,13 @@ export class RevisionService {
     const steps = await this.revisions.steps(id);
     const jobs = await this.revisions.jobsFor(id);
     const stored = rev.plan as RevisionPlan;
-    const plan = { ...stored, steps: await this.access.redactSensitive(actor, stored.steps) };
+    // Held-back instances (carried over as they ran) are redacted like the steps.
+    const carryOver = (stored as { carryOver?: Instance[] }).carryOver;
+    const plan = {
+      ...stored,
+      steps: await this.access.redactSensitive(actor, stored.steps),
+      ...(carryOver ? { carryOver: await this.access.redactSensitive(actor, carryOver) } : {}),
+    };
     const stale = rev.status === 'pending' && rev.baseRevisionId !== head.acceptedRevisionId;
     return { revision: { ...rev, plan: undefined }, plan, sections, steps, jobs, head, stale };
   }

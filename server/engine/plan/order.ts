@@ -60,7 +60,12 @@ export function orderSteps(diff: InstanceDiff): PlanStep[] {
     const a = diff.after.get(key)!;
     const change = diff.changes.get(key) as 'create' | 'update';
     const step = makeStep(steps.length, change, a, a.code, indexOf, upWaits.get(key)!);
-    if (change === 'update') step.previousCode = diff.before.get(key)?.code ?? null;
+    if (change === 'update') {
+      const before = diff.before.get(key);
+      step.previousCode = before?.code ?? null;
+      // What ran before is as secret as what runs after.
+      if (before?.sensitive) step.sensitive = true;
+    }
     indexOf.set(key, step.index);
     steps.push(step);
   }

@@ -300,6 +300,12 @@ class ClaimWalk {
       for (const src of allocKeys) {
         if (index.templateReads(src, 'User')) this.uses('user');
         if (index.templateReads(src, 'Claim')) this.uses('claim');
+        // Keys become instance names (keys, GitOps paths, commit messages): never from secrets.
+        if (index.templateMayReadSecrets(src, false)) {
+          throw new ClaimFailure(
+            `allocation key of context '${context.name}' in service '${svcName}' could read user secrets (${JSON.stringify(src.length > 80 ? `${src.slice(0, 77)}...` : src)}): keys name instances, so they may use .User.Name, .User.Labels and labels, not secrets`,
+          );
+        }
       }
       const keyData = { User: this.userView(), Claim: this.claimView(), Labels: labels };
       for (const src of allocKeys) keys.push(this.render(src, keyData, `allocation key of context '${context.name}' in service '${svcName}'`));

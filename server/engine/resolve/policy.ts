@@ -8,6 +8,8 @@ import { computeRoles, type AclRuleRef, type RoleGrant, type UserRoles } from '.
 import { compileParamTree, deployName, instanceId, type CompiledExpr, type CompiledTemplate, type ParamPlan, type Result } from '../lang';
 import type { AclRule, Bundle, Claim, Cluster, Component, Kind, ObjectOfKind, Rule, Service } from '../model/kinds';
 import type { MemoResult } from './claim';
+import { compileTemplateCached } from '../lang/template';
+import { templateMayReadSecrets } from '../lang/template-reads';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
 
@@ -238,15 +240,49 @@ export class PolicyIndex {
     return r;
   }
 
-  /** Do this component's templates read user secrets? (Their output is then sensitive.) */
+  /**
+   * Could this component's templates read user secrets (their output is
+   * then sensitive)? Decided on the templates' parse trees; a template that
+   * does not compile counts (it fails its claim anyway).
+   */
   componentReadsSecrets(c: Component): boolean {
     let r = this.componentSecretReads.get(c);
     if (r === undefined) {
-      const reads = (s: string) => s.includes('Secrets') || s.includes('$');
-      r = treeReads(c.code?.params, reads) || treeReads(c.discovery, reads);
+      const discoveryTainted = this.discoveryMayHoldSecrets();
+      r = treeReads(c.code?.params, (s) => this.templateMayReadSecrets(s, discoveryTainted)) || treeReads(c.discovery, (s) => this.templateMayReadSecrets(s, discoveryTainted));
       this.componentSecretReads.set(c, r);
     }
     return r;
+  }
+
+  /** Could a template read secrets (given whether discovery values may carry them)? */
+  templateMayReadSecrets(src: string, discoveryTainted = this.discoveryMayHoldSecrets()): boolean {
+    if (!src.includes('{{')) return false;
+    const t = compileTemplateCached(src, this.templateCache);
+    return !t.ok || templateMayReadSecrets(t.value, { discoveryTainted });
+  }
+
+  private discoveryTaint: boolean | undefined;
+  /**
+   * Does any component announce discovery values rendered from secrets?
+   * Then every template reading `.Discovery` is treated as reading secrets
+   * (discovery flows between components and services).
+   */
+  discoveryMayHoldSecrets(): boolean {
+    if (this.discoveryTaint === undefined) {
+      this.discoveryTaint = false;
+      outer: for (const byName of this.bundles.values()) {
+        for (const b of byName.values()) {
+          for (const comp of b.components ?? []) {
+            if (treeReads(comp.discovery, (s) => this.templateMayReadSecrets(s, false))) {
+              this.discoveryTaint = true;
+              break outer;
+            }
+          }
+        }
+      }
+    }
+    return this.discoveryTaint;
   }
 
   /** Components of a bundle, dependencies first (cached per bundle). */
