@@ -40,9 +40,24 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
     await revisions.finishJob(job.id, 'failed', `unknown job ${job.kind} for revision ${job.revisionId}`);
     return true;
   }
-  // Renew the lease while working so no other worker takes the job over.
-  const heartbeat = setInterval(() => void revisions.renewLease(job.id, workerId).catch(() => undefined), Math.max(500, leaseMs / 3));
+  // Renew the lease while working so no other worker takes the job over;
+  // once it is lost, this worker records nothing more for the job.
+  let leaseLost = false;
+  const heartbeat = setInterval(() => {
+    void revisions.renewLease(job.id, workerId).then(
+      (held) => {
+        if (!held) leaseLost = true;
+      },
+      () => undefined,
+    );
+  }, Math.max(500, leaseMs / 3));
   heartbeat.unref?.();
+  /** Still ours? (Renews the lease: a step starts and is recorded only under a live lease.) */
+  const holdLease = async () => {
+    if (!leaseLost && !(await revisions.renewLease(job.id, workerId))) leaseLost = true;
+    if (leaseLost) log(`revision ${rev?.id}: lease on job ${job.id} lost; another worker carries on`);
+    return !leaseLost;
+  };
   try {
     const started = rev.status === 'accepted' || rev.status === 'applying' || rev.status === 'failed';
     if (!started) {
@@ -79,12 +94,15 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
         await opts.afterStep?.(step.index);
         continue;
       }
+      if (!(await holdLease())) return true;
       let result;
       try {
         result = await actuator.apply(step as never, ctx);
       } catch (e) {
         result = { status: 'failed' as const, error: (e as Error).message };
       }
+      // The lease ran out during the step: its outcome is the new holder's to record (steps are idempotent).
+      if (!(await holdLease())) return true;
       if (result.status === 'done') {
         await revisions.markStep(rev.id, step.index, 'done');
         status.set(step.index, { ...(st ?? ({} as never)), status: 'done' });
@@ -106,7 +124,7 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
       await opts.afterStep?.(step.index);
     }
     if (retryLater !== undefined) {
-      const delay = (opts.backoffMs ?? 2000) * 2 ** Math.max(0, job.attempts - 1);
+      const delay = backoff(opts.backoffMs, job.attempts);
       await revisions.retryJobLater(job.id, delay, retryLater);
       log(`revision ${rev.id}: retrying in ${delay} ms`);
       return true;
@@ -130,13 +148,21 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
     if (e instanceof StopWorker) throw e;
     // Unexpected trouble (database, disk): release the job for a later retry.
     const msg = (e as Error).message;
-    await revisions.retryJobLater(job.id, (opts.backoffMs ?? 2000) * 2 ** Math.max(0, job.attempts - 1), msg).catch(() => undefined);
+    await revisions.retryJobLater(job.id, backoff(opts.backoffMs, job.attempts), msg).catch(() => undefined);
     await revisions.event(rev.id, 'apply-error', `Apply interrupted: ${msg}; will retry`).catch(() => undefined);
     log(`revision ${rev.id}: ${msg}`);
     return true;
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+/** Longest wait between two tries of a job: a failing revision holds later ones back for at most this long per try. */
+export const MAX_BACKOFF_MS = 5 * 60_000;
+
+/** Exponential backoff from `base` (default 2 s), capped at MAX_BACKOFF_MS. */
+export function backoff(base: number | undefined, attempts: number): number {
+  return Math.min(MAX_BACKOFF_MS, (base ?? 2000) * 2 ** Math.min(30, Math.max(0, attempts - 1)));
 }
 
 function verb(action: string): string {

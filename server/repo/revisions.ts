@@ -262,18 +262,22 @@ export class RevisionRepo {
    */
   async claim(workerId: string, leaseMs: number): Promise<JobRow | undefined> {
     return this.db.transaction(async (tx) => {
+      // Not SKIP LOCKED: while another worker is claiming the oldest job, that
+      // would hand this one the next job and apply revisions out of order.
+      // Times are the database's (now()), so a worker whose clock is off can
+      // neither steal a live lease nor keep an expired one.
       const rows = await tx.execute(sql`
-        select id, locked_at, run_at from jobs
+        select id,
+               run_at > now() as not_due,
+               (locked_at is not null and locked_at > now() - ${`${Math.round(leaseMs)} milliseconds`}::interval) as leased
+        from jobs
         where status in ('queued', 'running')
         order by id
         limit 1
-        for update skip locked`);
-      const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as { id: number; locked_at: string | Date | null; run_at: string | Date }[];
+        for update`);
+      const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as { id: number; not_due: boolean; leased: boolean }[];
       const next = list[0];
-      if (!next) return undefined;
-      const now = Date.now();
-      if (new Date(next.run_at).getTime() > now) return undefined;
-      if (next.locked_at && now - new Date(next.locked_at).getTime() < leaseMs) return undefined;
+      if (!next || next.not_due || next.leased) return undefined;
       const [job] = await tx
         .update(jobs)
         .set({ status: 'running', lockedBy: workerId, lockedAt: sql`now()`, attempts: sql`${jobs.attempts} + 1` })
@@ -283,6 +287,7 @@ export class RevisionRepo {
     });
   }
 
+  /** Renew this worker's lease on a running job; false once another worker holds it (or it is no longer running). */
   async renewLease(jobId: number, workerId: string): Promise<boolean> {
     const rows = await this.db
       .update(jobs)
