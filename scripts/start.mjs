@@ -63,13 +63,27 @@ if (!built) {
   writeFileSync(stampFile, stamp);
 }
 
+// Several processes on one PostgreSQL server must sign sessions alike: without
+// NEXTAUTH_SECRET, the secret comes from the database (created by the first).
+let authSecret = env.authSecret;
+if (env.databaseUrl && !process.env.NEXTAUTH_SECRET) {
+  const { openDb } = await import('../server/db/client.ts');
+  const { sharedSessionSecret } = await import('../server/auth/shared-secret.ts');
+  const db = await openDb({ url: env.databaseUrl, pgliteDir: join(env.dataDir, 'pglite') });
+  try {
+    authSecret = await sharedSessionSecret(db.db);
+  } finally {
+    await db.close();
+  }
+}
+
 const child = spawn(process.execPath, [nextBin, 'start', '-p', String(env.port)], {
   stdio: 'inherit',
   env: {
     ...process.env,
     NEXT_TELEMETRY_DISABLED: '1',
     NEXTAUTH_URL: env.authUrl,
-    NEXTAUTH_SECRET: env.authSecret,
+    NEXTAUTH_SECRET: authSecret,
   },
 });
 console.log(`Keelson console: ${env.authUrl} (data in ${env.dataDir}${env.databaseUrl ? ', database from DATABASE_URL' : ', embedded PGlite'})`);

@@ -235,3 +235,14 @@ export const tenantNamespaces = pgTable('tenant_namespaces', {
   namespace: text('namespace').primaryKey(),
   tenantId: integer('tenant_id').notNull(),
 });
+
+/**
+ * Settings every process of a deployment must share, kept in the database
+ * (the session-signing secret when NEXTAUTH_SECRET is not set), so that any
+ * console process can serve any request.
+ */
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
