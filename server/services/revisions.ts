@@ -115,7 +115,7 @@ export class RevisionService {
     for (let attempt = 0; attempt < 5; attempt++) {
       const head = await this.revisions.head();
       const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
-      const before = base ? await this.deployedState(base) : null;
+      const before = base ? await this.reallyDeployed(base) : null;
       const after = (await this.resolution.ensure(generation)).state;
       const plan = await this.plan(generation, before, after);
       // Instances this revision holds back (conflicts) keep running as they were:
@@ -147,6 +147,20 @@ export class RevisionService {
   }
 
   /** What runs once `rev` is applied: its desired state, held-back instances as they were before. */
+  /**
+   * What runs once `rev` was applied, as far as its apply got: instances
+   * whose create or update step failed (or was skipped behind a failure)
+   * are not treated as deployed, so the next revision creates or updates
+   * them again instead of taking them for done.
+   */
+  private async reallyDeployed(rev: RevisionRow): Promise<DesiredState> {
+    const state = await this.deployedState(rev);
+    if (rev.status !== 'failed' && rev.status !== 'applying') return state;
+    const notDone = new Set((await this.revisions.steps(rev.id)).filter((s) => (s.status === 'failed' || s.status === 'skipped') && s.action !== 'delete').map((s) => s.key));
+    if (notDone.size === 0) return state;
+    return { ...state, instances: state.instances.filter((i) => !notDone.has(i.key)) };
+  }
+
   private async deployedState(rev: RevisionRow): Promise<DesiredState> {
     const state = (await this.resolution.ensure(rev.generation)).state;
     const carry = ((rev.plan as { carryOver?: Instance[] }).carryOver ?? []) as Instance[];
@@ -345,7 +359,7 @@ export class RevisionService {
     const after = await this.resolution.resolveDraft(objects);
     const head = await this.revisions.head();
     const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
-    const before = base ? await this.deployedState(base) : null;
+    const before = base ? await this.reallyDeployed(base) : null;
     const clusters = objects.filter((o) => o.kind === 'cluster').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as Cluster }));
     const plan = planRevision({ before, after, clusters });
     const affected = new Set(plan.changedClaims);
