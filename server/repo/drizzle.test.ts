@@ -99,6 +99,20 @@ function contract(name: string, make: () => Promise<{ repo: PolicyRepo; close?: 
       assert.equal(await repo.head(), 3);
       assert.equal((await repo.listObjects()).filter((o) => o.name.startsWith('race')).length, 1);
     });
+
+    test('one write of 2,000 objects, then an update of all of them, commits (a large import does not abort the database)', async () => {
+      const names = Array.from({ length: 2000 }, (_, i) => `bulk-${i}`);
+      const base = await repo.head();
+      const created = await repo.commit({ baseGeneration: base, author: 'alice', message: 'import', upserts: names.map((n) => bundle(n)), deletes: [] });
+      assert.equal(created.status, 'committed');
+      const updated = await repo.commit({ baseGeneration: base + 1, author: 'alice', message: 'touch', upserts: names.map((n) => bundle(n, '# v2\n')), deletes: [] });
+      assert.equal(updated.status, 'committed');
+      if (updated.status !== 'committed') return;
+      assert.equal(updated.generation.changes.filter((c) => c.op === 'update').length, 2000);
+      const deleted = await repo.commit({ baseGeneration: base + 2, author: 'alice', message: 'clean up', upserts: [], deletes: names.map((n) => ({ kind: 'bundle', namespace: 'main', name: n })) });
+      assert.equal(deleted.status, 'committed');
+      assert.equal((await repo.listObjects()).filter((o) => o.name.startsWith('bulk-')).length, 0);
+    });
   });
 }
 

@@ -113,14 +113,16 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       const touched = [...req.upserts, ...req.deletes];
       const live = new Map<string, StoredObject>();
       if (touched.length > 0) {
-        const keys = touched.map((o) => sql`(${o.kind}, ${o.namespace}, ${o.name})`);
+        // The keys travel as one JSON parameter: a row-value IN list of a few
+        // hundred tuples overflows PGlite's stack (the whole process aborts).
+        const keys = JSON.stringify(touched.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name })));
         const rows = await tx
           .select()
           .from(policyObjects)
           .where(
             and(
               isNull(policyObjects.supersededGeneration),
-              sql`(${policyObjects.kind}, ${policyObjects.namespace}, ${policyObjects.name}) in (${sql.join(keys, sql`, `)})`,
+              sql`(${policyObjects.kind}, ${policyObjects.namespace}, ${policyObjects.name}) in (select k.kind, k.namespace, k.name from jsonb_to_recordset(${keys}::jsonb) as k(kind text, namespace text, name text))`,
             ),
           );
         for (const r of rows) live.set(objectIdKey(r), toObject(r));
