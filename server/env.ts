@@ -37,6 +37,9 @@ const envSchema = z
     KEELSON_OIDC_LABEL_CLAIMS: z.preprocess(emptyAsUndefined, z.string().default('groups')),
     KEELSON_DOMAIN_ADMINS: z.preprocess(emptyAsUndefined, z.string().default('')),
     KEELSON_WORKER: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
+    KEELSON_RESOLVER_THREADS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(16).default(2)),
+    KEELSON_RESOLVE_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.05).max(3600).default(60)),
+    KEELSON_RESOLVE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).max(65536).default(2048)),
     KEELSON_GITOPS_DIR: optionalString,
   })
   .superRefine((e, ctx) => {
@@ -71,6 +74,8 @@ export interface Env {
   /** Namespace patterns (`*` wildcards) anyone may give to their tenant while nobody uses them. */
   freeNamespaces: string[];
   worker: boolean;
+  /** Where resolutions run: worker threads (0: the request thread), and each resolution's time and memory budget. */
+  resolver: { threads: number; timeoutMs: number; memoryMb: number };
   /** The git repository the GitOps actuator writes. */
   gitopsDir: string;
 }
@@ -119,6 +124,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
         : undefined,
     domainAdmins: e.KEELSON_DOMAIN_ADMINS.split(',').map((s) => s.trim()).filter(Boolean),
     worker: e.KEELSON_WORKER === 'on',
+    resolver: { threads: e.KEELSON_RESOLVER_THREADS, timeoutMs: Math.round(e.KEELSON_RESOLVE_TIMEOUT_S * 1000), memoryMb: e.KEELSON_RESOLVE_MEMORY_MB },
     // A runtime folder, not a build input: keep Turbopack's file tracer out of it.
     gitopsDir: resolve(/* turbopackIgnore: true */ e.KEELSON_GITOPS_DIR ?? join(/* turbopackIgnore: true */ dataDir, 'gitops')),
   };

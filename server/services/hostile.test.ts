@@ -15,6 +15,7 @@ import { RevisionRepo } from '../repo/revisions';
 import { TenantRepo } from '../repo/tenants';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
+import { heavyPolicy } from '../testing/policies';
 import type { Actor } from './actor';
 import { createServices, type Services } from './index';
 
@@ -62,10 +63,14 @@ describe('hostile policies end as claim errors while the server keeps answering'
     h = await openDb({ pgliteDir: 'memory://' });
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [] }, new RevisionRepo(h.db), new TenantRepo(h.db));
+    // As the server runs: resolutions and previews in worker threads.
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 10_000, memoryMb: 512 } }, new RevisionRepo(h.db), new TenantRepo(h.db));
     await services.revisions!.ensureForGeneration(await repos.policy.head());
   });
-  after(() => h.close());
+  after(async () => {
+    await services.resolution.close();
+    await h.close();
+  });
   const api = () => createCaller({ actor: sam, services });
 
   /** Run `work` while timing the event loop and a concurrent read. */
@@ -86,7 +91,11 @@ describe('hostile policies end as claim errors while the server keeps answering'
     })();
     try {
       const value = await work();
-      return { value, ms: performance.now() - t0, maxLagMs: maxLag, readMs: await read };
+      const ms = performance.now() - t0;
+      const readMs = await read;
+      // A blocked loop shows as a late tick, which runs only once the loop is free again.
+      await new Promise((r) => setTimeout(r, 20));
+      return { value, ms, maxLagMs: maxLag, readMs };
     } finally {
       clearInterval(tick);
     }
@@ -120,6 +129,16 @@ describe('hostile policies end as claim errors while the server keeps answering'
     });
   }
 
+  test('a large legitimate policy resolves off the request thread: the event loop stays free while it resolves', async () => {
+    const r = await responsive(async () => {
+      const w = await api().policy.applyText({ text: heavyPolicy(60), baseGeneration: await repos.policy.head() });
+      return (await services.resolution.ensure(w.generation)).state;
+    });
+    assert.equal(r.value.claims.filter((c) => c.name.startsWith('hv') && c.status === 'resolved').length, 60);
+    assert.ok(r.maxLagMs < 500, `the event loop was blocked for ${r.maxLagMs.toFixed(0)} ms`);
+    assert.ok(r.readMs < 500, `a concurrent read took ${r.readMs.toFixed(0)} ms`);
+  });
+
   test('a YAML alias bomb is refused at load, through save and preview, with nothing written', async () => {
     const levels = Array.from({ length: 8 }, (_, i) => `x${i + 1}: &a${i + 1} [*a${i}, *a${i}, *a${i}, *a${i}, *a${i}, *a${i}, *a${i}, *a${i}, *a${i}]`).join('\n');
     const bomb = `kind: bundle\nmetadata: {namespace: main, name: bomb}\nx0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n${levels}\ncomponents: [{name: x, code: {type: helm, params: {v: *a8}}}]\n`;
@@ -140,5 +159,49 @@ describe('hostile policies end as claim errors while the server keeps answering'
     assert.ok(err instanceof TRPCError && err.code !== 'INTERNAL_SERVER_ERROR', String(err));
     assert.match(err.message, /line 5, column \d+: labels\.a holds a NUL character/);
     assert.equal(await repos.policy.head(), head);
+  });
+});
+
+describe('a resolution over its time budget fails its claims, changes nothing deployed, and the server carries on', () => {
+  let h: DbHandle;
+  let repos: Repos;
+  let services: Services;
+  before(async () => {
+    h = await openDb({ pgliteDir: 'memory://' });
+    repos = drizzleRepos(h.db);
+    await seedDemo(repos);
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 300, memoryMb: 512 } }, new RevisionRepo(h.db), new TenantRepo(h.db));
+    // Something is deployed: the demo's revision, accepted.
+    const first = await services.revisions!.ensureForGeneration(await repos.policy.head());
+    await services.revisions!.decide(sam, { revisionId: first.id, decision: 'accept' });
+  });
+  after(async () => {
+    await services.resolution.close();
+    await h.close();
+  });
+  const api = () => createCaller({ actor: sam, services });
+
+  test('saved, every claim of the generation fails with the budget named, and its revision deletes nothing', async () => {
+    const t0 = performance.now();
+    const w = await api().policy.applyText({ text: heavyPolicy(100), baseGeneration: await repos.policy.head() });
+    const state = (await services.resolution.ensure(w.generation)).state;
+    assert.ok(performance.now() - t0 < 5000, `took ${(performance.now() - t0).toFixed(0)} ms`);
+    const alice = state.claims.find((c) => c.name === 'alice_dev')!;
+    assert.equal(alice.status, 'error');
+    assert.match(alice.errors[0]!, new RegExp(`not resolved: resolving generation ${w.generation} it took longer than 0.3 s \\(KEELSON_RESOLVE_TIMEOUT_S\\)`));
+    assert.equal(state.claims.filter((c) => c.name.startsWith('hv')).length, 100);
+    const rev = await services.revisions!.ensureForGeneration(w.generation);
+    assert.equal(rev.status, 'no-op', JSON.stringify(rev.counts));
+    // The server still answers, and the next policy that fits the budget resolves (a fresh thread).
+    const fixed = await services.policy.restore(sam, { generation: w.generation - 1, baseGeneration: w.generation, message: 'back to the demo' });
+    const next = (await services.resolution.ensure(fixed.generation)).state;
+    assert.equal(next.claims.find((c) => c.name === 'alice_dev')!.status, 'resolved');
+    assert.equal(next.claims.filter((c) => c.name.startsWith('hv')).length, 0);
+  });
+
+  test('previewed, it explains that the resolution ran out of time and saving would leave claims unresolved', async () => {
+    const pv = await api().revisions.preview({ text: heavyPolicy(100) });
+    assert.equal(pv.ok, false);
+    assert.match(pv.ok ? '' : pv.message, /No preview: resolving the policy with this change it took longer than 0.3 s/);
   });
 });

@@ -7,6 +7,7 @@ import { TenantService } from './tenants';
 import type { Repos } from '../repo/types';
 import { GraphService } from './graphs';
 import { PolicyService } from './policy';
+import { createResolver } from '../resolver';
 import { ResolutionService } from './resolution';
 import { RevisionService } from './revisions';
 import { UserService } from './users';
@@ -25,14 +26,14 @@ export interface Services {
 
 export function createServices(
   repos: Repos,
-  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces'>>,
+  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver'>>,
   revisionRepo?: RevisionRepo,
   tenantRepo?: TenantRepo,
 ): Services {
   const users = new UserService(repos, env);
   const access = new AccessService(repos, env.domainAdmins, tenantRepo);
   const policyUsers = () => users.policyUsers();
-  const resolution = new ResolutionService(repos, policyUsers, env.domainAdmins, () => access.tenantGrants());
+  const resolution = new ResolutionService(repos, policyUsers, env.domainAdmins, () => access.tenantGrants(), createResolver(env.resolver));
   let revisions: RevisionService | undefined;
   // Every new generation is resolved right away, in the background, and becomes a revision.
   const policy = new PolicyService(

@@ -8,20 +8,20 @@
 import type { RoleGrant } from '../engine/acl';
 import type { PolicyUser } from '../engine/model/users';
 import { normaliseKind, type Kind, type ObjectOfKind } from '../engine/model/kinds';
-import { ResolveSession, type ClaimOutcome, type DesiredState, type PolicyObjectInput } from '../engine/resolve';
+import type { ClaimOutcome, DesiredState, Instance, PolicyObjectInput } from '../engine/resolve';
+import { createResolver, isResolverFailure, type Resolver } from '../resolver';
 import type { Repos, ResolutionSummary, StoredObject } from '../repo/types';
 import type { MaybeActor } from './actor';
-import { notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from './errors';
 
 export interface ResolutionView extends ResolutionSummary {
   state: DesiredState;
 }
 
+/** Which generation the resolver's warm session holds, and for which users. */
 interface Cached {
   generation: number;
   usersKey: string;
-  session: ResolveSession;
-  state: DesiredState;
 }
 
 /** How many generations' views stay in memory: the newest and the few a revision or comparison reads beside it. */
@@ -45,7 +45,13 @@ export class ResolutionService {
     private readonly domainAdmins: readonly string[] = [],
     /** Role grants from tenant membership (consume rights). */
     private readonly grants: () => Promise<Map<string, RoleGrant[]>> = async () => new Map(),
+    /** Where resolutions run (worker threads on the server; inline by default). */
+    private readonly resolver: Resolver = createResolver(),
   ) {}
+
+  close(): Promise<void> {
+    return this.resolver.close();
+  }
 
   /** The resolution of a generation (default: the newest), computing it if needed. */
   async get(actor: MaybeActor, generation?: number): Promise<ResolutionView> {
@@ -62,8 +68,7 @@ export class ResolutionService {
     const key = `${input.namespace}/${input.name}`;
     const stored = view.state.claims.find((c) => c.namespace === input.namespace && c.name === input.name);
     if (!stored) throw notFound(`Claim ${key} at generation ${view.generation}`);
-    const session = await this.sessionFor(view.generation);
-    const traced = session.explain(key);
+    const traced = await this.explain(view.generation, key);
     // The stored outcome has the merge's verdict (conflicts); the trace adds the decisions.
     return { generation: view.generation, outcome: traced ? { ...stored, trace: [...traced.trace, ...stored.trace] } : stored };
   }
@@ -75,7 +80,7 @@ export class ResolutionService {
    */
   async resolveDraft(objects: readonly PolicyObjectInput[]): Promise<DesiredState> {
     const [users, grants] = await Promise.all([this.users(), this.grants()]);
-    return new ResolveSession({ objects, users, domainAdmins: this.domainAdmins, extraGrants: grants }, { trace: false }).state();
+    return this.resolver.run({ op: 'draft', input: { objects, users, domainAdmins: this.domainAdmins, extraGrants: grants } });
   }
 
   /** Compute and store in the background (after a write); errors are logged, reads retry. */
@@ -108,7 +113,17 @@ export class ResolutionService {
     const stored = await this.repos.resolutions.get(generation);
     if (stored) return stored as ResolutionView;
     const started = performance.now();
-    const { state } = await this.resolve(generation);
+    let state: DesiredState;
+    try {
+      state = await this.resolve(generation);
+    } catch (e) {
+      if (!(isResolverFailure(e))) throw e;
+      // Over budget: every claim of the generation fails with the reason, and
+      // what the previous generation would deploy is held back as it was, so
+      // the revision changes nothing until the policy is fixed.
+      const prior = generation > 1 ? await this.ensure(generation - 1).catch(() => undefined) : undefined;
+      state = unresolvedState(await this.repos.policy.listObjects({ generation, kind: 'claim' }), prior?.state, generation, e.message);
+    }
     const view: ResolutionView = {
       generation,
       createdAt: new Date(),
@@ -124,44 +139,84 @@ export class ResolutionService {
     return view;
   }
 
-  private async sessionFor(generation: number): Promise<ResolveSession> {
-    if (this.cached?.generation === generation) return this.cached.session;
-    return (await this.resolve(generation)).session;
+  /** A claim's outcome with its decision trace, from the warm session when it holds this generation. */
+  private async explain(generation: number, key: string): Promise<ClaimOutcome | undefined> {
+    const run = this.queue.then(async () => {
+      const warm = this.cached?.generation === generation ? await this.resolver.run({ op: 'explain', generation, key }) : null;
+      if (warm) return warm.outcome;
+      const { input, usersKey } = await this.fullInput(generation);
+      const cold = await this.resolver.run({ op: 'explain', generation, key, input });
+      if (!this.cached || this.cached.generation <= generation) this.cached = { generation, usersKey };
+      return cold?.outcome;
+    });
+    this.queue = run.catch(() => undefined);
+    try {
+      return await run;
+    } catch (e) {
+      if (isResolverFailure(e)) throw new AppError('INVALID_INPUT', `The decision trace of ${key} could not be computed: resolving generation ${generation} ${e.message}.`);
+      throw e;
+    }
   }
 
-  private resolve(generation: number): Promise<{ session: ResolveSession; state: DesiredState }> {
+  private resolve(generation: number): Promise<DesiredState> {
     const run = this.queue.then(() => this.resolveNow(generation));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  /** Resolve a generation, incrementally from the cached one when only claims changed. */
-  private async resolveNow(generation: number): Promise<{ session: ResolveSession; state: DesiredState }> {
-    const users = await this.users();
-    const grants = await this.grants();
+  private async fullInput(generation: number) {
+    const [users, grants, objects] = await Promise.all([this.users(), this.grants(), this.repos.policy.listObjects({ generation })]);
     // Who the users are and what they may consume: a change there means a full resolution.
     const usersKey = JSON.stringify([users.map((u) => [u.name, u.labels, u.secrets]), [...grants]]);
+    return { usersKey, input: { objects: objects.map(toPolicyInput), users, domainAdmins: this.domainAdmins, extraGrants: grants } };
+  }
+
+  /** Resolve a generation, incrementally from the warm session when only claims changed. */
+  private async resolveNow(generation: number): Promise<DesiredState> {
     const prev = this.cached;
-    if (prev && prev.usersKey === usersKey && prev.generation < generation) {
-      const gens = await this.repos.policy.listGenerations({ before: generation + 1, limit: generation - prev.generation });
+    if (prev && prev.generation < generation) {
+      const [users, grants] = await Promise.all([this.users(), this.grants()]);
+      const usersKey = JSON.stringify([users.map((u) => [u.name, u.labels, u.secrets]), [...grants]]);
+      const gens = prev.usersKey === usersKey ? await this.repos.policy.listGenerations({ before: generation + 1, limit: generation - prev.generation }) : [];
       const changes = gens.filter((g) => g.generation > prev.generation).flatMap((g) => g.changes);
       if (gens.length === generation - prev.generation && changes.every((c) => c.kind === 'claim')) {
         const keys = new Set(changes.map((c) => `${c.namespace}/${c.name}`));
         const now = await this.repos.policy.listObjects({ generation, kind: 'claim' });
         const upserts = now.filter((o) => keys.has(`${o.namespace}/${o.name}`)).map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as ObjectOfKind['claim'] }));
         const present = new Set(upserts.map((c) => `${c.namespace}/${c.name}`));
-        const state = prev.session.updateClaims({ upserts, deletes: [...keys].filter((k) => !present.has(k)) });
-        this.cached = { generation, usersKey, session: prev.session, state };
-        return { session: prev.session, state };
+        this.cached = undefined; // until the update answers: a failure leaves the session unknown
+        const state = await this.resolver.run({ op: 'update', from: prev.generation, generation, upserts, deletes: [...keys].filter((k) => !present.has(k)) });
+        if (state) {
+          this.cached = { generation, usersKey };
+          return state;
+        }
       }
     }
-    const objects = await this.repos.policy.listObjects({ generation });
-    const session = new ResolveSession({ objects: objects.map(toPolicyInput), users, domainAdmins: this.domainAdmins, extraGrants: grants }, { trace: false });
-    const state = session.state();
-    // Only the newest generation is worth keeping warm.
-    if (!this.cached || this.cached.generation <= generation) this.cached = { generation, usersKey, session, state };
-    return { session, state };
+    const { input, usersKey } = await this.fullInput(generation);
+    if (!this.cached || this.cached.generation <= generation) this.cached = undefined;
+    const state = await this.resolver.run({ op: 'full', generation, input });
+    // The resolver keeps the newest generation's session warm.
+    if (!this.cached || this.cached.generation <= generation) this.cached = { generation, usersKey };
+    return state;
   }
+}
+
+/**
+ * The state of a generation whose resolution ran out of budget: each claim
+ * fails with the reason; the instances the previous generation had are held
+ * back (they carry an error, so the plan leaves what runs as it was).
+ */
+export function unresolvedState(claims: readonly StoredObject[], prior: DesiredState | undefined, generation: number, reason: string): DesiredState {
+  const message = `not resolved: resolving generation ${generation} ${reason}; simplify the policy or raise the budget`;
+  const held: Instance[] = (prior?.instances ?? []).map((i) => ({ ...i, error: `held back: ${message}` }));
+  return {
+    claims: claims.map((o) => {
+      const spec = o.spec as Partial<ObjectOfKind['claim']>;
+      return { namespace: o.namespace, name: o.name, user: String(spec.user ?? ''), service: String(spec.service ?? ''), status: 'error' as const, errors: [message], instances: [], trace: [] };
+    }),
+    instances: held,
+    errors: [{ object: `generation ${generation}`, message }],
+  };
 }
 
 /** A stored object as the engine takes it. */

@@ -5,6 +5,7 @@
  * with the right accept or reject sections; when all are accepted, the
  * stored plan is queued for apply (in the same transaction).
  */
+import { isResolverFailure } from '../resolver';
 import { isDomainAdmin, roleIn, type UserRoles } from '../engine/acl';
 import type { AccessService } from './access';
 import type { Cluster } from '../engine/model/kinds';
@@ -356,7 +357,13 @@ export class RevisionService {
       .filter((o) => !changed.has(`${o.kind}/${o.namespace}/${o.name}`))
       .map(toPolicyInput)
       .concat(parsed.objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }) as PolicyObjectInput));
-    const after = await this.resolution.resolveDraft(objects);
+    let after: DesiredState;
+    try {
+      after = await this.resolution.resolveDraft(objects);
+    } catch (e) {
+      if (isResolverFailure(e)) return { ok: false as const, message: `No preview: resolving the policy with this change ${e.message}. Saving it would leave every claim unresolved.` };
+      throw e;
+    }
     const head = await this.revisions.head();
     const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
     const before = base ? await this.reallyDeployed(base) : null;

@@ -1,0 +1,209 @@
+/**
+ * Where resolutions run. In production a small pool of worker threads
+ * (`node:worker_threads`): the web server keeps answering while a large
+ * policy resolves, and a policy that outruns the time or memory budget ends
+ * that resolution — the thread is stopped and replaced — never the server.
+ * Inline (same thread) is kept for tools and tests that want no threads.
+ *
+ * Lanes: stored generations go to the first thread, which keeps the newest
+ * session warm for incremental updates and decision traces; previews of
+ * unsaved edits go to the others, so a slow preview never delays a save.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { SessionResolver, type ResolverAnswer, type ResolverRequest } from './session';
+
+export type { ResolverRequest } from './session';
+
+export interface Resolver {
+  run<R extends ResolverRequest>(req: R): Promise<ResolverAnswer<R>>;
+  close(): Promise<void>;
+}
+
+/** A resolution that could not finish: over its time or memory budget, or its thread failed. */
+export class ResolverFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ResolverFailure';
+  }
+}
+
+/** By name, not class: Next.js may load this module twice (see services/errors.ts). */
+export function isResolverFailure(e: unknown): e is ResolverFailure {
+  return e instanceof Error && e.name === 'ResolverFailure';
+}
+
+export interface ResolverOptions {
+  /** Worker threads; 0 resolves inline. */
+  threads: number;
+  /** Wall-clock budget of one resolution. */
+  timeoutMs: number;
+  /** Heap budget of a resolver thread. */
+  memoryMb: number;
+}
+
+export const DEFAULT_RESOLVER: ResolverOptions = { threads: 0, timeoutMs: 60_000, memoryMb: 2048 };
+
+export function createResolver(opts: Partial<ResolverOptions> = {}): Resolver {
+  const o = { ...DEFAULT_RESOLVER, ...opts };
+  if (o.threads <= 0) return new InlineResolver();
+  const boot = workerBootFile();
+  if (!boot) {
+    console.warn('keelson: resolver worker not found (run the server from the repository root); resolving in the request thread');
+    return new InlineResolver();
+  }
+  return new WorkerPool(boot, o);
+}
+
+export class InlineResolver implements Resolver {
+  private readonly session = new SessionResolver();
+  async run<R extends ResolverRequest>(req: R): Promise<ResolverAnswer<R>> {
+    return this.session.handle(req) as ResolverAnswer<R>;
+  }
+  async close(): Promise<void> {}
+}
+
+/**
+ * The worker's entry is found on disk from the working directory, not from
+ * this module's URL: Next.js bundles this module into `.next/`, where the
+ * sources beside it do not exist.
+ */
+function workerBootFile(): string | undefined {
+  const p = join(/* turbopackIgnore: true */ process.cwd(), 'server', 'resolver', 'worker-boot.mjs');
+  return existsSync(p) ? p : undefined;
+}
+
+interface Slot {
+  worker?: Worker;
+  ready?: Promise<Worker>;
+  /** Requests run one at a time per thread; this is the tail of its queue. */
+  tail: Promise<unknown>;
+  waiting: number;
+}
+
+type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
+
+class WorkerPool implements Resolver {
+  private readonly slots: Slot[];
+  private nextDraft = 0;
+  private seq = 0;
+  private closed = false;
+
+  constructor(
+    private readonly boot: string,
+    private readonly opts: ResolverOptions,
+  ) {
+    this.slots = Array.from({ length: Math.max(1, opts.threads) }, () => ({ tail: Promise.resolve(), waiting: 0 }));
+  }
+
+  run<R extends ResolverRequest>(req: R): Promise<ResolverAnswer<R>> {
+    if (this.closed) return Promise.reject(new ResolverFailure('the resolver is shut down'));
+    const slot = this.slotFor(req);
+    slot.waiting++;
+    const run = slot.tail.then(() => this.exec(slot, req));
+    slot.tail = run.catch(() => undefined).finally(() => slot.waiting--);
+    return run as Promise<ResolverAnswer<R>>;
+  }
+
+  private slotFor(req: ResolverRequest): Slot {
+    if (req.op !== 'draft' || this.slots.length === 1) return this.slots[0]!;
+    // Drafts: the least busy of the other threads.
+    const others = this.slots.slice(1);
+    this.nextDraft = (this.nextDraft + 1) % others.length;
+    return others.reduce((best, s, i) => (s.waiting < best.waiting || (s.waiting === best.waiting && i === this.nextDraft) ? s : best), others[this.nextDraft]!);
+  }
+
+  private start(slot: Slot): Promise<Worker> {
+    if (slot.ready) return slot.ready;
+    const worker = new Worker(this.boot, {
+      // A fresh thread: the parent's flags (a test runner's, say) are not the worker's business.
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: this.opts.memoryMb },
+    });
+    slot.worker = worker;
+    slot.ready = new Promise<Worker>((resolve, reject) => {
+      const onMessage = (m: { ready?: boolean }) => {
+        if (!m?.ready) return;
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        resolve(worker);
+      };
+      const onError = (e: Error) => {
+        this.forget(slot, worker);
+        reject(new ResolverFailure(`the resolver thread could not start: ${e.message}`));
+      };
+      worker.on('message', onMessage);
+      worker.once('error', onError);
+    });
+    return slot.ready;
+  }
+
+  private forget(slot: Slot, worker: Worker) {
+    if (slot.worker !== worker) return;
+    slot.worker = undefined;
+    slot.ready = undefined;
+    void worker.terminate().catch(() => undefined);
+  }
+
+  private async exec(slot: Slot, req: ResolverRequest): Promise<unknown> {
+    const worker = await this.start(slot);
+    const id = ++this.seq;
+    // Keep the process alive while a request is out (the thread is unref'd when idle).
+    worker.ref();
+    try {
+      return await new Promise<unknown>((resolve, reject) => {
+        const p: Pending = { resolve, reject };
+        const done = () => {
+          clearTimeout(timer);
+          worker.off('message', onMessage);
+          worker.off('error', onError);
+          worker.off('exit', onExit);
+        };
+        const onMessage = (m: { id?: number; ok?: boolean; value?: unknown; message?: string }) => {
+          if (m?.id !== id) return;
+          done();
+          if (m.ok) p.resolve(m.value);
+          else p.reject(new Error(m.message));
+        };
+        const onError = (e: Error & { code?: string }) => {
+          done();
+          this.forget(slot, worker);
+          p.reject(
+            new ResolverFailure(
+              e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+                ? `it needed more than ${this.opts.memoryMb} MiB of memory (KEELSON_RESOLVE_MEMORY_MB)`
+                : `its thread failed: ${e.message}`,
+            ),
+          );
+        };
+        const onExit = (code: number) => {
+          done();
+          this.forget(slot, worker);
+          p.reject(new ResolverFailure(`its thread stopped (exit code ${code})`));
+        };
+        const timer = setTimeout(() => {
+          done();
+          this.forget(slot, worker);
+          p.reject(new ResolverFailure(`it took longer than ${formatSeconds(this.opts.timeoutMs)} (KEELSON_RESOLVE_TIMEOUT_S)`));
+        }, this.opts.timeoutMs);
+        worker.on('message', onMessage);
+        worker.once('error', onError);
+        worker.once('exit', onExit);
+        worker.postMessage({ id, req });
+      });
+    } finally {
+      if (slot.worker === worker && slot.waiting <= 1) worker.unref();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.slots.map((s) => s.worker?.terminate().catch(() => undefined)));
+  }
+}
+
+function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}

@@ -1,0 +1,56 @@
+/**
+ * The resolver's working state, the same in a worker thread and in process:
+ * the newest generation's ResolveSession (so a change that touched only
+ * claims is resolved incrementally, and a claim's decision trace comes
+ * without resolving everything again) plus one-off resolutions for drafts.
+ *
+ * The protocol is stateless from the caller's side: an incremental update or
+ * an explanation names the generation it expects the session to hold, and
+ * answers `null` when it holds another (a restarted worker holds none), so
+ * the caller falls back to a full resolution.
+ */
+import { ResolveSession, type ClaimOutcome, type DesiredState, type PolicyInput } from '../engine/resolve';
+import type { ClaimRef } from '../engine/resolve/policy';
+
+export type ResolverRequest =
+  | { op: 'full'; generation: number; input: PolicyInput }
+  | { op: 'update'; from: number; generation: number; upserts: ClaimRef[]; deletes: string[] }
+  | { op: 'explain'; generation: number; key: string; input?: PolicyInput }
+  | { op: 'draft'; input: PolicyInput };
+
+export type ResolverAnswer<R extends ResolverRequest> = R extends { op: 'full' | 'draft' }
+  ? DesiredState
+  : R extends { op: 'update' }
+    ? DesiredState | null
+    : { outcome: ClaimOutcome | undefined } | null;
+
+export class SessionResolver {
+  private current: { generation: number; session: ResolveSession } | undefined;
+
+  handle(req: ResolverRequest): DesiredState | { outcome: ClaimOutcome | undefined } | null {
+    switch (req.op) {
+      case 'full':
+        return this.full(req.generation, req.input).state();
+      case 'update': {
+        if (this.current?.generation !== req.from) return null;
+        const state = this.current.session.updateClaims({ upserts: req.upserts, deletes: req.deletes });
+        this.current.generation = req.generation;
+        return state;
+      }
+      case 'explain': {
+        let session = this.current?.generation === req.generation ? this.current.session : undefined;
+        if (!session && req.input) session = this.full(req.generation, req.input);
+        return session ? { outcome: session.explain(req.key) } : null;
+      }
+      case 'draft':
+        return new ResolveSession(req.input, { trace: false }).state();
+    }
+  }
+
+  private full(generation: number, input: PolicyInput): ResolveSession {
+    const session = new ResolveSession(input, { trace: false });
+    // Only the newest generation is worth keeping warm.
+    if (!this.current || this.current.generation <= generation) this.current = { generation, session };
+    return session;
+  }
+}
