@@ -1,7 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
+import { parse, stringify } from 'yaml';
 
 /**
  * End-to-end tests in Debian's Chromium (never a downloaded browser). The
@@ -13,6 +14,13 @@ const OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 4010);
 const APP_URL = `http://localhost:${PORT}`;
 // Playwright loads this file in each worker too: create the folder once.
 process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'keelson-e2e-'));
+/** A secret only Alice's deployments may read; e2e/secrets.spec.ts searches every response, log line and commit for it. */
+const PLANTED_SECRET = (process.env.E2E_PLANTED_SECRET ??= 'PLANTED-E2E-SECRET-51c0de');
+// The demo users, with that secret planted on Alice.
+const USERS_FILE = join(process.env.E2E_DATA_DIR, 'users.yaml');
+const demoUsers = parse(readFileSync('corpus/aptomi/examples/common/users.yaml', 'utf8')) as { name: string; secrets?: Record<string, string> }[];
+for (const u of demoUsers) if (u.name === 'Alice') u.secrets = { ...u.secrets, token: PLANTED_SECRET };
+writeFileSync(USERS_FILE, stringify(demoUsers));
 
 export default defineConfig({
   testDir: './e2e',
@@ -65,6 +73,8 @@ export default defineConfig({
         KEELSON_OIDC_NAME: 'Test SSO',
         // Free namespaces the access spec's tenant takes without a domain admin.
         KEELSON_FREE_NAMESPACES: 'alice-*',
+        KEELSON_USERS_FILE: USERS_FILE,
+        KEELSON_LOG_FILE: join(process.env.E2E_DATA_DIR, 'server.log'),
       },
     },
   ],

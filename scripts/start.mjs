@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { register } from 'tsx/esm/api';
@@ -77,8 +77,11 @@ if (env.databaseUrl && !process.env.NEXTAUTH_SECRET) {
   }
 }
 
+// KEELSON_LOG_FILE: the server's output is also appended to this file (what
+// an operator greps; the end-to-end tests search it for leaked secrets).
+const logFile = process.env.KEELSON_LOG_FILE ? createWriteStream(process.env.KEELSON_LOG_FILE, { flags: 'a' }) : undefined;
 const child = spawn(process.execPath, [nextBin, 'start', '-p', String(env.port)], {
-  stdio: 'inherit',
+  stdio: logFile ? ['inherit', 'pipe', 'pipe'] : 'inherit',
   env: {
     ...process.env,
     NEXT_TELEMETRY_DISABLED: '1',
@@ -86,6 +89,10 @@ const child = spawn(process.execPath, [nextBin, 'start', '-p', String(env.port)]
     NEXTAUTH_SECRET: authSecret,
   },
 });
+if (logFile) {
+  child.stdout.on('data', (b) => (process.stdout.write(b), logFile.write(b)));
+  child.stderr.on('data', (b) => (process.stderr.write(b), logFile.write(b)));
+}
 console.log(`Keelson console: ${env.authUrl} (data in ${env.dataDir}${env.databaseUrl ? ', database from DATABASE_URL' : ', embedded PGlite'})`);
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -37,6 +37,7 @@ const envSchema = z
     KEELSON_OIDC_LABEL_CLAIMS: z.preprocess(emptyAsUndefined, z.string().default('groups')),
     KEELSON_DOMAIN_ADMINS: z.preprocess(emptyAsUndefined, z.string().default('')),
     KEELSON_WORKER: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
+    KEELSON_TRUSTED_PROXIES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10).default(0)),
     KEELSON_RESOLVER_THREADS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(16).default(2)),
     KEELSON_RESOLVE_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.05).max(3600).default(60)),
     KEELSON_RESOLVE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).max(65536).default(2048)),

@@ -34,8 +34,13 @@ describe('sign-in rate limit', () => {
     assert.equal(l.retryAfter('sam', 'z'), 0);
   });
 
-  test('the client address is the first forwarded hop', () => {
-    assert.equal(clientAddress(new Headers({ 'x-forwarded-for': '203.0.113.5, 10.0.0.1' })), '203.0.113.5');
+  test('the client address is the hop the outermost trusted proxy appended, never what the client wrote to the left of it', () => {
+    // A client writes "1.1.1.1" to dodge the per-address limit; one proxy appends the real address.
+    assert.equal(clientAddress(new Headers({ 'x-forwarded-for': '1.1.1.1, 203.0.113.5' }), 1), '203.0.113.5');
+    // Two proxies: the outer one saw the client, the inner one saw the outer proxy.
+    assert.equal(clientAddress(new Headers({ 'x-forwarded-for': '1.1.1.1, 203.0.113.5, 10.0.0.1' }), 2), '203.0.113.5');
+    // No proxy: the address Next.js wrote (the last entry).
+    assert.equal(clientAddress(new Headers({ 'x-forwarded-for': '203.0.113.7' }), 0), '203.0.113.7');
     assert.equal(clientAddress({ 'x-real-ip': '203.0.113.6' }), '203.0.113.6');
     assert.equal(clientAddress(new Headers()), 'local');
   });

@@ -61,13 +61,26 @@ export function signInLimiter(): SignInLimiter {
   return g.__keelsonSignInLimiter;
 }
 
-/** The client address as the request shows it (the first X-Forwarded-For hop when a proxy sets it). */
-export function clientAddress(headers: { get(name: string): string | null } | Record<string, unknown> | undefined): string {
+/**
+ * The client address a sign-in is counted against. X-Forwarded-For's left
+ * entries are whatever the client wrote; each proxy appends the address it
+ * received the request from. With `trustedProxies` proxies in front
+ * (KEELSON_TRUSTED_PROXIES), the entry the outermost one appended is the
+ * client. With none, the last entry (Next.js writes the socket address when
+ * the client sent no header) — spoofable by a client that sends its own,
+ * which is why a public deployment belongs behind a proxy that sets it.
+ */
+export function clientAddress(
+  headers: { get(name: string): string | null } | Record<string, unknown> | undefined,
+  trustedProxies = Number(process.env.KEELSON_TRUSTED_PROXIES ?? 0) || 0,
+): string {
   const get = (n: string): string | null => {
     if (!headers) return null;
     if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(name: string): string | null }).get(n);
     const v = (headers as Record<string, unknown>)[n];
     return typeof v === 'string' ? v : Array.isArray(v) ? String(v[0]) : null;
   };
-  return get('x-forwarded-for')?.split(',')[0]?.trim() || get('x-real-ip')?.trim() || 'local';
+  const hops = (get('x-forwarded-for') ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+  if (hops.length > 0) return hops[Math.max(0, hops.length - Math.max(1, trustedProxies))]!;
+  return get('x-real-ip')?.trim() || 'local';
 }

@@ -72,3 +72,35 @@ test('a create that failed is created again by the next revision', async () => {
   }
   assert.equal((await revs.get(next.id))!.status, 'applied');
 });
+
+test('a delete that failed is deleted again by the next revision (what still runs is not taken for gone)', async () => {
+  // Everything is applied (previous test). Remove a claim: its own instances are deleted.
+  const w = await services.policy.delete(sam, { ids: [{ kind: 'claim', namespace: 'social', name: 'alice_dev' }], baseGeneration: await repos.policy.head() });
+  const removal = await services.revisions!.ensureForGeneration(w.generation);
+  const deletes = (removal.plan as RevisionPlan).steps.filter((s) => s.action === 'delete');
+  assert.ok(deletes.length > 0, 'removing the claim deletes instances');
+  const stuck = deletes[0]!.key;
+  await services.revisions!.decide(sam, { revisionId: removal.id, decision: 'accept' });
+  const failing: Actuator = {
+    name: 'failing',
+    async begin() {},
+    async apply(s: ApplyStep) {
+      return s.key === stuck ? { status: 'failed' as const, error: 'cluster unreachable' } : { status: 'done' as const };
+    },
+    async finish() {
+      return { changed: true, commit: 'e' };
+    },
+  };
+  while (await runOnce({ revisions: revs, actuator: failing, maxAttempts: 1 })) {
+    /* apply */
+  }
+  assert.equal((await revs.get(removal.id))!.status, 'failed');
+
+  // An unrelated change: its revision must delete the instance that is still running.
+  const claim = (await repos.policy.getObject({ kind: 'claim', namespace: 'social', name: 'bob_dev' }))!;
+  const text = 'kind: claim\nmetadata: {namespace: social, name: bob_dev}\nuser: Bob\nservice: twitter_stats\nlabels: {tsvisimage: demo11, note: retry}\n';
+  const next = await services.policy.saveObject(sam, { id: claim, text, baseGeneration: await repos.policy.head() });
+  const rev = await services.revisions!.ensureForGeneration(next.generation);
+  const steps = (rev.plan as RevisionPlan).steps;
+  assert.ok(steps.some((s) => s.key === stuck && s.action === 'delete'), `${stuck} is deleted again: ${JSON.stringify(steps.map((s) => `${s.action} ${s.key}`))}`);
+});

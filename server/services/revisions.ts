@@ -154,12 +154,22 @@ export class RevisionService {
    * are not treated as deployed, so the next revision creates or updates
    * them again instead of taking them for done.
    */
-  private async reallyDeployed(rev: RevisionRow): Promise<DesiredState> {
+  private async reallyDeployed(rev: RevisionRow, depth = 0): Promise<DesiredState> {
     const state = await this.deployedState(rev);
     if (rev.status !== 'failed' && rev.status !== 'applying') return state;
-    const notDone = new Set((await this.revisions.steps(rev.id)).filter((s) => (s.status === 'failed' || s.status === 'skipped') && s.action !== 'delete').map((s) => s.key));
-    if (notDone.size === 0) return state;
-    return { ...state, instances: state.instances.filter((i) => !notDone.has(i.key)) };
+    const unfinished = (await this.revisions.steps(rev.id)).filter((s) => s.status === 'failed' || s.status === 'skipped');
+    const notDone = new Set(unfinished.filter((s) => s.action !== 'delete').map((s) => s.key));
+    // A delete that did not happen leaves the instance running as the base had it.
+    const notDeleted = new Set(unfinished.filter((s) => s.action === 'delete').map((s) => s.key));
+    if (notDone.size === 0 && notDeleted.size === 0) return state;
+    let instances = state.instances.filter((i) => !notDone.has(i.key));
+    if (notDeleted.size > 0 && rev.baseRevisionId != null && depth < 50) {
+      const base = await this.revisions.get(rev.baseRevisionId);
+      const before = base ? await this.reallyDeployed(base, depth + 1) : null;
+      const still = (before?.instances ?? []).filter((i) => notDeleted.has(i.key) && !instances.some((x) => x.key === i.key));
+      instances = instances.concat(still).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    }
+    return { ...state, instances };
   }
 
   private async deployedState(rev: RevisionRow): Promise<DesiredState> {
