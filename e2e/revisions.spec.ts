@@ -95,11 +95,33 @@ test('a service consumer sees why Accept is disabled; a rejection rejects the re
   await expect(alice.getByRole('button', { name: 'Accept social' })).toBeDisabled();
   await expect(alice.getByTestId('why-disabled-social')).toContainText('needs the namespace-admin role in social or domain-admin; you are service-consumer there');
 
+  // Reject asks for confirmation and a reason (prefilled from the comment box); nothing happens on Cancel.
   await page.getByRole('textbox', { name: 'Comment on section social' }).fill('wrong tag');
+  const started = Date.now();
   await page.getByRole('button', { name: 'Reject' }).click();
+  const dialog = page.getByRole('dialog', { name: /Reject section social of revision/ });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel(/Reason/)).toHaveValue('wrong tag');
+  await dialog.getByLabel(/Reason/).fill('');
+  await expect(dialog.getByRole('button', { name: 'Reject revision' })).toBeDisabled();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByTestId('revision-status')).toHaveText('pending');
+  await page.getByRole('button', { name: 'Reject' }).click();
+  await dialog.getByLabel(/Reason/).fill('wrong tag');
+  await dialog.getByRole('button', { name: 'Reject revision' }).click();
   await expect(page.getByTestId('revision-status')).toHaveText('rejected');
   await expect(page.getByTestId('section-social')).toContainText('rejected by John');
   await expect(page.getByTestId('section-social')).toContainText('wrong tag');
+
+  // The page says the rejected change is still the policy, and offers to revert it.
+  await expect(page.getByTestId('rejected-banner')).toContainText('Its change is still the current policy');
+  await expect(page.getByTestId('revert-button')).toBeVisible();
+  const ms = Date.now() - started;
+  test.info().annotations.push({ type: 'reject-to-revert-offer-ms', description: String(ms) });
+  console.log(`figure e2e.reject_to_revert_offer_ms ${ms}`);
+  await page.getByTestId('revert-button').click();
+  await expect(page).not.toHaveURL(url);
+  await expect(page.getByTestId('revision-status')).toHaveText(/pending|no-op/);
 });
 
 test('accepting a revision that a newer change superseded is refused with a clear message', async ({ browser }) => {

@@ -1,6 +1,6 @@
 'use client';
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, splitLink, type Operation } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import superjson from 'superjson';
@@ -17,11 +17,33 @@ function getQueryClient() {
   return browserQueryClient;
 }
 
+/**
+ * Queries go as GET (cacheable, visible in logs) unless their input is big —
+ * a preview carries a whole object, up to 1 MiB — then as POST with the
+ * input in the body (a URL is limited to a few thousand characters).
+ */
+const LARGE_INPUT_CHARS = 1500;
+function inBody(op: Operation): boolean {
+  if (op.type !== 'query') return false;
+  if (op.path === 'revisions.preview') return true;
+  try {
+    return JSON.stringify(op.input ?? null).length > LARGE_INPUT_CHARS;
+  } catch {
+    return true;
+  }
+}
+
 export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: '/api/trpc', transformer: superjson, maxURLLength: 4000, maxItems: MAX_BATCH })],
+      links: [
+        splitLink({
+          condition: inBody,
+          true: httpBatchLink({ url: '/api/trpc', transformer: superjson, methodOverride: 'POST', maxItems: MAX_BATCH }),
+          false: httpBatchLink({ url: '/api/trpc', transformer: superjson, maxURLLength: 4000, maxItems: MAX_BATCH }),
+        }),
+      ],
     }),
   );
   return (

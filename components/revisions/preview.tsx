@@ -38,6 +38,11 @@ export function RevisionPreview({ text, enabled }: { text: string; enabled: bool
           <span data-testid="preview-summary">
             a revision with {countsText(q.data.counts)}; cost {money(q.data.cost.delta.monthly, q.data.currency)} per month
           </span>
+          {q.data.baseRevisionId === null && (
+            <div className="muted" data-testid="preview-from-empty">
+              Nothing is deployed yet, so this compares with an empty deployment: it lists everything the policy would deploy, not only your change.
+            </div>
+          )}
           {q.data.sections.length > 0 && (
             <div className="muted">
               Sections to accept:{' '}

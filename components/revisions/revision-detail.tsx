@@ -42,19 +42,23 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
   const [comments, setComments] = useState<Record<string, string>>({});
   const [confirmRollback, setConfirmRollback] = useState(false);
+  /** The section whose rejection is being confirmed, and the reason typed for it. */
+  const [rejecting, setRejecting] = useState<string | null>(null);
+  const [reason, setReason] = useState('');
   const [selected, setSelected] = useState<string | null>(null);
   const decide = useMutation(trpc.revisions.decide.mutationOptions());
   const rollback = useMutation(trpc.revisions.rollback.mutationOptions());
+  const revert = useMutation(trpc.revisions.revert.mutationOptions());
 
   const refresh = async () => {
     await queryClient.invalidateQueries({ queryKey: trpc.revisions.pathKey() });
     refetch();
   };
 
-  const onDecide = async (namespace: string, decision: 'accept' | 'reject') => {
+  const onDecide = async (namespace: string, decision: 'accept' | 'reject', comment = comments[namespace]) => {
     setMessage(null);
     try {
-      const res = await decide.mutateAsync({ revisionId: r.id, namespace, decision, comment: comments[namespace] || undefined });
+      const res = await decide.mutateAsync({ revisionId: r.id, namespace, decision, comment: comment?.trim() || undefined });
       setMessage({
         kind: 'success',
         text: decision === 'reject' ? `Rejected section ${namespace}: the revision is rejected.` : res.queued ? 'All sections accepted: the revision is queued for apply.' : `Accepted section ${namespace}.`,
@@ -63,6 +67,24 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
       setMessage({ kind: 'error', text: errorMessage(e) });
     }
     await refresh();
+  };
+
+  const onReject = async () => {
+    if (!rejecting || !reason.trim()) return;
+    const ns = rejecting;
+    setRejecting(null);
+    await onDecide(ns, 'reject', reason);
+  };
+
+  const onRevert = async () => {
+    setMessage(null);
+    try {
+      const res = await revert.mutateAsync({ revisionId: r.id });
+      await queryClient.invalidateQueries({ queryKey: trpc.revisions.pathKey() });
+      router.push(`/revisions/${res.revisionId}`);
+    } catch (e) {
+      setMessage({ kind: 'error', text: errorMessage(e) });
+    }
   };
 
   const onRollback = async () => {
@@ -126,7 +148,24 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
       </div>
       {message && (
         <Alert kind={message.kind} testId="decision-status">
-          {message.text}
+          {/* "queued for apply" is true only until the worker has finished. */}
+          {message.text.endsWith('queued for apply.') && (r.status === 'applied' || r.status === 'failed') ? `All sections accepted: the revision is ${r.status}.` : message.text}
+        </Alert>
+      )}
+      {r.status === 'rejected' && (
+        <Alert kind="warning" testId="rejected-banner">
+          This revision was rejected: nothing of it was applied. Its change is still the current policy
+          {data.revertTo !== null ? (
+            <>
+              {' '}
+              (generation {r.generation}), and the next change builds on it.{' '}
+              <button type="button" className="btn" onClick={onRevert} disabled={revert.isPending} data-testid="revert-button">
+                {revert.isPending ? 'Reverting…' : `Revert this change (restore generation ${data.revertTo})`}
+              </button>
+            </>
+          ) : (
+            <> as far as later generations kept it; change or roll back the newest revision to undo it.</>
+          )}
         </Alert>
       )}
       {stale && (
@@ -218,7 +257,15 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
                     <button type="button" className="btn btn-primary" disabled={!s.canDecide || decide.isPending} onClick={() => onDecide(s.namespace, 'accept')}>
                       Accept {s.namespace}
                     </button>
-                    <button type="button" className="btn btn-danger" disabled={!s.canDecide || decide.isPending} onClick={() => onDecide(s.namespace, 'reject')}>
+                    <button
+                      type="button"
+                      className="btn btn-danger"
+                      disabled={!s.canDecide || decide.isPending}
+                      onClick={() => {
+                        setReason(comments[s.namespace] ?? '');
+                        setRejecting(s.namespace);
+                      }}
+                    >
                       Reject
                     </button>
                   </div>
@@ -373,6 +420,28 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
         )}
       </section>
 
+      <ConfirmDialog
+        open={rejecting !== null}
+        title={`Reject section ${rejecting ?? ''} of revision #${r.id}?`}
+        confirmLabel="Reject revision"
+        destructive
+        busy={decide.isPending}
+        confirmDisabled={!reason.trim()}
+        onConfirm={onReject}
+        onCancel={() => setRejecting(null)}
+      >
+        <p>Rejecting one section rejects the whole revision: nothing of it is applied. The change stays the current policy until it is reverted or changed.</p>
+        <label htmlFor="reject-reason">Reason (shown with the decision)</label>
+        <textarea
+          id="reject-reason"
+          rows={3}
+          required
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          style={{ width: '100%' }}
+          data-testid="reject-reason"
+        />
+      </ConfirmDialog>
       <ConfirmDialog
         open={confirmRollback}
         title={`Roll back to revision #${r.id}?`}

@@ -12,6 +12,8 @@ export function ConfirmDialog(props: {
   confirmLabel: string;
   destructive?: boolean;
   busy?: boolean;
+  /** The confirming button stays disabled (e.g. until a required reason is given). */
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -34,7 +36,7 @@ export function ConfirmDialog(props: {
           type="button"
           className={`btn ${props.destructive ? 'btn-danger' : 'btn-primary'}`}
           onClick={props.onConfirm}
-          disabled={props.busy}
+          disabled={props.busy || props.confirmDisabled}
         >
           {props.busy ? 'Working…' : props.confirmLabel}
         </button>

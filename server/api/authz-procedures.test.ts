@@ -171,6 +171,20 @@ const MATRIX: Record<string, Case[]> = {
       expect: ADMINS,
     },
   ],
+  'revisions.revert': [
+    {
+      what: 'revert a rejected change to a bundle in social',
+      input: async (f) => {
+        // A bundle in social, then a change to it, rejected. Reverting touches only that bundle.
+        await f.sam.policy.applyText({ text: bundleYaml('authz-revert', `a-${f.uid}`), baseGeneration: await f.head() });
+        const next = await f.sam.policy.applyText({ text: bundleYaml('authz-revert', `b-${f.uid}`), baseGeneration: await f.head() });
+        const r = await f.services.revisions!.ensureForGeneration(next.generation);
+        await f.sam.revisions.decide({ revisionId: r.id, decision: 'reject', comment: 'not now' });
+        return { revisionId: r.id };
+      },
+      expect: ADMINS,
+    },
+  ],
   'revisions.instanceDiff': [{ what: 'one instance before and after', input: (f) => ({ revisionId: f.state.revisionId, key: f.state.instanceKey }), expect: READ }],
   'revisions.preview': [
     { what: 'preview a bundle change', input: (f) => ({ text: bundleYaml('twitter_stats_preview', f.uid) }), expect: ADMINS },

@@ -45,8 +45,8 @@ export function createServices(
     access,
   );
   if (revisionRepo) {
-    revisions = new RevisionService(repos, revisionRepo, resolution, access, async (actor, generation) =>
-      policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: `Roll back to generation ${generation}` }),
+    revisions = new RevisionService(repos, revisionRepo, resolution, access, async (actor, generation, message) =>
+      policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: message ?? `Roll back to generation ${generation}` }),
     );
   }
   const tenants = tenantRepo ? new TenantService(tenantRepo, access, revisionRepo, policyUsers, env.freeNamespaces ?? []) : undefined;

@@ -59,7 +59,7 @@ export class RevisionService {
     private readonly resolution: ResolutionService,
     private readonly access: AccessService,
     /** Writes a generation restoring an earlier one (PolicyService.restore). */
-    private readonly restore: (actor: Actor, generation: number) => Promise<{ generation: number; changed: boolean }>,
+    private readonly restore: (actor: Actor, generation: number, message?: string) => Promise<{ generation: number; changed: boolean }>,
   ) {}
 
   /** Computations this process has started, by generation (so a read can wait for one instead of starting it). */
@@ -282,7 +282,8 @@ export class RevisionService {
       ...(carryOver ? { carryOver: await this.access.redactSensitive(actor, carryOver) } : {}),
     };
     const stale = rev.status === 'pending' && rev.baseRevisionId !== head.acceptedRevisionId;
-    return { revision: { ...rev, plan: undefined }, plan, sections, steps, jobs, head, stale };
+    const revertTo = await this.revertTarget(rev);
+    return { revision: { ...rev, plan: undefined }, plan, sections, steps, jobs, head, stale, revertTo };
   }
 
   async events(actor: MaybeActor, id: number, afterId = 0) {
@@ -333,6 +334,30 @@ export class RevisionService {
     if (rev.status !== 'applied') throw new AppError('CONFLICT', `Only an applied revision can be rolled back to; revision ${rev.id} is ${rev.status}.`);
     const w = await this.restore(actor, rev.generation);
     if (!w.changed) throw new AppError('CONFLICT', `The policy already is what revision ${rev.id} applied; there is nothing to roll back.`);
+    const created = await this.ensureForGeneration(w.generation);
+    return { generation: w.generation, revisionId: created.id, status: created.status };
+  }
+
+  /**
+   * What reverting a rejected revision restores: a rejected change stays the
+   * current policy (the next change builds on it) until someone reverts it.
+   * Offered while the rejected generation is still the newest; it restores
+   * the generation before the change (a new generation, as rollback makes).
+   */
+  private async revertTarget(rev: RevisionRow): Promise<number | null> {
+    if (rev.status !== 'rejected' || rev.generation < 2) return null;
+    return (await this.repos.policy.head()) === rev.generation ? rev.generation - 1 : null;
+  }
+
+  async revert(actor: MaybeActor, input: { revisionId: number }) {
+    if (!actor) throw unauthorized('revert a change');
+    const rev = await this.revisions.get(input.revisionId);
+    if (!rev) throw notFound(`Revision ${input.revisionId}`);
+    if (rev.status !== 'rejected') throw new AppError('CONFLICT', `Only a rejected revision can be reverted; revision ${rev.id} is ${rev.status}.`);
+    const target = await this.revertTarget(rev);
+    if (target === null) throw new AppError('CONFLICT', `Revision ${rev.id}'s change is no longer the current policy (newer generations exist); change or roll back the newest one instead.`);
+    const w = await this.restore(actor, target, `Revert rejected revision #${rev.id} (back to generation ${target})`);
+    if (!w.changed) throw new AppError('CONFLICT', `The policy already is generation ${target}; there is nothing to revert.`);
     const created = await this.ensureForGeneration(w.generation);
     return { generation: w.generation, revisionId: created.id, status: created.status };
   }

@@ -34,6 +34,8 @@ export const revisionsRouter = createTRPCRouter({
 
   rollback: protectedProcedure.input(z.object({ revisionId: id })).mutation(({ ctx, input }) => svc(ctx.services).rollback(ctx.actor, input)),
 
+  revert: protectedProcedure.input(z.object({ revisionId: id })).mutation(({ ctx, input }) => svc(ctx.services).revert(ctx.actor, input)),
+
   instanceDiff: protectedProcedure
     .input(z.object({ revisionId: id, key: z.string().min(1).max(2000) }))
     .query(({ ctx, input }) => svc(ctx.services).instanceDiff(ctx.actor, input)),

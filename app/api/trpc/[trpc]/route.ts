@@ -12,6 +12,8 @@ async function handler(incoming: Request) {
     req,
     router: appRouter,
     createContext: createRequestContext,
+    // Queries with big inputs (a preview of a whole object) arrive as POST; they still only read.
+    allowMethodOverride: true,
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`tRPC ${path}:`, error.cause ?? error);
     },
