@@ -3,20 +3,24 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { editEditorText, signIn } from './fixtures';
+import { editEditorText, editorText, signIn } from './fixtures';
 
 test.describe.configure({ mode: 'serial' });
 
-test('a service consumer cannot save a bundle (and is told why) but can create a claim', async ({ page }) => {
+test('a service consumer sees a bundle read-only, with the reason, before typing anything — but can create a claim', async ({ page }) => {
   await signIn(page, 'alice');
   await page.goto('/objects/bundle/social/twitter_stats');
   const editor = page.getByTestId('yaml-editor');
   await expect(editor.locator('.view-lines')).toContainText('kind: bundle');
-  await editEditorText(page, (t) => `${t.replace(/\s*$/, '')}\n# alice tries\n`);
-  await page.getByRole('button', { name: /^Save/ }).click();
-  await expect(page.getByTestId('save-status')).toContainText(
-    'You may not change bundle social/twitter_stats: managing bundles in namespace social needs the namespace-admin or domain-admin role there (you are service-consumer there)',
+  await expect(page.getByTestId('read-only')).toContainText(
+    'Read-only: You may not change bundle social/twitter_stats: managing bundles in namespace social needs the namespace-admin or domain-admin role there (you are service-consumer there)',
   );
+  await expect(page.getByRole('button', { name: /^Save/ })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Delete' })).toBeDisabled();
+  // Typing does nothing: the editor itself is read-only.
+  await editor.locator('.view-lines').click();
+  await page.keyboard.type('zzz');
+  expect(await editorText(page)).not.toContain('zzz');
 
   await page.goto('/objects/new?kind=claim');
   // The template is already placed where Alice may save a claim, in her name.

@@ -4,7 +4,9 @@ import { getServerSession } from 'next-auth';
 import type { ReactNode } from 'react';
 import { TRPCReactProvider } from '@/app/_trpc/client';
 import { Nav } from '@/components/shell/nav';
+import { isDomainAdmin } from '@/server/engine/acl';
 import { actorFromSession, authOptions } from '@/server/auth/options';
+import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,10 +17,15 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     const path = (await headers()).get('x-keelson-path') ?? '/objects';
     redirect(`/signin?callbackUrl=${encodeURIComponent(path)}`);
   }
+  // Navigation shows only the pages this user can use (the pages check again).
+  const domainAdmin = isDomainAdmin(await (await getRuntime()).services.access.roles(actor));
   return (
     <TRPCReactProvider>
+      <a className="skip-link" href="#main">
+        Skip to main content
+      </a>
       <div className="shell">
-        <Nav user={{ name: actor.displayName ?? actor.name, provider: actor.provider }} />
+        <Nav user={{ name: actor.displayName ?? actor.name, provider: actor.provider }} domainAdmin={domainAdmin} />
         <main className="main" id="main">
           {children}
         </main>

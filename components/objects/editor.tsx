@@ -39,6 +39,7 @@ export function ObjectEditor({ id }: { id: Id }) {
       initialText={object.data.text}
       baseGeneration={object.data.head}
       objectGeneration={object.data.generation}
+      readOnlyReason={object.data.canEdit ? null : object.data.readOnlyReason}
       onReload={async () => {
         await object.refetch();
         setLoads((n) => n + 1);
@@ -74,8 +75,11 @@ function EditorForm(props: {
   initialText: string;
   baseGeneration: number;
   objectGeneration?: number;
+  /** Set when the user may not change this object: the editor opens read-only with this on top. */
+  readOnlyReason?: string | null;
   onReload: () => void | Promise<void>;
 }) {
+  const readOnly = !!props.readOnlyReason;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
@@ -102,6 +106,46 @@ function EditorForm(props: {
     return () => window.removeEventListener('beforeunload', warn);
   }, [dirty]);
 
+  // Unsaved text is kept in this browser until it is saved or discarded, and
+  // offered back when the page opens again (after a navigation, a crash or a
+  // session expiry).
+  const draftKey = `keelson:draft:${uri}`;
+  // 'unknown' until read after mount (the server render has no browser storage).
+  const [offer, setOffer] = useState<Draft | null | 'unknown'>('unknown');
+  useEffect(() => {
+    setOffer(readOnly ? null : readDraft(draftKey, props.initialText));
+  }, [draftKey, readOnly, props.initialText]);
+  const [shortcut, setShortcut] = useState('Ctrl+S');
+  useEffect(() => setShortcut(saveShortcut()), []);
+  useEffect(() => {
+    // Never overwrite a draft that has not been restored or discarded yet.
+    if (readOnly || offer !== null) return;
+    const t = setTimeout(() => {
+      if (dirty) writeDraft(draftKey, { text, base, at: Date.now() });
+      else removeDraft(draftKey);
+    }, 250);
+    return () => clearTimeout(t);
+  }, [dirty, text, base, draftKey, readOnly, offer]);
+
+  // Leaving through an in-app link with unsaved changes asks first.
+  const [leaving, setLeaving] = useState<string | null>(null);
+  useEffect(() => {
+    if (!dirty) return;
+    const onClick = (e: MouseEvent) => {
+      if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      const a = e.target instanceof Element ? e.target.closest('a[href]') : null;
+      if (!(a instanceof HTMLAnchorElement) || a.target === '_blank' || a.hasAttribute('download')) return;
+      const url = new URL(a.href, window.location.href);
+      if (url.origin !== window.location.origin || (url.pathname === window.location.pathname && url.search === window.location.search)) return;
+      // Capture phase on the document: the link's own handler never runs.
+      e.preventDefault();
+      e.stopPropagation();
+      setLeaving(url.pathname + url.search + url.hash);
+    };
+    document.addEventListener('click', onClick, true);
+    return () => document.removeEventListener('click', onClick, true);
+  }, [dirty]);
+
   const save = useMutation(trpc.policy.save.mutationOptions());
   const del = useMutation(trpc.policy.delete.mutationOptions());
 
@@ -110,7 +154,7 @@ function EditorForm(props: {
   textRef.current = text;
 
   const onSave = useCallback(async () => {
-    if (save.isPending) return;
+    if (save.isPending || readOnly) return;
     if (errors.length > 0) {
       const first = errors[0]!;
       setStatus({
@@ -124,6 +168,7 @@ function EditorForm(props: {
     try {
       const res = await save.mutateAsync({ id: props.id, text: current, baseGeneration: base });
       setServerMarkers([]);
+      removeDraft(draftKey);
       setSaved(current);
       setBase(res.generation);
       await queryClient.invalidateQueries({ queryKey: trpc.policy.pathKey() });
@@ -138,7 +183,7 @@ function EditorForm(props: {
       setServerMarkers(e.data?.diagnostics?.filter((d) => d.severity !== 'info') ?? []);
       setStatus({ kind: 'error', text: errorMessage(e), action: e.data?.code === 'CONFLICT' ? 'reload' : undefined });
     }
-  }, [save, errors, props.id, base, queryClient, trpc, router]);
+  }, [save, errors, props.id, base, queryClient, trpc, router, draftKey, readOnly]);
 
   // Ctrl/Cmd+S saves from anywhere on the page, not only with the editor
   // focused (the browser's own "save page" is never what is meant here).
@@ -219,15 +264,48 @@ function EditorForm(props: {
             </Link>
           )}
           {props.id && (
-            <button type="button" className="btn btn-danger" onClick={() => setConfirmDelete(true)}>
+            <button type="button" className="btn btn-danger" onClick={() => setConfirmDelete(true)} disabled={readOnly} title={props.readOnlyReason ?? undefined}>
               Delete
             </button>
           )}
-          <button type="button" className="btn btn-primary" onClick={onSave} disabled={save.isPending} title="Save (Ctrl/Cmd+S)">
-            {save.isPending ? 'Saving…' : props.id ? 'Save' : 'Create'} <kbd>⌘S</kbd>
+          <button type="button" className="btn btn-primary" onClick={onSave} disabled={save.isPending || readOnly} title={props.readOnlyReason ?? `Save (${shortcut})`}>
+            {save.isPending ? 'Saving…' : props.id ? 'Save' : 'Create'} <kbd>{shortcut}</kbd>
           </button>
         </div>
       </div>
+      {readOnly && (
+        <Alert kind="info" testId="read-only">
+          Read-only: {props.readOnlyReason}
+        </Alert>
+      )}
+      {offer && offer !== 'unknown' && (
+        <Alert kind="warning" testId="draft-offer">
+          <span>
+            You left unsaved changes here <RelativeAge at={offer.at} /> (on top of generation {offer.base}).
+          </span>{' '}
+          <button
+            type="button"
+            className="btn btn-small btn-primary"
+            onClick={() => {
+              textRef.current = offer.text;
+              setText(offer.text);
+              setOffer(null);
+            }}
+          >
+            Restore them
+          </button>{' '}
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => {
+              removeDraft(draftKey);
+              setOffer(null);
+            }}
+          >
+            Discard
+          </button>
+        </Alert>
+      )}
       {status && (
         <Alert kind={status.kind} testId="save-status">
           <span>{status.text}</span>
@@ -254,6 +332,7 @@ function EditorForm(props: {
           setText(t);
         }}
         schemas={schemas.data}
+        readOnly={readOnly}
         onSave={onSave}
         onProblems={setProblems}
         serverMarkers={serverMarkers}
@@ -270,7 +349,7 @@ function EditorForm(props: {
             </span>
           </h3>
           <span className="hint">
-            Completion: <kbd>Ctrl</kbd>+<kbd>Space</kbd> · Save: <kbd>Ctrl</kbd>/<kbd>⌘</kbd>+<kbd>S</kbd>
+            Completion: <kbd>Ctrl</kbd>+<kbd>Space</kbd> · Save: <kbd>{shortcut}</kbd>
           </span>
         </div>
         {problems.length === 0 ? (
@@ -289,6 +368,19 @@ function EditorForm(props: {
           </ul>
         )}
       </section>
+      <ConfirmDialog
+        open={leaving !== null}
+        title="Leave with unsaved changes?"
+        confirmLabel="Leave"
+        onConfirm={() => {
+          const to = leaving!;
+          setLeaving(null);
+          router.push(to);
+        }}
+        onCancel={() => setLeaving(null)}
+      >
+        <p>Your changes to {title} are not saved. They stay in this browser and are offered back when you open this object again.</p>
+      </ConfirmDialog>
       <ConfirmDialog
         open={confirmDelete}
         title={`Delete ${props.id?.kind} ${title}?`}
@@ -318,4 +410,48 @@ function RevisionLink({ generation }: { generation: number }) {
       Revision #{q.data.id} ({q.data.status})
     </Link>
   );
+}
+
+interface Draft {
+  text: string;
+  base: number;
+  at: number;
+}
+
+function readDraft(key: string, current: string): Draft | null {
+  try {
+    const d = JSON.parse(window.localStorage.getItem(key) ?? 'null') as Draft | null;
+    return d && typeof d.text === 'string' && d.text !== current ? d : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeDraft(key: string, d: Draft) {
+  try {
+    window.localStorage.setItem(key, JSON.stringify(d));
+  } catch {
+    /* storage full or disabled: the beforeunload warning still applies */
+  }
+}
+
+function removeDraft(key: string) {
+  try {
+    window.localStorage.removeItem(key);
+  } catch {
+    /* ignore */
+  }
+}
+
+/** "Ctrl+S", or "⌘S" on Apple systems. */
+function saveShortcut(): string {
+  if (typeof navigator === 'undefined') return 'Ctrl+S';
+  const platform = (navigator as Navigator & { userAgentData?: { platform?: string } }).userAgentData?.platform ?? navigator.platform ?? '';
+  return /mac|iphone|ipad/i.test(platform) ? '⌘S' : 'Ctrl+S';
+}
+
+function RelativeAge({ at }: { at: number }) {
+  const s = Math.max(0, Math.round((Date.now() - at) / 1000));
+  const text = s < 60 ? `${s} s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : new Date(at).toLocaleString();
+  return <time dateTime={new Date(at).toISOString()}>{text}</time>;
 }

@@ -23,6 +23,21 @@ export function gib(bytes: number): string {
   return `${(bytes / 2 ** 30).toFixed(2)}`;
 }
 
+/** A quota figure in units people read: bytes as GiB or MiB, CPU as cores. */
+export function quantity(value: number, unit: 'vCPU' | 'bytes' | 'instances'): string {
+  if (unit === 'bytes') {
+    if (Math.abs(value) >= 2 ** 30) return `${trim(value / 2 ** 30)} GiB`;
+    if (Math.abs(value) >= 2 ** 20 || value === 0) return `${trim(value / 2 ** 20)} MiB`;
+    return `${trim(value / 2 ** 10)} KiB`;
+  }
+  if (unit === 'vCPU') return `${trim(value)} ${value === 1 ? 'core' : 'cores'}`;
+  return `${value} ${value === 1 ? 'instance' : 'instances'}`;
+}
+
+function trim(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/\.?0+$/, '');
+}
+
 
 const STATUS_CLASS: Record<string, string> = {
   pending: 'badge-warn',

@@ -8,7 +8,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import { useTRPC } from '@/app/_trpc/client';
 import type { AppRouter } from '@/server/api/root';
@@ -17,7 +17,7 @@ import { DiffEditor } from '../editor';
 import { ConfirmDialog } from '../ui/confirm';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { Time } from '../ui/time';
-import { countsText, gib, money, plainMoney, shortKey, statusClass, vcpu } from './format';
+import { countsText, gib, money, plainMoney, quantity, shortKey, statusClass, vcpu } from './format';
 
 const LIVE = new Set(['accepted', 'applying']);
 
@@ -398,11 +398,9 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
                 <tr key={`${q.cluster}/${q.dimension}`}>
                   <td>{q.cluster}</td>
                   <td>{q.dimension}</td>
-                  <td className="num">
-                    {q.mark} {q.unit}
-                  </td>
-                  <td className="num">{q.before}</td>
-                  <td className="num">{q.after}</td>
+                  <td className="num">{quantity(q.mark, q.unit)}</td>
+                  <td className="num">{quantity(q.before, q.unit)}</td>
+                  <td className="num">{quantity(q.after, q.unit)}</td>
                   <td>{q.ok ? <span className="badge badge-ok">ok</span> : <span className="badge badge-error">over</span>}</td>
                 </tr>
               ))}
@@ -480,8 +478,19 @@ function ApplyEvents({ id, live }: { id: number; live: boolean }) {
 function InstanceDiff({ revisionId, instanceKey, onClose }: { revisionId: number; instanceKey: string; onClose: () => void }) {
   const trpc = useTRPC();
   const diff = useQuery(trpc.revisions.instanceDiff.queryOptions({ revisionId, key: instanceKey }));
+  // Chosen in the plan table: bring it into view and mark it, so the click visibly lands somewhere.
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.scrollIntoView({ behavior: 'smooth', block: 'start' });
+    el.classList.add('just-selected');
+    el.focus({ preventScroll: true });
+    const t = setTimeout(() => el.classList.remove('just-selected'), 1500);
+    return () => clearTimeout(t);
+  }, [instanceKey]);
   return (
-    <div className="instance-diff" data-testid="instance-diff">
+    <div className="instance-diff" data-testid="instance-diff" ref={ref} tabIndex={-1} aria-label={`Parameter diff of ${instanceKey}`}>
       <div className="toolbar">
         <strong className="mono">{instanceKey}</strong>
         <button type="button" className="btn btn-small" onClick={onClose}>

@@ -1,6 +1,7 @@
 'use client';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { useEffect, useState } from 'react';
 import { signOut } from 'next-auth/react';
 
 const LINKS = [
@@ -10,22 +11,30 @@ const LINKS = [
   { href: '/revisions', label: 'Revisions' },
   { href: '/history', label: 'History' },
   { href: '/tenants', label: 'Tenants' },
-  { href: '/users', label: 'Users' },
+  { href: '/users', label: 'Users', domainAdminOnly: true },
   { href: '/profile', label: 'Profile' },
 ];
 
-export function Nav({ user }: { user: { name: string; provider: string } }) {
+export function Nav({ user, domainAdmin = false }: { user: { name: string; provider: string }; domainAdmin?: boolean }) {
   const path = usePathname();
+  // Narrow screens: the links fold into a menu (CSS shows the button there only).
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path]);
   return (
-    <nav className="sidebar" aria-label="Main">
+    <nav className={`sidebar${open ? ' menu-open' : ''}`} aria-label="Main">
       <Link href="/objects" className="brand">
         <span className="brand-mark" aria-hidden /> Keelson
       </Link>
-      {LINKS.map((l) => (
-        <Link key={l.href} href={l.href} className="nav-link" aria-current={path.startsWith(l.href) ? 'page' : undefined}>
-          {l.label}
-        </Link>
-      ))}
+      <button type="button" className="btn btn-small menu-button" aria-expanded={open} aria-controls="nav-links" onClick={() => setOpen((o) => !o)}>
+        Menu
+      </button>
+      <div className="nav-links" id="nav-links">
+        {LINKS.filter((l) => !l.domainAdminOnly || domainAdmin).map((l) => (
+          <Link key={l.href} href={l.href} className="nav-link" aria-current={path.startsWith(l.href) ? 'page' : undefined}>
+            {l.label}
+          </Link>
+        ))}
+      </div>
       <div className="sidebar-foot">
         <div>
           Signed in as{' '}

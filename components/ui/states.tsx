@@ -18,11 +18,24 @@ export function LoadingState({ label }: { label?: string }) {
   );
 }
 
+/** Answers that trying again will not change (no right, nothing there, bad input). */
+function isFinal(err: unknown): boolean {
+  const code = (err as { data?: { code?: string } } | undefined)?.data?.code;
+  return code === 'FORBIDDEN' || code === 'NOT_FOUND' || code === 'BAD_REQUEST' || code === 'UNAUTHORIZED' || code === 'PAYLOAD_TOO_LARGE';
+}
+
 export function ErrorState({ error, retry }: { error: unknown; retry?: () => void }) {
+  const final = isFinal(error);
   return (
     <div className="state state-error alert alert-error" role="alert">
-      <strong>Could not load this.</strong> <span>{errorMessage(error)}</span>
-      {retry && (
+      <strong>{final ? 'Not available.' : 'Could not load this.'}</strong> <span>{errorMessage(error)}</span>
+      {final && (
+        <>
+          {' '}
+          <a href="/objects">Back to the console</a>
+        </>
+      )}
+      {retry && !final && (
         <button type="button" className="btn btn-small" onClick={retry}>
           Try again
         </button>

@@ -10,7 +10,7 @@ import { loadObjects, objectKey, type AnyLoadedObject } from '../engine/model/va
 import type { GenerationInfo, ObjectId, Repos, StoredObject } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
 import { AccessService } from './access';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, isAppError, notFound, unauthorized } from './errors';
 
 export interface ObjectSummary extends ObjectId {
   /** Generation that wrote the current version. */
@@ -81,14 +81,32 @@ export class PolicyService {
     return { generation, objects, counts: { byKind, byNamespace, total: all.length } };
   }
 
-  async getObject(actor: MaybeActor, id: ObjectId, generation?: number): Promise<StoredObject & { head: number }> {
+  async getObject(
+    actor: MaybeActor,
+    id: ObjectId,
+    generation?: number,
+  ): Promise<StoredObject & { head: number; canEdit: boolean; readOnlyReason: string | null }> {
     this.requireSignedIn(actor, 'read policy');
     const kind = normaliseKind(id.kind);
     if (!kind) throw new AppError('NOT_FOUND', `Unknown kind "${id.kind}"; known kinds: ${KNOWN_KINDS.join(', ')}.`);
     const obj = await this.repos.policy.getObject({ ...id, kind }, generation);
     if (!obj) throw notFound(`${kind} ${id.namespace}/${id.name}${generation ? ` at generation ${generation}` : ''}`);
     const [shown] = await this.visible(actor!, [obj]);
-    return { ...shown!, head: await this.repos.policy.head() };
+    // The same checks saving and deleting make, asked before the user types anything.
+    const readOnlyReason = await this.whyReadOnly(actor!, { kind, namespace: id.namespace, name: id.name });
+    return { ...shown!, head: await this.repos.policy.head(), canEdit: readOnlyReason === null, readOnlyReason };
+  }
+
+  /** Why `actor` may not change or delete the object (null: they may). */
+  private async whyReadOnly(actor: Actor, id: ObjectId): Promise<string | null> {
+    try {
+      await this.access.assertManage(actor, [id], 'change policy');
+      await this.access.assertClaimAuthors(actor, [], [id], 'change');
+      return null;
+    } catch (e) {
+      if (isAppError(e) && e.code === 'FORBIDDEN') return e.message;
+      throw e;
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { RevisionDetail } from '@/components/revisions/revision-detail';
+import { notFoundUnless } from '@/server/pages/exists';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Revision #${(await params).id}` };
@@ -8,6 +9,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 
 export default async function RevisionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  if (!/^\d+$/.test(id)) notFound();
+  if (!/^\d+$/.test(id) || Number(id) > 2 ** 31 - 1) notFound();
+  await notFoundUnless((s, actor) => s.revisions!.get(actor, Number(id)));
   return <RevisionDetail id={Number(id)} />;
 }

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { getServerSession } from 'next-auth';
 import { TenantDetail } from '@/components/tenants/tenant-detail';
 import { actorFromSession, authOptions } from '@/server/auth/options';
+import { notFoundUnless } from '@/server/pages/exists';
 
 export async function generateMetadata({ params }: { params: Promise<{ name: string }> }): Promise<Metadata> {
   return { title: `Tenant ${decodeURIComponent((await params).name)}` };
@@ -9,6 +10,7 @@ export async function generateMetadata({ params }: { params: Promise<{ name: str
 
 export default async function TenantPage({ params }: { params: Promise<{ name: string }> }) {
   const { name } = await params;
+  await notFoundUnless(async (s, a) => s.tenants?.get(a, decodeURIComponent(name)));
   const actor = await actorFromSession(await getServerSession(authOptions()));
   return <TenantDetail name={decodeURIComponent(name)} me={actor?.name ?? ''} />;
 }

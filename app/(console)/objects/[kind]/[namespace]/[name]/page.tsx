@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { ObjectEditor } from '@/components/objects/editor';
+import { notFoundUnless } from '@/server/pages/exists';
 
 type Params = { kind: string; namespace: string; name: string };
 
@@ -11,5 +12,6 @@ export async function generateMetadata({ params }: { params: Promise<Params> }):
 export default async function ObjectPage({ params }: { params: Promise<Params> }) {
   const p = await params;
   const id = { kind: decodeURIComponent(p.kind), namespace: decodeURIComponent(p.namespace), name: decodeURIComponent(p.name) };
+  await notFoundUnless((s, actor) => s.policy.getObject(actor, id));
   return <ObjectEditor id={id} />;
 }
