@@ -87,7 +87,7 @@ test('navigation shows Users to domain admins only; others are told why on the p
   await signIn(alice, 'alice');
   await expect(alice.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' })).toHaveCount(0);
   await alice.goto('/users');
-  await expect(alice.getByRole('alert')).toContainText('Only domain admins may see everyone’s roles.');
+  await expect(alice.getByRole('main').getByRole('alert')).toContainText('Only domain admins may see everyone’s roles.');
   await expect(alice.getByRole('button', { name: 'Try again' })).toHaveCount(0);
 
   const sam = await (await browser.newContext()).newPage();
@@ -130,6 +130,24 @@ test('missing things answer 404 inside the console, with a way back; unknown add
   await expect(page.getByTestId('not-found')).toContainText('Page not found');
   await page.getByRole('link', { name: 'Go to the console' }).click();
   await expect(page).toHaveURL(/\/objects/);
+});
+
+test('the history page switches diffs without page errors (the diff editor lets go of its models first)', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await signIn(page, 'sam');
+  await page.goto('/history');
+  await expect(page.getByTestId('generations-table')).toBeVisible();
+  const buttons = page.getByTestId('generations-table').getByRole('button', { name: 'Show diff' });
+  const n = Math.min(await buttons.count(), 6);
+  for (let i = 0; i < n; i++) {
+    await buttons.nth(i).click();
+    await expect(page.getByTestId('diff-editor')).toBeVisible();
+  }
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Objects' }).click();
+  await expect(page).toHaveURL(/\/objects/);
+  await page.waitForTimeout(500);
+  expect(errors).toEqual([]);
 });
 
 const PAGES = ['/objects', '/objects/bundle/social/twitter_stats', '/claims', '/revisions', '/history', '/graphs', '/tenants', '/profile'];

@@ -23,6 +23,10 @@ export default function DiffEditorImpl({ original, modified, height, ariaLabel }
     });
     diff.setModel({ original: a, modified: b });
     return () => {
+      // Detach the models first: disposing the editor while it still holds
+      // them lets a pending diff computation touch disposed services
+      // ("AbstractContextKeyService has been disposed").
+      diff.setModel(null);
       diff.dispose();
       a.dispose();
       b.dispose();

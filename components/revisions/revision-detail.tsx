@@ -515,10 +515,14 @@ function ClaimTrace({ claim, generation }: { claim: string; generation: number }
   const q = useQuery({ ...trpc.resolution.claim.queryOptions({ namespace, name, generation }), enabled: open });
   return (
     <details className="claim-trace" onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
+      {/* Nothing interactive inside <summary> (it is a control itself): the claim's link sits in the body. */}
       <summary>
-        <Link href={claimHref({ namespace, name }, generation)}>{claim}</Link>
+        <span className="mono">{claim}</span>{' '}
         {q.data && <span className={statusClass(q.data.outcome.status === 'resolved' ? 'applied' : 'failed')}>{q.data.outcome.status}</span>}
       </summary>
+      <p style={{ margin: '4px 0' }}>
+        <Link href={claimHref({ namespace, name }, generation)}>Open the claim {claim}</Link>
+      </p>
       {q.isPending && open && <LoadingState />}
       {q.data && (
         <ol className="trace">

@@ -37,7 +37,7 @@ export function Nav({ user, domainAdmin = false }: { user: { name: string; provi
       </div>
       <div className="sidebar-foot">
         <div>
-          Signed in as{' '}
+          <span className="signed-in-label">Signed in as </span>
           <Link href="/profile" className="who" data-testid="current-user">
             {user.name}
           </Link>
