@@ -84,11 +84,15 @@ test('leaving an edited object through the sidebar asks first, and the text is o
 
 test('navigation shows Users to domain admins only; others are told why on the page', async ({ browser }) => {
   const alice = await (await browser.newContext()).newPage();
+  const consoleErrors: string[] = [];
+  alice.on('console', (m) => void (m.type() === 'error' && consoleErrors.push(m.text())));
   await signIn(alice, 'alice');
   await expect(alice.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' })).toHaveCount(0);
   await alice.goto('/users');
   await expect(alice.getByRole('main').getByRole('alert')).toContainText('Only domain admins may see everyone’s roles.');
   await expect(alice.getByRole('button', { name: 'Try again' })).toHaveCount(0);
+  // The refusal is expected and explained: it is no console error.
+  expect(consoleErrors).toEqual([]);
 
   const sam = await (await browser.newContext()).newPage();
   await signIn(sam, 'sam');
@@ -97,9 +101,16 @@ test('navigation shows Users to domain admins only; others are told why on the p
 
 test('a plan row scrolls to its parameter diff and focuses it', async ({ page }) => {
   await signIn(page, 'sam');
-  await page.goto('/revisions');
-  await page.getByTestId('revisions-table').getByRole('row').nth(1).getByRole('link').first().click();
+  // A revision of our own with something to show: change the prod claim's image tag.
+  await page.goto('/objects/claim/social/prod');
+  await editEditorText(page, (t) => t.replace(/tsvisimage: \S+/, `tsvisimage: plan-row-${Date.now()}`));
+  await page.keyboard.press('ControlOrMeta+s');
+  await expect(page.getByTestId('save-status')).toContainText('Saved as generation');
+  await page.getByTestId('revision-link').click();
   await expect(page).toHaveURL(/\/revisions\/\d+$/);
+  // Quota in units people read.
+  await expect(page.getByTestId('quota-table')).toContainText('64 GiB');
+  await expect(page.getByTestId('quota-table')).toContainText('16 cores');
   const row = page.getByRole('button', { name: / · / }).first();
   await row.click();
   const diff = page.getByTestId('instance-diff');

@@ -26,6 +26,8 @@ async function acceptNewest(page: Page) {
   // rejected or failed newest revision means the deployment lags the policy
   // and the diffs below would not be ours alone.
   await expect(page.getByTestId('revision-status')).toHaveText(/^(applied|no-op)$/, { timeout: 60_000 });
+  // Once applied, no banner still says it is waiting.
+  if ((await page.getByTestId('decision-status').count()) > 0) await expect(page.getByTestId('decision-status')).not.toContainText('queued for apply');
 }
 
 /** Set the prod claim's image tag label to `to`, whatever it is now. */

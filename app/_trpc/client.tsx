@@ -23,6 +23,8 @@ function getQueryClient() {
  * input in the body (a URL is limited to a few thousand characters).
  */
 const LARGE_INPUT_CHARS = 1500;
+/** Marks the console's own calls: expected refusals come back as 200 with the error in the body (see the route). */
+const CONSOLE_HEADERS = { 'x-keelson-console': '1' };
 function inBody(op: Operation): boolean {
   if (op.type !== 'query') return false;
   if (op.path === 'revisions.preview') return true;
@@ -40,8 +42,8 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
       links: [
         splitLink({
           condition: inBody,
-          true: httpBatchLink({ url: '/api/trpc', transformer: superjson, methodOverride: 'POST', maxItems: MAX_BATCH }),
-          false: httpBatchLink({ url: '/api/trpc', transformer: superjson, maxURLLength: 4000, maxItems: MAX_BATCH }),
+          true: httpBatchLink({ url: '/api/trpc', transformer: superjson, methodOverride: 'POST', maxItems: MAX_BATCH, headers: CONSOLE_HEADERS }),
+          false: httpBatchLink({ url: '/api/trpc', transformer: superjson, maxURLLength: 4000, maxItems: MAX_BATCH, headers: CONSOLE_HEADERS }),
         }),
       ],
     }),

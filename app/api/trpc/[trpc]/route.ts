@@ -3,6 +3,9 @@ import { appRouter } from '@/server/api/root';
 import { createRequestContext } from '@/server/api/context';
 import { guardRequest } from '@/server/api/http-limits';
 
+const CONSOLE_HEADER = 'x-keelson-console';
+const EXPECTED_BY_CONSOLE = new Set(['NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'BAD_REQUEST', 'PRECONDITION_FAILED', 'UNPROCESSABLE_CONTENT']);
+
 async function handler(incoming: Request) {
   // Bodies are counted as they arrive and batches capped before tRPC runs anything.
   const req = await guardRequest(incoming, { endpoint: '/api/trpc' });
@@ -14,6 +17,15 @@ async function handler(incoming: Request) {
     createContext: createRequestContext,
     // Queries with big inputs (a preview of a whole object) arrive as POST; they still only read.
     allowMethodOverride: true,
+    responseMeta({ errors }) {
+      // The console's own calls: refusals it expects and explains on the page
+      // (no right, nothing there, a stale base) travel as 200 with the error
+      // in the body, which the tRPC client reads the same way, so the
+      // browser does not log each one as a failed request. Every other
+      // client (the CLI, scripts) gets the real HTTP status.
+      if (errors.length > 0 && req.headers.get(CONSOLE_HEADER) === '1' && errors.every((e) => EXPECTED_BY_CONSOLE.has(e.code))) return { status: 200 };
+      return {};
+    },
     onError({ error, path }) {
       if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`tRPC ${path}:`, error.cause ?? error);
     },
