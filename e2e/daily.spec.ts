@@ -161,6 +161,25 @@ test('the history page switches diffs without page errors (the diff editor lets 
   expect(errors).toEqual([]);
 });
 
+test('the first graph view shows every namespace box, inside the canvas, with labels big enough to read', async ({ page }) => {
+  await signIn(page, 'sam');
+  for (const view of ['desired', 'policy']) {
+    await page.goto(`/graphs?view=${view}&generation=1`);
+    await expect(page.locator('.graph-canvas')).toHaveAttribute('data-layout', /^(quick|elk)$/);
+    const heads = page.locator('.gscope-head strong');
+    await expect(heads.first()).toBeVisible();
+    // Let the fit settle (it animates).
+    await page.waitForTimeout(400);
+    const canvas = (await page.locator('.react-flow').boundingBox())!;
+    for (let i = 0; i < (await heads.count()); i++) {
+      const b = (await heads.nth(i).boundingBox())!;
+      const label = await heads.nth(i).textContent();
+      expect(b.x >= canvas.x - 1 && b.y >= canvas.y - 1 && b.x + b.width <= canvas.x + canvas.width + 1 && b.y + b.height <= canvas.y + canvas.height + 1, `${view}: box ${label} is inside the canvas`).toBe(true);
+      expect(b.height, `${view}: label ${label} is readable`).toBeGreaterThanOrEqual(9);
+    }
+  }
+});
+
 const PAGES = ['/objects', '/objects/bundle/social/twitter_stats', '/claims', '/revisions', '/history', '/graphs', '/tenants', '/profile'];
 
 for (const size of [
@@ -208,7 +227,8 @@ test('screenshots of the main pages at 1440×900 and 800×900 are attached to th
     await shoot(page, `editor-with-preview-${tag}`);
     await page.goto('/revisions');
     await page.getByTestId('revisions-table').getByRole('row').nth(1).getByRole('link').first().click();
-    await expect(page.getByTestId('revision-status')).toBeVisible();
+    await expect(page).toHaveURL(/\/revisions\/\d+$/);
+    await expect(page.getByRole('heading', { level: 1 }).getByTestId('revision-status')).toBeVisible();
     await shoot(page, `revision-${tag}`);
     await page.goto('/graphs');
     await expect(page.locator('.react-flow__node').first()).toBeVisible({ timeout: 30_000 });

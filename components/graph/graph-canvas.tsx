@@ -44,8 +44,12 @@ const VISIBLE_ONLY_FROM = 400;
 /** Up to this many nodes the first view fits them all; beyond, fitting would put every node on screen at once. */
 const FIT_MAX = 600;
 const MINIMAP_DELAY_MS = 250;
-/** The first view never zooms out further than this (13px labels stay ≥7px). */
-const MIN_READABLE_ZOOM = 0.55;
+/**
+ * The first view never zooms out further than this. Namespace titles grow
+ * as the view zooms out (CSS --graph-zoom), and below 0.5 nodes show only
+ * their names (graph-far), so every namespace box fits with a readable title.
+ */
+const MIN_READABLE_ZOOM = 0.25;
 
 export interface GraphCanvasApi {
   /** Select a node and centre on it; a node folded into a bucket is taken out of it first. Returns false when the node is not in the model. */
@@ -201,9 +205,9 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
   );
 
   /**
-   * Fit the graph, but never below a zoom where labels can be read: long
-   * dependency chains are wide, and a 0.3 overview of unreadable boxes
-   * helps nobody. Then the left edge (where claims and roots are) is shown.
+   * Fit the graph (every namespace box on screen), but never below
+   * MIN_READABLE_ZOOM; past that, the left edge (where claims and roots
+   * are) is shown.
    */
   const fitReadable = useCallback(
     (l: LayoutResult) => {
@@ -343,6 +347,8 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
   );
 
   const far = useStore((s) => s.transform[2] < 0.5);
+  // Namespace boxes keep a readable title at any zoom: the title grows as the view zooms out.
+  const zoomStep = useStore((s) => Math.round(Math.min(1, s.transform[2]) * 20) / 20);
 
   // The minimap draws every node a second time (2,000 SVG shapes: 0.2–0.3 s on two cores);
   // it arrives a moment after the first frame instead of delaying it.
@@ -367,6 +373,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
     <div
       ref={wrapper}
       className={`graph-canvas${far ? ' graph-far' : ''}`}
+      style={{ ['--graph-zoom' as string]: String(Math.max(zoomStep, 0.05)) }}
       onKeyDown={onKeyDown}
       data-layout={layout ? layout.engine : 'pending'}
       data-nodes={budgeted.nodes.length}
