@@ -32,6 +32,8 @@ test('preview works on a real bundle and on a 1 MiB one (sent in the request bod
 });
 
 test('typing at 20 ms intervals right after the editor opens keeps every key, 20 times over', async ({ browser }) => {
+  // 20 page loads: on a machine kept busy by another process this takes minutes.
+  test.setTimeout(240_000);
   const context = await browser.newContext();
   const setup = await context.newPage();
   await signIn(setup, 'alice');

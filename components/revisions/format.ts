@@ -1,4 +1,5 @@
 /** Shared formatting for revision screens. */
+import { instanceKey } from '@/server/engine/state/key';
 export { ACTION_KINDS, countsText } from '@/server/engine/plan/counts';
 
 export function money(value: number, currency: string): string {
@@ -56,5 +57,5 @@ export function statusClass(status: string): string {
 
 /** The readable middle of an instance key: namespace#service#context…#component. */
 export function shortKey(key: string): string {
-  return key.split('#').slice(3).join(' · ');
+  return instanceKey.readable(key);
 }

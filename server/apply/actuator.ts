@@ -9,6 +9,7 @@
  * worker that dies mid-revision is replaced by another that calls `begin`
  * again and replays every step, so `apply` and `finish` must be idempotent.
  */
+import type { InstanceCode } from '../engine/state/types';
 
 /**
  * The part of an engine plan step an actuator needs. Declared structurally
@@ -27,7 +28,7 @@ export interface ApplyStep {
   instanceId: string;
   target: { clusterNamespace: string; cluster: string; namespace: string };
   /** `null` for bundle roots and service components: nothing to deploy. */
-  code: { type: 'helm' | 'raw'; params: Record<string, unknown> } | null;
+  code: InstanceCode | null;
   /** `ns/name` of every claim using the instance. */
   claims: string[];
 }

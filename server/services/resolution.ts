@@ -8,7 +8,8 @@
 import type { RoleGrant } from '../engine/acl';
 import type { PolicyUser } from '../engine/model/users';
 import { normaliseKind, type Kind, type ObjectOfKind } from '../engine/model/kinds';
-import type { ClaimOutcome, DesiredState, Instance, PolicyObjectInput } from '../engine/resolve';
+import type { ClaimOutcome, DesiredState, PolicyObjectInput } from '../engine/resolve';
+import type { Instance } from '../engine/state';
 import { createResolver, isResolverFailure, type Resolver } from '../resolver';
 import type { Repos, ResolutionSummary, StoredObject } from '../repo/types';
 import type { MaybeActor } from './actor';

@@ -12,6 +12,7 @@
 import { isDomainAdmin, roleIn } from '../engine/acl';
 import { IDENTIFIER_RE } from '../engine/model/kinds';
 import type { PolicyUser } from '../engine/model/users';
+import { instanceKey } from '../engine/state/key';
 import type { RevisionRepo } from '../repo/revisions';
 import { ROLE_RANK, type TenantRepo, type TenantRole } from '../repo/tenants';
 import type { AccessService } from './access';
@@ -207,7 +208,7 @@ export class TenantService {
     const owners = (await this.tenants.members(t.id)).filter((m) => m.role === 'owner');
     if (owners.length > 1) throw new AppError('CONFLICT', `Tenant ${t.name} has ${owners.length} owners; only a sole owner may remove it.`);
     const namespaces = new Set((await this.tenants.namespaces(t.id)).map((n) => n.namespace));
-    const running = (await this.revisions?.instanceStates())?.filter((s) => s.status === 'applied' && namespaces.has(s.key.split('#')[3] ?? '')) ?? [];
+    const running = (await this.revisions?.instanceStates())?.filter((s) => s.status === 'applied' && namespaces.has(instanceKey.namespaceOf(s.key))) ?? [];
     if (running.length > 0) throw new AppError('CONFLICT', `Tenant ${t.name} still runs ${running.length} instances in ${[...namespaces].join(', ')}; remove its claims first.`);
     await this.tenants.remove(t.id);
     return { ok: true };

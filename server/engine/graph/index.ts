@@ -5,8 +5,10 @@
  * comparison can match them.
  */
 import type { PolicyObjectInput } from '../resolve/policy';
-import type { DesiredState, Instance } from '../resolve/types';
+import type { DesiredState } from '../resolve/types';
+import type { Instance } from '../state/types';
 import type { Bundle, Claim, Service } from '../model/kinds';
+import type { CodeType } from '../state/code';
 
 export type Overlay = 'added' | 'updated' | 'removed' | 'unchanged';
 export type ActualStatus = 'applied' | 'applying' | 'failed' | 'drifted' | 'not-applied';
@@ -27,7 +29,7 @@ export type GraphNode =
   | (NodeBase & { kind: 'service'; namespace: string; name: string })
   | (NodeBase & { kind: 'context'; namespace: string; service: string; name: string })
   | (NodeBase & { kind: 'bundle'; namespace: string; name: string })
-  | (NodeBase & { kind: 'component'; namespace: string; bundle: string; name: string; code: 'helm' | 'raw' | null; consumes?: string })
+  | (NodeBase & { kind: 'component'; namespace: string; bundle: string; name: string; code: CodeType | null; consumes?: string })
   | (NodeBase & {
       kind: 'instance';
       key: string;
@@ -37,7 +39,7 @@ export type GraphNode =
       component: string;
       cluster: string;
       k8sNamespace: string;
-      code: 'helm' | 'raw' | null;
+      code: CodeType | null;
       claims: string[];
       error?: string;
       actual?: ActualStatus;

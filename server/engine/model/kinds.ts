@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { QUANTITY_MESSAGE, QUANTITY_RE, quantityInRange, type QuantityScale } from '../plan/quantity';
+import { CODE_TYPE_NAMES, describeCodeTypes } from '../state/code';
 
 /** Aptomi identifiers: names, namespaces, label names. */
 export const IDENTIFIER_RE = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
@@ -72,7 +73,7 @@ export const componentSchema = z
     criteria: criteriaSchema.nullish(),
     code: z
       .object({
-        type: z.enum(['helm', 'raw']).describe('helm: a chart (chartRepo, chartName, chartVersion); raw: Kubernetes manifests'),
+        type: z.enum(CODE_TYPE_NAMES).describe(describeCodeTypes()),
         params: paramTree.nullish().describe('Parameters; string values are Go text/templates'),
       })
       .strict()

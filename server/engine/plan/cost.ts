@@ -27,7 +27,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { Cluster, ClusterDefaults } from '../model/kinds';
-import type { Instance, InstanceCode } from '../resolve';
+import type { Instance, InstanceCode } from '../state/types';
 import { bytesToGiB, millisToVcpu, parseBytes, parseCpuMillis, type QuantityResult } from './quantity';
 
 export interface ResourceTotals {

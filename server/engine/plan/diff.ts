@@ -27,8 +27,10 @@
  * compared once per instance by a merge of the two sorted lists (a Set only
  * if a list turns out unsorted), never claim by claim against each other.
  */
-import type { DesiredState, Instance, InstanceCode } from '../resolve';
+import type { DesiredState } from '../resolve';
+import type { Instance, InstanceCode } from '../state/types';
 import { jsonEqual } from '../resolve/claim';
+import { instanceKey } from '../state/key';
 
 import type { ActionKind } from './counts';
 
@@ -184,12 +186,11 @@ export function diffStates(beforeState: DesiredState | null, afterState: Desired
 
 /** Aptomi's parent service key: the same key with the component replaced by `root`. */
 export function parentRootKey(key: string): string {
-  const i = key.lastIndexOf('#');
-  return i < 0 ? key : `${key.slice(0, i)}#root`;
+  return instanceKey.rootOf(key);
 }
 
 function componentOf(key: string): string {
-  return key.slice(key.lastIndexOf('#') + 1);
+  return instanceKey.splitComponent(key).component;
 }
 
 function plural(n: number, word: string): string {

@@ -7,7 +7,8 @@
  * inputs (claim lists, code parameters) instead of copying them: platform
  * instances carry thousands of claims. Treat both as read-only.
  */
-import type { DesiredState, Instance } from '../resolve';
+import type { DesiredState } from '../resolve';
+import type { Instance } from '../state/types';
 import { ACTION_KINDS, diffStates, type ActionKind, type PlanAction, type PlanNote } from './diff';
 import { costAndQuota, type ClusterRef, type CostReport, type QuotaCheck } from './cost';
 import { orderSteps, type PlanStep } from './order';

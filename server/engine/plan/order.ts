@@ -18,7 +18,7 @@
  * engine skips the dependants of a failed step by following these indices,
  * which always point to earlier steps.
  */
-import type { Instance, InstanceCode, Target } from '../resolve';
+import type { Instance, InstanceCode, Target } from '../state/types';
 import type { InstanceDiff } from './diff';
 
 export interface PlanStep {

@@ -15,7 +15,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { Cluster } from '../model/kinds';
-import type { Instance } from '../resolve';
+import type { Instance } from '../state/types';
 import type { ClusterRef } from './cost';
 
 /** At most this many reasons per section: the page explains, it does not list thousands of instances. */

@@ -25,6 +25,7 @@ import {
 import type { Bundle, LabelOperations } from '../model/kinds';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
+import { instanceKey } from '../state/key';
 import type { ClaimRef, Level, PolicyIndex } from './policy';
 export { sortComponents } from './policy';
 import type { ClaimOutcome, ClaimStatus, InstanceCode, Target, TraceStep } from './types';
@@ -317,8 +318,7 @@ class ClaimWalk {
     const target = this.target(labels, svc.namespace);
     this.step(d, 'target', `target: cluster ${target.clusterNamespace}/${target.cluster}, namespace ${target.namespace}`, { ...target });
 
-    let prefix = `${target.clusterNamespace}#${target.cluster}#${target.namespace}#${svc.namespace}#${svc.name}#${context.name}#`;
-    for (const k of keys) prefix += `${k}#`;
+    const prefix = instanceKey.prefix({ clusterNamespace: target.clusterNamespace, cluster: target.cluster, k8sNamespace: target.namespace, namespace: svc.namespace, service: svc.name, context: context.name, allocationKeys: keys });
     const level = index.level(prefix);
     const bundleKey = level.rootKey;
     if (node.path.includes(bundleKey)) {
@@ -709,9 +709,7 @@ function qualified(ref: string, namespace: string): string {
 }
 
 /** The readable part of an instance key (service#context…). */
-function shortKey(key: string): string {
-  return key.split('#').slice(3, -1).join('#');
-}
+const shortKey = instanceKey.levelName;
 
 function sameCode(a: InstanceCode, b: InstanceCode): boolean {
   return a.type === b.type && jsonEqual(a.params, b.params);

@@ -12,6 +12,7 @@ import { compileTemplateCached } from '../lang/template';
 import { templateMayReadSecrets } from '../lang/template-reads';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
+import { instanceKey } from '../state/key';
 
 export interface PolicyObjectInput<K extends Kind = Kind> {
   kind: K;
@@ -175,9 +176,8 @@ export class PolicyIndex {
 
   /** Names of any instance key (the merge needs them for keys it did not see built). */
   namesOf(key: string): InstanceNames {
-    const cut = key.lastIndexOf('#') + 1;
-    const level = this.level(key.slice(0, cut));
-    const comp = key.slice(cut);
+    const { prefix, component: comp } = instanceKey.splitComponent(key);
+    const level = this.level(prefix);
     return comp === 'root' ? level.rootNames : level.component(comp).names;
   }
 

@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { instanceKey } from './key';
+
+const parts = { clusterNamespace: 'system', cluster: 'k8s-example', k8sNamespace: 'east', namespace: 'social', service: 'twitter_stats', context: 'realtime', allocationKeys: ['Alice', 'dev'], component: 'tweeviz' };
+
+test('instance keys: make and parse are inverse; the parts a screen or a check needs come from one place', () => {
+  const key = instanceKey.make(parts);
+  assert.equal(key, 'system#k8s-example#east#social#twitter_stats#realtime#Alice#dev#tweeviz');
+  assert.deepEqual(instanceKey.parse(key), parts);
+  assert.equal(instanceKey.parse('not#a#key'), undefined);
+  assert.deepEqual(instanceKey.splitComponent(key), { prefix: 'system#k8s-example#east#social#twitter_stats#realtime#Alice#dev#', component: 'tweeviz' });
+  assert.equal(instanceKey.prefix(parts) + 'root', instanceKey.make({ ...parts, component: 'root' }));
+  assert.equal(instanceKey.namespaceOf(key), 'social');
+  assert.equal(instanceKey.rootOf(key), 'system#k8s-example#east#social#twitter_stats#realtime#Alice#dev#root');
+  assert.equal(instanceKey.readable(key), 'social · twitter_stats · realtime · Alice · dev · tweeviz');
+  assert.equal(instanceKey.levelName(key), 'social#twitter_stats#realtime#Alice#dev');
+  // No allocation keys.
+  const bare = instanceKey.make({ ...parts, allocationKeys: [], component: 'root' });
+  assert.deepEqual(instanceKey.parse(bare)?.allocationKeys, []);
+});
