@@ -105,7 +105,7 @@ test('a plan row scrolls to its parameter diff and focuses it', async ({ page })
   await signIn(page, 'sam');
   // A revision of our own with something to show: change the prod claim's image tag.
   await page.goto('/objects/claim/social/prod');
-  await editEditorText(page, (t) => t.replace(/tsvisimage: \S+/, `tsvisimage: plan-row-${Date.now()}`));
+  await editEditorText(page, (t) => t.replace(/tsvisimage: \S+/, `tsvisimage: demo-plan-row-${Date.now()}`));
   await page.keyboard.press('ControlOrMeta+s');
   await expect(page.getByTestId('save-status')).toContainText('Saved as generation');
   await page.getByTestId('revision-link').click();
