@@ -75,7 +75,7 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
                       {i.error && <div className="sev-error">{i.error}</div>}
                     </td>
                     <td>
-                      {i.namespace}/{i.service} · {i.component}
+                      {i.namespace}/{i.owner} · {i.component}
                     </td>
                     <td>
                       {i.target.cluster}/{i.target.namespace}

@@ -43,13 +43,13 @@ export function kindLabel(kind: GraphKind, count: number): string {
 
 /** The second level of folding: instances by service, policy objects by kind. */
 function subKey(n: GraphNode): { key: string; label: string } {
-  if (n.kind === 'instance') return { key: `svc:${n.namespace}/${n.service}`, label: `${n.namespace}/${n.service}` };
+  if (n.kind === 'instance') return { key: `svc:${n.namespace}/${n.owner}`, label: `${n.namespace}/${n.owner}` };
   return { key: `kind:${n.kind}`, label: KIND_PLURAL[n.kind] };
 }
 
 /** What names a range of folded nodes: an instance's service says more than its component. */
 function rangeName(n: GraphNode): string {
-  return n.kind === 'instance' ? `${n.service} · ${n.label}` : n.label;
+  return n.kind === 'instance' ? `${n.owner} · ${n.label}` : n.label;
 }
 
 function isChange(n: GraphNode) {

@@ -186,6 +186,6 @@ export function describeNode(n: GraphNode): string {
     case 'component':
       return `component ${n.name} of bundle ${n.namespace}/${n.bundle}`;
     case 'instance':
-      return `instance ${n.component} of ${n.namespace}/${n.service} on ${n.cluster}/${n.k8sNamespace}`;
+      return `instance ${n.component} of ${n.namespace}/${n.owner} on ${n.cluster}/${n.k8sNamespace}`;
   }
 }

@@ -72,7 +72,7 @@ export const InstanceNode = memo(function InstanceNode({ data }: NodeProps<Insta
       <div className="gnode-label">{n.label}</div>
       <div className="gnode-sub">
         <span className="gnode-ns">
-          {n.namespace}/{n.service}
+          {n.namespace}/{n.owner}
         </span>
         {shared && (
           <span className="gbadge gbadge-shared" title={`Shared by ${n.claims.length} claims`}>

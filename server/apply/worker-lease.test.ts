@@ -22,7 +22,7 @@ const step = (index: number, key: string) => ({
   namespace: 'main',
   deployName: `a-${key}`,
   instanceId: '1',
-  service: 's',
+  owner: 's',
   component: key,
   target: { clusterNamespace: 'system', cluster: 'c', namespace: 'default' },
   code: null,

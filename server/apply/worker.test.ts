@@ -17,7 +17,7 @@ const step = (index: number, key: string, waitsFor: number[] = []) => ({
   namespace: 'main',
   deployName: `a-${key}`,
   instanceId: '1',
-  service: 's',
+  owner: 's',
   component: key,
   target: { clusterNamespace: 'system', cluster: 'c', namespace: 'default' },
   code: null,

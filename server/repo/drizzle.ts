@@ -206,14 +206,23 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
 
   async get(generation: number): Promise<StoredResolution | undefined> {
     const rows = await this.db.select().from(resolutions).where(eq(resolutions.generation, generation));
-    return rows[0];
+    // Resolutions are derived data: one stored before instances carried their
+    // provenance is recomputed rather than read in an older shape.
+    return rows[0] && isCurrentStateShape(rows[0].state) ? rows[0] : undefined;
   }
 
   async put(r: Omit<StoredResolution, 'createdAt'>): Promise<void> {
-    await this.db.insert(resolutions).values(r).onConflictDoNothing();
+    // Same generation, same inputs: the row is only ever replaced by a recomputation of an outdated shape.
+    const { generation: _g, ...rest } = r;
+    await this.db.insert(resolutions).values(r).onConflictDoUpdate({ target: resolutions.generation, set: rest });
   }
 }
 
 export function drizzleRepos(db: Db): Repos {
   return { policy: new DrizzlePolicyRepo(db), users: new DrizzleUserRepo(db), resolutions: new DrizzleResolutionRepo(db) };
+}
+
+function isCurrentStateShape(state: unknown): boolean {
+  const first = (state as { instances?: { provenance?: unknown }[] } | null)?.instances?.[0];
+  return first === undefined || first.provenance !== undefined;
 }

@@ -35,7 +35,9 @@ export type GraphNode =
       key: string;
       deployName: string;
       namespace: string;
-      service: string;
+      /** What the instance is part of (Aptomi: its service). */
+      owner: string;
+      source: string;
       component: string;
       cluster: string;
       k8sNamespace: string;
@@ -187,12 +189,13 @@ export function desiredGraph(state: DesiredState, opts: DesiredGraphOptions = {}
     nodes.push({
       id: `instance:${i.key}`,
       kind: 'instance',
-      label: i.component === 'root' ? `${i.service}` : i.component,
+      label: i.component === 'root' ? i.owner : i.component,
       group: g,
       key: i.key,
       deployName: i.deployName,
       namespace: i.namespace,
-      service: i.service,
+      owner: i.owner,
+      source: i.provenance.source,
       component: i.component,
       cluster: i.target.cluster,
       k8sNamespace: i.target.namespace,

@@ -110,7 +110,7 @@ describe("Aptomi's diff table", () => {
     const p = plan(resolveYaml('', users), resolve(yaml), yaml);
     assertCounts(p, 7, 0, 0, 9, 0);
     // Shared child root first, then each claim's service component, then its root.
-    const order = p.steps.map((s) => `${s.service}#${s.component}`);
+    const order = p.steps.map((s) => `${s.owner}#${s.component}`);
     assert.equal(order[0], 's2#root');
     for (const s of p.steps) for (const w of s.waitsFor) assert.ok(w < s.index);
     const shared = p.steps[0]!;

@@ -29,7 +29,8 @@ export interface PlanStep {
   namespace: string;
   deployName: string;
   instanceId: string;
-  service: string;
+  /** What the instance is part of (Aptomi: its service). */
+  owner: string;
   /** Component name, or `root` for a bundle instance (a step with no code: bookkeeping for an actuator). */
   component: string;
   target: Target;
@@ -117,7 +118,7 @@ function makeStep(
     namespace: inst.namespace,
     deployName: inst.deployName,
     instanceId: inst.instanceId,
-    service: inst.service,
+    owner: inst.owner,
     component: inst.component,
     target: inst.target,
     code,

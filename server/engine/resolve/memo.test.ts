@@ -8,6 +8,7 @@ import { generatePolicy, toPolicyInput } from '../../../bench/generator';
 import { loadObjects } from '../model/validate';
 import type { PolicyUser } from '../model/users';
 import { resolvePolicy, type PolicyInput } from './index';
+import { aptomiOf } from '../state';
 
 function same(input: PolicyInput) {
   const withMemo = resolvePolicy(input, { trace: false });
@@ -107,7 +108,7 @@ describe('memoised resolution equals a full walk', () => {
     assert.ok(vip.instance?.startsWith('system#c2#default#main#app#only#ann#'), vip.instance);
     // Ann, Ben (twice) share one cache and db on c1; Cat has her own (dedicated) pair.
     const caches = state.instances.filter((i) => i.component === 'cache' && i.code && i.target.cluster === 'c1');
-    assert.deepEqual(caches.map((i) => [i.allocationKeys, i.claims]), [
+    assert.deepEqual(caches.map((i) => [aptomiOf(i)?.allocationKeys, i.claims]), [
       [['shared'], ['main/c0', 'main/c1', 'main/c2']],
       [['true'], ['main/c4']],
     ]);

@@ -170,10 +170,7 @@ export class DesiredStateBuilder {
       deployName: agg.names.deployName,
       instanceId: agg.names.instanceId,
       namespace: p.namespace,
-      service: p.service,
-      context: p.context,
-      allocationKeys: p.allocationKeys,
-      bundle: p.bundle,
+      owner: p.service,
       component: p.component,
       code: p.code,
       discovery: p.discovery,
@@ -182,7 +179,7 @@ export class DesiredStateBuilder {
       edges: sortedEdges,
       dependsOn: after.size === 0 ? sortedEdges : [...new Set([...edges, ...after])].sort(),
       claims: indices.map((i) => agg.claims[i]!).sort(),
-      claimDepth,
+      provenance: { source: 'aptomi', service: p.service, context: p.context, allocationKeys: p.allocationKeys, bundle: p.bundle, claimDepth },
     };
     if (error) inst.error = error;
     if (indices.some((i) => agg.contributions[i]!.sensitive)) inst.sensitive = true;

@@ -2,7 +2,7 @@
  * The `resolve` contract (DESIGN.md "`resolve` output"): what the CLI prints
  * and the REST API returns. Stable key order, claims and instances sorted.
  */
-import type { DesiredState } from './types';
+import { aptomiOf, type DesiredState } from '../state/types';
 
 export interface ResolveOutput {
   claims: {
@@ -19,9 +19,11 @@ export interface ResolveOutput {
   instances: {
     key: string;
     namespace: string;
-    service: string;
-    context: string;
-    bundle: string;
+    /** Aptomi instances only (other sources say where they came from in `source`). */
+    service?: string;
+    context?: string;
+    bundle?: string;
+    source?: string;
     component: string;
     deployName: string;
     instanceId: string;
@@ -50,12 +52,12 @@ export function toResolveOutput(state: DesiredState, opts: { trace?: boolean } =
       instances: c.instances,
       ...(opts.trace ? { trace: c.trace } : {}),
     })),
-    instances: state.instances.map((i) => ({
+    instances: state.instances.map((i) => {
+      const a = aptomiOf(i);
+      return {
       key: i.key,
       namespace: i.namespace,
-      service: i.service,
-      context: i.context,
-      bundle: i.bundle,
+      ...(a ? { service: a.service, context: a.context, bundle: a.bundle } : { source: i.provenance.source }),
       component: i.component,
       deployName: i.deployName,
       instanceId: i.instanceId,
@@ -66,7 +68,8 @@ export function toResolveOutput(state: DesiredState, opts: { trace?: boolean } =
       dependsOn: i.dependsOn,
       claims: i.claims,
       ...(i.error ? { error: i.error } : {}),
-    })),
+      };
+    }),
     installations: [],
     errors: state.errors,
   };

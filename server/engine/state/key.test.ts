@@ -19,3 +19,16 @@ test('instance keys: make and parse are inverse; the parts a screen or a check n
   const bare = instanceKey.make({ ...parts, allocationKeys: [], component: 'root' });
   assert.deepEqual(instanceKey.parse(bare)?.allocationKeys, []);
 });
+
+test('instance keys of other sources: marked with their source, never colliding with an Aptomi key', () => {
+  const key = instanceKey.forSource({ source: 'landscaper', clusterNamespace: 'system', cluster: 'k8s', k8sNamespace: 'east', namespace: 'social', path: ['root', 'db'], component: 'chart' });
+  assert.equal(key, 'system#k8s#east#social#@landscaper#root#db#chart');
+  assert.equal(instanceKey.sourceOf(key), 'landscaper');
+  assert.equal(instanceKey.sourceOf(instanceKey.make(parts)), 'aptomi');
+  // Not an Aptomi key, so its parts are not mistaken for service and context.
+  assert.equal(instanceKey.parse(key), undefined);
+  assert.equal(instanceKey.namespaceOf(key), 'social');
+  assert.equal(instanceKey.rootOf(key), 'system#k8s#east#social#@landscaper#root#db#root');
+  assert.equal(instanceKey.readable(key), 'social · landscaper · root · db · chart');
+  assert.throws(() => instanceKey.forSource({ source: 'dm', clusterNamespace: 's', cluster: 'c', k8sNamespace: 'n', namespace: 'ns', path: ['a#b'], component: 'x' }), /contains "#"/);
+});

@@ -3,9 +3,14 @@
  *
  *   clusterNamespace#cluster#k8sNamespace#namespace#service#context#allocationKey…#component
  *
- * (`root` as the component for a bundle instance). Everything that needs a
- * part of a key — the policy namespace for a tenant check, the readable
- * middle for a screen — asks here instead of splitting on `#`.
+ * (`root` as the component for a bundle instance). Other sources use
+ *
+ *   clusterNamespace#cluster#k8sNamespace#namespace#@source#path…#component
+ *
+ * where `@` cannot start an Aptomi service name, so keys of different
+ * sources never collide. Everything that needs a part of a key — the
+ * policy namespace for a tenant check, the readable middle for a screen —
+ * asks here instead of splitting on `#`.
  */
 
 export interface InstanceKeyParts {
@@ -22,7 +27,20 @@ export interface InstanceKeyParts {
   component: string;
 }
 
+/** A key of a source other than Aptomi: its own path (action, scope path, layout path) instead of service/context/keys. */
+export interface SourceKeyParts {
+  source: string;
+  clusterNamespace: string;
+  cluster: string;
+  k8sNamespace: string;
+  namespace: string;
+  /** The source's own levels, outermost first; none may contain `#`. */
+  path: readonly string[];
+  component: string;
+}
+
 const SEP = '#';
+const SOURCE_MARK = '@';
 /** The component name of a bundle instance. */
 export const ROOT = 'root';
 /** clusterNamespace, cluster, k8sNamespace, namespace, service, context. */
@@ -39,10 +57,23 @@ function make(p: InstanceKeyParts): string {
   return prefix(p) + p.component;
 }
 
-/** The parts of a key; undefined when it is not an instance key. */
+/** The key of an instance produced by a source other than Aptomi. */
+function forSource(p: SourceKeyParts): string {
+  const parts = [p.clusterNamespace, p.cluster, p.k8sNamespace, p.namespace, SOURCE_MARK + p.source, ...p.path, p.component];
+  for (const x of parts) if (x.includes(SEP)) throw new Error(`instance key part "${x}" contains "${SEP}"`);
+  return parts.join(SEP);
+}
+
+/** The source that made a key: `aptomi`, or the name after `@`. */
+function sourceOf(key: string): string {
+  const s = key.split(SEP, 5)[4] ?? '';
+  return s.startsWith(SOURCE_MARK) ? s.slice(1) : 'aptomi';
+}
+
+/** The parts of an Aptomi key; undefined when it is not one. */
 function parse(key: string): InstanceKeyParts | undefined {
   const parts = key.split(SEP);
-  if (parts.length < FIXED + 1) return undefined;
+  if (parts.length < FIXED + 1 || parts[4]!.startsWith(SOURCE_MARK)) return undefined;
   const [clusterNamespace, cluster, k8sNamespace, namespace, service, context] = parts as [string, string, string, string, string, string];
   return { clusterNamespace, cluster, k8sNamespace, namespace, service, context, allocationKeys: parts.slice(FIXED, -1), component: parts[parts.length - 1]! };
 }
@@ -66,7 +97,7 @@ function namespaceOf(key: string): string {
 
 /** The readable middle: namespace, service, context, keys and component, joined by `sep`. */
 function readable(key: string, sep = ' · '): string {
-  return key.split(SEP).slice(3).join(sep);
+  return key.split(SEP).slice(3).map((p) => (p.startsWith(SOURCE_MARK) ? p.slice(1) : p)).join(sep);
 }
 
 /** Service, context and keys — the part a cycle message names (without target and component). */
@@ -74,4 +105,4 @@ function levelName(key: string): string {
   return key.split(SEP).slice(3, -1).join(SEP);
 }
 
-export const instanceKey = { make, prefix, parse, splitComponent, rootOf, namespaceOf, readable, levelName, ROOT };
+export const instanceKey = { make, prefix, parse, forSource, sourceOf, splitComponent, rootOf, namespaceOf, readable, levelName, ROOT };

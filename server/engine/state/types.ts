@@ -16,39 +16,123 @@ export interface InstanceCode {
   params: Record<string, unknown>;
 }
 
-/** One component instance (or bundle root) of the desired state. */
+/**
+ * Where an instance came from, per source. Plan, graphs, cost, redaction and
+ * apply never look inside: they read the common fields of `Instance`. The
+ * source's own screens (a claim's trace, an installation's scope) do.
+ *
+ * A source adds its entry here — or, for a source defined outside this
+ * folder (a test's toy source), by augmenting this interface — and the
+ * `Provenance` union grows with it.
+ */
+export interface ProvenanceBySource {
+  /** Aptomi: a service's context instantiated a bundle for some claims. */
+  aptomi: {
+    service: string;
+    context: string;
+    allocationKeys: string[];
+    bundle: string;
+    /** Claim (`ns/name`) → depth at which it reached the instance. */
+    claimDepth: Record<string, number>;
+  };
+  /** Capact: an action's interface was served by an implementation. */
+  capact: { action: string; interface: string; implementation: string };
+  /** Landscaper: a deploy item of an installation, by scope path (root installation first). */
+  landscaper: { installation: string[]; deployItem: string };
+  /** Deployment Manager: a primitive resource of a deployment, by layout path (outermost template first). */
+  dm: { deployment: string; layout: string[] };
+}
+
+export type SourceName = keyof ProvenanceBySource;
+export type Provenance = { [S in SourceName]: { source: S } & ProvenanceBySource[S] }[SourceName];
+export type ProvenanceOf<S extends SourceName> = Extract<Provenance, { source: S }>;
+
+/** One deployable instance (or a grouping root such as an Aptomi bundle instance) of the desired state. */
 export interface Instance {
   /** See `instanceKey` (./key): made and read only there. */
   key: string;
-  /** Aptomi's deploy name (`a-` + base32 FNV-64a of the key). */
+  /** Deploy name (Aptomi's: `a-` + base32 FNV-64a of the key; every source uses the same function). */
   deployName: string;
-  /** Aptomi's instance id (FNV-32a of the key, decimal). */
+  /** Instance id (FNV-32a of the key, decimal). */
   instanceId: string;
-  /** Namespace of the service (and bundle). */
+  /** Policy namespace that owns the instance: its tenant, and whose admins accept its changes. */
   namespace: string;
-  service: string;
-  context: string;
-  allocationKeys: string[];
-  bundle: string;
-  /** Component name, or `root` for the bundle instance itself. */
+  /**
+   * What the instance is part of, for people and for grouping in plans and
+   * graphs: Aptomi's service, Capact's action, Landscaper's root
+   * installation, DM's deployment.
+   */
+  owner: string;
+  /** Component name, or `root` for a grouping instance that deploys nothing itself. */
   component: string;
   code: InstanceCode | null;
   discovery: Record<string, unknown>;
   labels: Record<string, string>;
   target: Target;
-  /**
-   * Structural edges as Aptomi records them: bundle root → its components,
-   * service component → the bundle instance it consumes.
-   */
+  /** Structural edges (grouping root → its members, consumer → what it consumes). */
   edges: string[];
-  /** Instances that must exist first: `edges` plus intra-bundle `dependencies`. */
+  /** Instances that must exist first: `edges` plus ordering within the group. */
   dependsOn: string[];
-  /** `ns/name` of every claim using the instance, sorted. */
+  /**
+   * The requests that need this instance, `ns/name`, sorted: Aptomi's claims
+   * (the word is kept: an Axebow service, a Capact action, a Landscaper root
+   * installation or a DM deployment is a claim on the platform too).
+   */
   claims: string[];
-  /** Claim (`ns/name`) → depth at which it reached the instance. */
-  claimDepth: Record<string, number>;
+  provenance: Provenance;
   /** Set when the instance cannot be deployed (conflicting parameters, or every claim using it failed). */
   error?: string;
   /** Its parameters or discovery were rendered from user secrets: shown only to those who may manage it. */
   sensitive?: boolean;
+}
+
+/** The Aptomi provenance of an instance, or undefined for other sources. */
+export function aptomiOf(i: Pick<Instance, 'provenance'>): ProvenanceOf<'aptomi'> | undefined {
+  return i.provenance.source === 'aptomi' ? (i.provenance as ProvenanceOf<'aptomi'>) : undefined;
+}
+
+export type ClaimStatus = 'resolved' | 'rejected' | 'error';
+
+export interface TraceStep {
+  /** 0 for the claim's own service, +1 per service component followed. */
+  depth: number;
+  kind:
+    | 'claim'
+    | 'user'
+    | 'service'
+    | 'acl'
+    | 'labels'
+    | 'context'
+    | 'bundle'
+    | 'keys'
+    | 'rule'
+    | 'target'
+    | 'instance'
+    | 'component'
+    | 'reject'
+    | 'error';
+  message: string;
+  /** Structured details (context name, rule, labels changed…). */
+  data?: Record<string, unknown>;
+}
+
+export interface ClaimOutcome {
+  namespace: string;
+  name: string;
+  user: string;
+  service: string;
+  status: ClaimStatus;
+  errors: string[];
+  /** The claim's bundle instance (depth 0), when it got that far. */
+  instance?: string;
+  /** Every instance key the claim uses, sorted. */
+  instances: string[];
+  trace: TraceStep[];
+}
+
+export interface DesiredState {
+  claims: ClaimOutcome[];
+  instances: Instance[];
+  /** Problems not tied to one claim (bad ACL rules…). */
+  errors: { object: string; message: string }[];
 }
