@@ -45,6 +45,7 @@ export const DIAGNOSTIC_CODES = {
   expression: 'An expression does not compile',
   template: 'A template does not compile',
   skipped: 'A document is not a policy object and was skipped',
+  unsupported_source: 'A document of a source Keelson recognises but cannot load yet was skipped',
 } as const;
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
 

@@ -4,18 +4,10 @@
  */
 import type { z } from 'zod';
 import { objectRef, type Diagnostic, type SourcePos } from '../diagnostics';
-import {
-  KIND_SCHEMAS,
-  KNOWN_KINDS,
-  MAX_OBJECT_BYTES,
-  SYSTEM_NAMESPACE,
-  SYSTEM_ONLY_KINDS,
-  normaliseKind,
-  type Kind,
-  type ObjectOfKind,
-} from './kinds';
-import { checkExpressionsAndTemplates } from './checks';
+import { KINDS, MAX_OBJECT_BYTES, SYSTEM_NAMESPACE, type Kind, type KindRegistry, type ObjectOfKind } from './kinds';
 import { parseYamlObjects, type SourceObject } from './source';
+
+export { findComponentCycle } from './sources/aptomi-checks';
 
 export interface LoadedObject<K extends Kind = Kind> {
   kind: K;
@@ -43,17 +35,17 @@ export interface ValidateResult {
 }
 
 /** Parse and validate YAML text; `file` is used in diagnostics. */
-export function loadObjects(text: string, file?: string): ValidateResult {
+export function loadObjects(text: string, file?: string, registry: KindRegistry = KINDS): ValidateResult {
   const parsed = parseYamlObjects(text, file);
-  const out = validateSourceObjects(parsed.objects);
+  const out = validateSourceObjects(parsed.objects, registry);
   return { objects: out.objects, diagnostics: [...parsed.diagnostics, ...out.diagnostics] };
 }
 
-export function validateSourceObjects(sources: readonly SourceObject[]): ValidateResult {
+export function validateSourceObjects(sources: readonly SourceObject[], registry: KindRegistry = KINDS): ValidateResult {
   const objects: AnyLoadedObject[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const src of sources) {
-    const r = validateSourceObject(src);
+    const r = validateSourceObject(src, registry);
     diagnostics.push(...r.diagnostics);
     if (r.object) objects.push(r.object);
   }
@@ -74,36 +66,51 @@ export function dedupe(objects: AnyLoadedObject[], diagnostics: Diagnostic[] = [
   return { objects: unique, diagnostics: [...diagnostics, ...dups] };
 }
 
-export function validateSourceObject(src: SourceObject): { object?: AnyLoadedObject; diagnostics: Diagnostic[] } {
+export function validateSourceObject(
+  src: SourceObject,
+  registry: KindRegistry = KINDS,
+): { object?: AnyLoadedObject; diagnostics: Diagnostic[] } {
   const diags: Diagnostic[] = [];
   const v = src.value as Record<string, unknown>;
   const at = (path: PropertyKey[], key = false) => src.locate(path, { key });
-  const md = (v.metadata ?? {}) as Record<string, unknown>;
-  const rawKind = v.kind;
-  const ns = typeof md.namespace === 'string' ? md.namespace : undefined;
-  const name = typeof md.name === 'string' ? md.name : undefined;
+  const source = registry.sourceOfDocument(v);
+  // Kubernetes manifests and other foreign documents sit beside policy files
+  // (Aptomi's guestbook keeps its k8s YAML there, and a k8s `Service` would
+  // otherwise pass for ours): no source recognises their envelope.
+  if (!source) {
+    diags.push({
+      code: 'skipped',
+      severity: 'info',
+      message: `skipped ${String(v.apiVersion)} ${String(v.kind ?? 'document')}: not a Keelson policy object`,
+      file: src.file,
+      ...src.pos,
+    });
+    return { diagnostics: diags };
+  }
+  const id = source.identify(v);
+  const rawKind = id.kind;
+  const ns = id.namespace;
+  const name = id.name;
+  if (source.unsupported) {
+    diags.push({
+      code: 'unsupported_source',
+      severity: 'warning',
+      message: `${source.title} ${rawKind ?? 'document'}${name ? ` "${name}"` : ''} recognised but skipped: ${source.unsupported}`,
+      file: src.file,
+      object: rawKind ? objectRef(rawKind, ns, name) : undefined,
+      ...src.pos,
+    });
+    return { diagnostics: diags };
+  }
 
   if (typeof rawKind !== 'string' || rawKind === '') {
     diags.push({
       code: 'missing_kind',
       severity: 'error',
-      message: `object has no kind; known kinds: ${KNOWN_KINDS.join(', ')}`,
+      message: `object has no kind; known kinds: ${registry.kinds.join(', ')}`,
       file: src.file,
       path: ['kind'],
       object: name ? objectRef('?', ns, name) : undefined,
-      ...src.pos,
-    });
-    return { diagnostics: diags };
-  }
-  // Kubernetes manifests and other foreign documents sit beside policy files
-  // (Aptomi's guestbook keeps its k8s YAML there, and a k8s `Service` would
-  // otherwise pass for ours); Aptomi objects never carry an apiVersion.
-  if (typeof v.apiVersion === 'string' && !isKeelsonApiVersion(v.apiVersion)) {
-    diags.push({
-      code: 'skipped',
-      severity: 'info',
-      message: `skipped ${v.apiVersion} ${rawKind}: not a Keelson policy object`,
-      file: src.file,
       ...src.pos,
     });
     return { diagnostics: diags };
@@ -121,12 +128,16 @@ export function validateSourceObject(src: SourceObject): { object?: AnyLoadedObj
     });
     return { diagnostics: diags };
   }
-  const kind = normaliseKind(rawKind);
-  if (!kind) {
+  const kind = registry.normalise(rawKind) as Kind | undefined;
+  const spec = kind && registry.sourceOfKind(kind) === source ? registry.spec(kind) : undefined;
+  if (!kind || !spec) {
+    const own = Object.keys(source.kinds).sort();
     diags.push({
       code: 'unknown_kind',
       severity: 'error',
-      message: `unknown kind "${rawKind}"; known kinds: ${KNOWN_KINDS.join(', ')}`,
+      message: kind
+        ? `kind "${rawKind}" belongs to ${registry.sourceOfKind(kind)?.title}, not to ${source.title} documents; ${source.title} kinds: ${own.join(', ')}`
+        : `unknown kind "${rawKind}"; known kinds: ${registry.kinds.join(', ')}`,
       file: src.file,
       path: ['kind'],
       object: objectRef(rawKind, ns, name),
@@ -149,28 +160,28 @@ export function validateSourceObject(src: SourceObject): { object?: AnyLoadedObj
     return { diagnostics: diags };
   }
 
-  const schema = KIND_SCHEMAS[kind] as z.ZodType;
-  const res = schema.safeParse(v);
+  const res = (spec.schema as z.ZodType).safeParse(v);
   if (!res.success) {
     for (const issue of res.error.issues) {
       diags.push(...issueToDiagnostics(issue, src, ref));
     }
     return { diagnostics: diags };
   }
-  const spec = res.data as ObjectOfKind[Kind] & { kind: string };
-  spec.kind = kind;
+  const parsed = res.data as ObjectOfKind[Kind] & { kind: string };
+  parsed.kind = kind;
+  const valid = source.identify(parsed as unknown as Record<string, unknown>);
   const object = {
     kind,
-    namespace: spec.metadata.namespace,
-    name: spec.metadata.name,
-    spec,
+    namespace: valid.namespace ?? '',
+    name: valid.name ?? '',
+    spec: parsed,
     text: src.text,
     file: src.file,
     pos: src.pos,
     locate: src.locate,
   } as AnyLoadedObject;
 
-  if (SYSTEM_ONLY_KINDS.has(kind) && object.namespace !== SYSTEM_NAMESPACE) {
+  if (spec.systemOnly && object.namespace !== SYSTEM_NAMESPACE) {
     diags.push({
       code: 'namespace',
       severity: 'error',
@@ -181,8 +192,7 @@ export function validateSourceObject(src: SourceObject): { object?: AnyLoadedObj
       ...at(['metadata', 'namespace']),
     });
   }
-  diags.push(...checkExpressionsAndTemplates(object));
-  if (kind === 'bundle') diags.push(...checkBundle(object as LoadedObject<'bundle'>));
+  if (spec.check) diags.push(...spec.check(object));
   return { object: diags.some((d) => d.severity === 'error') ? undefined : object, diagnostics: diags };
 }
 
@@ -221,11 +231,6 @@ function issueToDiagnostics(issue: z.core.$ZodIssue, src: SourceObject, ref: str
   ];
 }
 
-/** API groups whose documents are Keelson objects (more arrive with Landscaper support). */
-function isKeelsonApiVersion(apiVersion: string): boolean {
-  return apiVersion.startsWith('keelson.');
-}
-
 function fieldName(path: readonly (string | number)[]): string {
   let out = '';
   for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${p}` : p;
@@ -257,84 +262,6 @@ function utf8Length(s: string): number {
     if (c > 0x7f) n += c > 0x7ff ? (c >= 0xd800 && c <= 0xdbff ? 1 : 2) : 1;
   }
   return n;
-}
-
-/** Component names unique, dependencies exist, no dependency loops. */
-function checkBundle(b: LoadedObject<'bundle'>): Diagnostic[] {
-  const diags: Diagnostic[] = [];
-  const ref = objectRef('bundle', b.namespace, b.name);
-  const comps = b.spec.components ?? [];
-  const at = (path: PropertyKey[]) => (b.locate ? b.locate(path) : b.pos);
-  const index = new Map<string, number>();
-  comps.forEach((c, i) => {
-    if (index.has(c.name)) {
-      diags.push({
-        code: 'duplicate_object',
-        severity: 'error',
-        message: `duplicate component name "${c.name}" in bundle`,
-        file: b.file,
-        object: ref,
-        path: ['components', i, 'name'],
-        ...at(['components', i, 'name']),
-      });
-    } else index.set(c.name, i);
-  });
-  comps.forEach((c, i) => {
-    (c.dependencies ?? []).forEach((d, j) => {
-      if (!index.has(d)) {
-        diags.push({
-          code: 'invalid_reference',
-          severity: 'error',
-          message: `component "${c.name}" depends on "${d}", which is not a component of this bundle`,
-          file: b.file,
-          object: ref,
-          path: ['components', i, 'dependencies', j],
-          ...at(['components', i, 'dependencies', j]),
-        });
-      }
-    });
-  });
-  if (diags.length > 0) return diags;
-  const cycle = findComponentCycle(comps.map((c) => ({ name: c.name, deps: c.dependencies ?? [] })));
-  if (cycle) {
-    const i = index.get(cycle[0]!) ?? 0;
-    diags.push({
-      code: 'cycle',
-      severity: 'error',
-      message: `component dependency cycle: ${cycle.join(' → ')}`,
-      file: b.file,
-      object: ref,
-      path: ['components', i, 'dependencies'],
-      ...at(['components', i, 'dependencies']),
-    });
-  }
-  return diags;
-}
-
-/** Returns the names along the first cycle found (first name repeated at the end), or undefined. */
-export function findComponentCycle(nodes: readonly { name: string; deps: readonly string[] }[]): string[] | undefined {
-  const byName = new Map(nodes.map((n) => [n.name, n]));
-  const state = new Map<string, 1 | 2>(); // 1 = on stack, 2 = done
-  const stack: string[] = [];
-  const visit = (name: string): string[] | undefined => {
-    const s = state.get(name);
-    if (s === 2) return undefined;
-    if (s === 1) return [...stack.slice(stack.indexOf(name)), name];
-    state.set(name, 1);
-    stack.push(name);
-    for (const d of byName.get(name)?.deps ?? []) {
-      const c = visit(d);
-      if (c) return c;
-    }
-    stack.pop();
-    state.set(name, 2);
-    return undefined;
-  };
-  for (const n of nodes) {
-    const c = visit(n.name);
-    if (c) return c;
-  }
-  return undefined;
 }
 
 function findDuplicates(objects: readonly AnyLoadedObject[]): Diagnostic[] {

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { z } from 'zod';
+import { KINDS, KindRegistry, KNOWN_KINDS, SOURCE_MODELS } from './kinds';
+import { defineSource, metadataIdentity } from './sources';
+import { loadObjects } from './validate';
+
+test('the kind registry: every built-in kind has one source, a schema and a description', () => {
+  assert.deepEqual([...KNOWN_KINDS], ['aclrule', 'bundle', 'claim', 'cluster', 'rule', 'service']);
+  for (const k of KNOWN_KINDS) {
+    assert.equal(KINDS.sourceOfKind(k)?.name, 'aptomi', k);
+    assert.ok(KINDS.description(k).length > 10, k);
+  }
+  assert.equal(KINDS.normalise('BUNDLE'), 'bundle');
+  assert.deepEqual(SOURCE_MODELS.map((s) => s.name), ['landscaper', 'capact', 'dm', 'aptomi']);
+});
+
+test('documents of other sources are recognised and named, not skipped as foreign or refused as unknown kinds', () => {
+  const installation = loadObjects(
+    'apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Installation\nmetadata: {namespace: demo, name: application}\nspec: {}\n',
+    'inst.yaml',
+  );
+  assert.deepEqual(installation.objects, []);
+  assert.deepEqual(
+    installation.diagnostics.map((d) => [d.code, d.severity, d.object, d.line]),
+    [['unsupported_source', 'warning', 'Installation/demo/application', 1]],
+  );
+  assert.match(installation.diagnostics[0]!.message, /Gardener Landscaper Installation "application" recognised/);
+
+  const ocf = loadObjects('ocfVersion: 0.0.1\nkind: Interface\nmetadata: {prefix: cap.interface.database.postgresql, name: install}\n');
+  assert.equal(ocf.diagnostics[0]?.code, 'unsupported_source');
+  assert.match(ocf.diagnostics[0]!.message, /Capact Interface "cap\.interface\.database\.postgresql\.install"/);
+
+  const dm = loadObjects('resources:\n- name: vm\n  type: compute.v1.instance\n');
+  assert.equal(dm.diagnostics[0]?.code, 'unsupported_source');
+  assert.match(dm.diagnostics[0]!.message, /Deployment Manager configuration/);
+
+  // A Kubernetes manifest belongs to no source: skipped, as before.
+  const k8s = loadObjects('apiVersion: v1\nkind: Service\nmetadata: {name: web}\n');
+  assert.deepEqual(k8s.diagnostics.map((d) => [d.code, d.severity]), [['skipped', 'info']]);
+});
+
+test('a source is one declaration: a registry over it validates, identifies and describes its kinds', () => {
+  const widget = z.object({ apiVersion: z.literal('toy.example/v1'), kind: z.string(), metadata: z.object({ namespace: z.string(), name: z.string() }).strict(), size: z.number().int() }).strict();
+  const toy = defineSource({
+    name: 'toy',
+    title: 'Toy',
+    recognises: (doc) => doc.apiVersion === 'toy.example/v1',
+    identify: metadataIdentity,
+    kinds: { widget: { schema: widget, description: 'A widget of some size' } },
+  });
+  const registry = new KindRegistry([toy, ...SOURCE_MODELS]);
+  const ok = loadObjects('apiVersion: toy.example/v1\nkind: Widget\nmetadata: {namespace: main, name: w}\nsize: 3\n', 'w.yaml', registry);
+  assert.deepEqual(ok.diagnostics, []);
+  assert.deepEqual(ok.objects.map((o) => [o.kind, o.namespace, o.name]), [['widget', 'main', 'w']]);
+  const bad = loadObjects('apiVersion: toy.example/v1\nkind: Widget\nmetadata: {namespace: main, name: w}\nsize: big\n', 'w.yaml', registry);
+  assert.deepEqual(bad.diagnostics.map((d) => [d.code, d.path, d.line]), [['schema', ['size'], 4]]);
+  // An Aptomi kind in a toy envelope is named as the other source's.
+  const wrong = loadObjects('apiVersion: toy.example/v1\nkind: claim\nmetadata: {namespace: main, name: c}\n', 'c.yaml', registry);
+  assert.match(wrong.diagnostics[0]!.message, /kind "claim" belongs to Aptomi, not to Toy documents; Toy kinds: widget/);
+  assert.equal((registry.jsonSchema('widget').properties as Record<string, { enum?: string[] }>).kind?.enum?.[0], 'widget');
+  // The built-in registry does not know the toy kind.
+  assert.equal(KINDS.normalise('widget'), undefined);
+  // Two sources may not declare one kind.
+  assert.throws(() => new KindRegistry([toy, defineSource({ ...toy, name: 'toy2' })]), /declared by both toy and toy2/);
+});

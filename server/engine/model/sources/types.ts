@@ -1,0 +1,72 @@
+/**
+ * What a source of policy (Aptomi, Capact, Landscaper, Deployment Manager, or
+ * a test's toy source) declares about its objects: how its documents are
+ * recognised, how an object is identified, and one entry per kind with the
+ * schema that validates it. Validation, storage, the editor's JSON Schemas
+ * and the "new object" menus read these declarations; adding a kind is one
+ * entry in its source's `kinds`.
+ */
+import type { z } from 'zod';
+import type { Diagnostic, SourcePos } from '../../diagnostics';
+
+/** An object that passed its kind's schema, before source-specific checks. */
+export interface CheckedObject {
+  kind: string;
+  namespace: string;
+  name: string;
+  spec: unknown;
+  file?: string;
+  pos: SourcePos;
+  locate?: (path: readonly PropertyKey[], opts?: { key?: boolean }) => SourcePos;
+}
+
+export interface KindSpec<S extends z.ZodType = z.ZodType> {
+  /** Validates (and normalises) one object of the kind, envelope included. */
+  schema: S;
+  /** One line for object browsers and "new object" menus. */
+  description: string;
+  /** Objects of the kind live only in the `system` namespace (clusters, ACL rules). */
+  systemOnly?: boolean;
+  /** Checks a schema cannot express (templates compile, no dependency loops); pure. */
+  check?: (o: CheckedObject) => Diagnostic[];
+}
+
+/** Where an object's identity sits in a document of this source. */
+export interface Identity {
+  kind?: string;
+  namespace?: string;
+  name?: string;
+}
+
+export interface SourceModel<Kinds extends Record<string, KindSpec> = Record<string, KindSpec>> {
+  /** Stable name (`aptomi`, `capact`…): the provenance of its instances. */
+  name: string;
+  /** For messages: "Aptomi", "Gardener Landscaper"… */
+  title: string;
+  kinds: Kinds;
+  /** Whether a parsed document is written in this source's envelope (apiVersion, ocfVersion…). */
+  recognises(doc: Readonly<Record<string, unknown>>): boolean;
+  /** The kind, namespace and name of a document, read from the source's envelope. */
+  identify(doc: Readonly<Record<string, unknown>>): Identity;
+  /**
+   * Set while the source's stage is still to come: its documents are
+   * recognised (and named in a warning) instead of passing for another
+   * source's or being skipped as foreign.
+   */
+  unsupported?: string;
+}
+
+/** Typed identity helper: keeps the literal kind names of `kinds`. */
+export function defineSource<K extends Record<string, KindSpec>>(s: SourceModel<K>): SourceModel<K> {
+  return s;
+}
+
+/** `metadata.namespace` / `metadata.name`, the envelope of Aptomi and Keelson objects. */
+export function metadataIdentity(doc: Readonly<Record<string, unknown>>): Identity {
+  const md = (doc.metadata ?? {}) as Record<string, unknown>;
+  return {
+    kind: typeof doc.kind === 'string' ? doc.kind : undefined,
+    namespace: typeof md.namespace === 'string' ? md.namespace : undefined,
+    name: typeof md.name === 'string' ? md.name : undefined,
+  };
+}
