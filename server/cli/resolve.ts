@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { formatDiagnostic, hasErrors, sortDiagnostics } from '../engine/diagnostics';
 import { parseUsers, type PolicyUser } from '../engine/model/users';
-import { resolvePolicy, toResolveOutput } from '../engine/resolve';
+import { runEngine } from '../engine';
+import { toResolveOutput } from '../engine/resolve';
 import { loadPolicyFiles } from '../loader/files';
 import { parse, UsageError } from './args';
 import type { Io } from './main';
@@ -72,7 +73,8 @@ export async function resolveCommand(argv: string[], io: Io): Promise<number> {
     users.push(...r.users);
   }
   if (usersFiles.length === 0) io.err('keelson resolve: no users given (--users FILE); claims will fail with "non-existing user"\n');
-  const state = resolvePolicy({ objects: loaded.objects, users }, { trace: Boolean(parsed.values.trace) });
+  // The same stages as the server's resolution service (engine/index.ts).
+  const state = runEngine({ objects: loaded.objects, users }, { trace: Boolean(parsed.values.trace) });
   const out = toResolveOutput(state, { trace: Boolean(parsed.values.trace) });
   io.out(parsed.values.format === 'yaml' ? stringify(out, { lineWidth: 0 }) : JSON.stringify(out, null, 2) + '\n');
   return 0;

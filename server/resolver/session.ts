@@ -1,7 +1,7 @@
 /**
  * The resolver's working state, the same in a worker thread and in process:
- * the newest generation's ResolveSession (so a change that touched only
- * claims is resolved incrementally, and a claim's decision trace comes
+ * the newest generation's EngineSession (so a change the engine can absorb
+ * — Aptomi: claims only — is resolved incrementally, and a claim's decision trace comes
  * without resolving everything again) plus one-off resolutions for drafts.
  *
  * The protocol is stateless from the caller's side: an incremental update or
@@ -9,14 +9,14 @@
  * answers `null` when it holds another (a restarted worker holds none), so
  * the caller falls back to a full resolution.
  */
-import { ResolveSession, type ClaimOutcome, type DesiredState, type PolicyInput } from '../engine/resolve';
-import type { ClaimRef } from '../engine/resolve/policy';
+import { EngineSession, type EngineInput, type ObjectChange } from '../engine';
+import type { ClaimOutcome, DesiredState } from '../engine/state';
 
 export type ResolverRequest =
-  | { op: 'full'; generation: number; input: PolicyInput }
-  | { op: 'update'; from: number; generation: number; upserts: ClaimRef[]; deletes: string[] }
-  | { op: 'explain'; generation: number; key: string; input?: PolicyInput }
-  | { op: 'draft'; input: PolicyInput };
+  | { op: 'full'; generation: number; input: EngineInput }
+  | ({ op: 'update'; from: number; generation: number } & ObjectChange)
+  | { op: 'explain'; generation: number; key: string; input?: EngineInput }
+  | { op: 'draft'; input: EngineInput };
 
 export type ResolverAnswer<R extends ResolverRequest> = R extends { op: 'full' | 'draft' }
   ? DesiredState
@@ -25,7 +25,7 @@ export type ResolverAnswer<R extends ResolverRequest> = R extends { op: 'full' |
     : { outcome: ClaimOutcome | undefined } | null;
 
 export class SessionResolver {
-  private current: { generation: number; session: ResolveSession } | undefined;
+  private current: { generation: number; session: EngineSession } | undefined;
 
   handle(req: ResolverRequest): DesiredState | { outcome: ClaimOutcome | undefined } | null {
     switch (req.op) {
@@ -33,8 +33,10 @@ export class SessionResolver {
         return this.full(req.generation, req.input).state();
       case 'update': {
         if (this.current?.generation !== req.from) return null;
-        const state = this.current.session.updateClaims({ upserts: req.upserts, deletes: req.deletes });
-        this.current.generation = req.generation;
+        const state = this.current.session.update({ upserts: req.upserts, deletes: req.deletes });
+        // A change the engine could not absorb leaves the session behind: forget it.
+        if (!state) this.current = undefined;
+        else this.current.generation = req.generation;
         return state;
       }
       case 'explain': {
@@ -43,12 +45,12 @@ export class SessionResolver {
         return session ? { outcome: session.explain(req.key) } : null;
       }
       case 'draft':
-        return new ResolveSession(req.input, { trace: false }).state();
+        return new EngineSession(req.input, { trace: false }).state();
     }
   }
 
-  private full(generation: number, input: PolicyInput): ResolveSession {
-    const session = new ResolveSession(input, { trace: false });
+  private full(generation: number, input: EngineInput): EngineSession {
+    const session = new EngineSession(input, { trace: false });
     // Only the newest generation is worth keeping warm.
     if (!this.current || this.current.generation <= generation) this.current = { generation, session };
     return session;

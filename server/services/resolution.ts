@@ -25,6 +25,9 @@ interface Cached {
   usersKey: string;
 }
 
+/** Past this many changed objects a full resolution is as quick as listing them one kind at a time. */
+const MAX_INCREMENTAL_CHANGES = 1000;
+
 /** How many generations' views stay in memory: the newest and the few a revision or comparison reads beside it. */
 const RECENT_VIEWS = 3;
 
@@ -180,13 +183,18 @@ export class ResolutionService {
       const usersKey = JSON.stringify([users.map((u) => [u.name, u.labels, u.secrets]), [...grants]]);
       const gens = prev.usersKey === usersKey ? await this.repos.policy.listGenerations({ before: generation + 1, limit: generation - prev.generation }) : [];
       const changes = gens.filter((g) => g.generation > prev.generation).flatMap((g) => g.changes);
-      if (gens.length === generation - prev.generation && changes.every((c) => c.kind === 'claim')) {
-        const keys = new Set(changes.map((c) => `${c.namespace}/${c.name}`));
-        const now = await this.repos.policy.listObjects({ generation, kind: 'claim' });
-        const upserts = now.filter((o) => keys.has(`${o.namespace}/${o.name}`)).map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as ObjectOfKind['claim'] }));
-        const present = new Set(upserts.map((c) => `${c.namespace}/${c.name}`));
+      // Which changes the engine can absorb in place is the engine's business
+      // (engine/index.ts); the service only hands it what changed.
+      if (gens.length === generation - prev.generation && changes.length <= MAX_INCREMENTAL_CHANGES) {
+        const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
+        const keys = new Set(changes.map(ref));
+        const kinds = [...new Set(changes.map((c) => c.kind))];
+        const now = (await Promise.all(kinds.map((kind) => this.repos.policy.listObjects({ generation, kind })))).flat();
+        const upserts = now.filter((o) => keys.has(ref(o))).map(toPolicyInput);
+        const present = new Set(upserts.map(ref));
+        const deletes = changes.filter((c) => !present.has(ref(c))).map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name }));
         this.cached = undefined; // until the update answers: a failure leaves the session unknown
-        const state = await this.resolver.run({ op: 'update', from: prev.generation, generation, upserts, deletes: [...keys].filter((k) => !present.has(k)) });
+        const state = await this.resolver.run({ op: 'update', from: prev.generation, generation, upserts, deletes: uniqueBy(deletes, ref) });
         if (state) {
           this.cached = { generation, usersKey };
           return state;
@@ -223,4 +231,9 @@ export function unresolvedState(claims: readonly StoredObject[], prior: DesiredS
 /** A stored object as the engine takes it. */
 export function toPolicyInput(o: StoredObject): PolicyObjectInput {
   return { kind: (normaliseKind(o.kind) ?? o.kind) as Kind, namespace: o.namespace, name: o.name, spec: o.spec as ObjectOfKind[Kind] };
+}
+
+function uniqueBy<T>(items: readonly T[], key: (t: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((t) => (seen.has(key(t)) ? false : (seen.add(key(t)), true)));
 }
