@@ -20,3 +20,49 @@ test("claims of the demo policy: Carol's is rejected and its trace names the rul
   await expect(page.getByTestId('trace')).toContainText('target: cluster system/k8s-example, namespace east');
   await expect(page.getByTestId('claim-instances').getByRole('row')).toHaveCount(20); // its own 5 instances + the 14 shared platform ones + header
 });
+
+test("a template that fails while resolving points at its line: the claim's error opens the editor there", async ({ page }) => {
+  await signIn(page, 'sam');
+  const head = (await (await page.request.get('/api/trpc/policy.head')).json()) as { result: { data: { json: number } } };
+  const policy = `
+- kind: rule
+  metadata: {namespace: diag, name: place}
+  weight: 10
+  actions: {change-labels: {set: {target: k8s-example}}}
+- kind: service
+  metadata: {namespace: diag, name: web}
+  contexts: [{name: only, allocation: {bundle: web}}]
+- kind: bundle
+  metadata: {namespace: diag, name: web}
+  components:
+    - name: app
+      code:
+        type: helm
+        params:
+          chartName: nginx
+          image:
+            tag: |
+              v1
+              {{ .Discovery.db.url }}
+- kind: claim
+  metadata: {namespace: diag, name: broken}
+  user: Sam
+  service: web
+`;
+  const saved = await page.request.post('/api/trpc/policy.applyText', {
+    data: { json: { text: policy, baseGeneration: head.result.data.json, message: 'a template that cannot render' } },
+  });
+  expect(saved.status()).toBe(200);
+
+  await page.goto('/claims/diag/broken');
+  await expect(page.getByTestId('claim-status')).toHaveText('error');
+  await expect(page.getByTestId('claim-error')).toContainText('<.Discovery.db.url> has no value');
+  const site = page.getByTestId('claim-error-site');
+  // The bundle as stored: line 1 is "kind: bundle"; the template's second line is line 12.
+  await expect(site).toHaveText('bundle diag/web, components[0].code.params.image.tag, line 12');
+  await site.click();
+  await expect(page).toHaveURL(/\/objects\/bundle\/diag\/web\?line=12&column=\d+$/);
+  const editor = page.getByTestId('yaml-editor');
+  await expect(editor.locator('.view-lines')).toContainText('.Discovery.db.url');
+  await expect(editor.locator('.line-numbers.active-line-number')).toHaveText('12');
+});

@@ -7,6 +7,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useTRPC } from '@/app/_trpc/client';
+import { formatPath, parseObjectRef, type Diagnostic } from '@/server/engine/diagnostics';
 import { objectHref } from '../objects/links';
 import { Alert, ErrorState, LoadingState } from '../ui/states';
 import { ClaimStatus } from './status';
@@ -41,9 +42,10 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
           </Link>
         </div>
       </div>
-      {outcome.errors.map((e) => (
-        <Alert key={e} kind={outcome.status === 'rejected' ? 'warning' : 'error'} testId="claim-error">
-          {e}
+      {(outcome.diagnostics ?? outcome.errors.map((message) => ({ message }) as Diagnostic)).map((d, i) => (
+        <Alert key={i} kind={outcome.status === 'rejected' ? 'warning' : 'error'} testId="claim-error">
+          <span>{d.message}</span>
+          <FailureSite diagnostic={d} />
         </Alert>
       ))}
       <section className="panel" aria-label="Decision trace">
@@ -90,5 +92,21 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
         )}
       </section>
     </>
+  );
+}
+
+/** "In bundle main/web, components[0].code.params.image, line 12": a link that opens the editor there. */
+function FailureSite({ diagnostic: d }: { diagnostic: Diagnostic }) {
+  const id = d.object ? parseObjectRef(d.object) : undefined;
+  if (!id) return null;
+  const field = d.path && d.path.length > 0 ? formatPath(d.path) : '';
+  return (
+    <div className="muted" style={{ marginTop: 4 }}>
+      <Link href={objectHref(id, { line: d.line, column: d.column })} data-testid="claim-error-site">
+        {id.kind} {id.namespace}/{id.name}
+        {field && `, ${field}`}
+        {d.line !== undefined && `, line ${d.line}`}
+      </Link>
+    </div>
   );
 }

@@ -30,6 +30,8 @@ export interface YamlEditorProps {
   serverMarkers?: ServerMarker[];
   height?: number | string;
   ariaLabel?: string;
+  /** Put the cursor here when the editor opens (a link from a claim's error to its line). */
+  reveal?: { line: number; column?: number };
 }
 
 export interface DiffEditorProps {

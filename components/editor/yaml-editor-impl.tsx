@@ -42,6 +42,12 @@ export default function YamlEditorImpl(props: YamlEditorProps) {
       quickSuggestions: { other: true, comments: false, strings: true },
     });
     editorRef.current = editor;
+    if (props.reveal) {
+      const position = { lineNumber: props.reveal.line, column: props.reveal.column ?? 1 };
+      editor.setPosition(position);
+      editor.revealPositionInCenter(position);
+      editor.focus();
+    }
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => latest.current.onSave?.());
     echoes.current.clear();
     const sub = model.onDidChangeContent(() => {

@@ -25,7 +25,7 @@ interface TrpcErrorLike {
   data?: { code?: string; diagnostics?: ServerMarker[] };
 }
 
-export function ObjectEditor({ id }: { id: Id }) {
+export function ObjectEditor({ id, reveal }: { id: Id; reveal?: { line: number; column?: number } }) {
   const trpc = useTRPC();
   const object = useQuery(trpc.policy.get.queryOptions(id, { refetchOnWindowFocus: false }));
   // Bumped by "Reload latest": remounts the form with the server's text.
@@ -40,6 +40,7 @@ export function ObjectEditor({ id }: { id: Id }) {
       baseGeneration={object.data.head}
       objectGeneration={object.data.generation}
       readOnlyReason={object.data.canEdit ? null : object.data.readOnlyReason}
+      reveal={reveal}
       onReload={async () => {
         await object.refetch();
         setLoads((n) => n + 1);
@@ -77,6 +78,7 @@ function EditorForm(props: {
   objectGeneration?: number;
   /** Set when the user may not change this object: the editor opens read-only with this on top. */
   readOnlyReason?: string | null;
+  reveal?: { line: number; column?: number };
   onReload: () => void | Promise<void>;
 }) {
   const readOnly = !!props.readOnlyReason;
@@ -338,6 +340,7 @@ function EditorForm(props: {
         serverMarkers={serverMarkers}
         height="calc(100vh - 330px)"
         ariaLabel={`YAML of ${title}`}
+        reveal={props.reveal}
       />
       <RevisionPreview text={text} enabled={dirty && errors.length === 0} />
       <section aria-label="Problems" style={{ marginTop: 10 }}>

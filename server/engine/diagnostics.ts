@@ -45,12 +45,21 @@ export const DIAGNOSTIC_CODES = {
   expression: 'An expression does not compile',
   template: 'A template does not compile',
   skipped: 'A document is not a policy object and was skipped',
+  claim_error: 'A claim could not be resolved',
+  claim_rejected: 'A rule or the ACL rejected a claim',
   unsupported_source: 'A document of a source Keelson recognises but cannot load yet was skipped',
 } as const;
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
 
 export function objectRef(kind: string, namespace: string | undefined, name: string | undefined): string {
   return `${kind}/${namespace ?? '?'}/${name ?? '?'}`;
+}
+
+/** The parts of an `objectRef`; undefined when a part is unknown. */
+export function parseObjectRef(ref: string): { kind: string; namespace: string; name: string } | undefined {
+  const [kind, namespace, name, ...rest] = ref.split('/');
+  if (!kind || !namespace || !name || rest.length > 0 || namespace === '?' || name === '?') return undefined;
+  return { kind, namespace, name };
 }
 
 /** `file:line:col: message` — the CLI's one-line format. */

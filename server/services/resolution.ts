@@ -6,6 +6,8 @@
  * claim page come from it without resolving everything again.
  */
 import type { RoleGrant } from '../engine/acl';
+import { parseObjectRef, type Diagnostic } from '../engine/diagnostics';
+import { locateField } from '../engine/model/source';
 import type { PolicyUser } from '../engine/model/users';
 import { normaliseKind, type Kind, type ObjectOfKind } from '../engine/model/kinds';
 import type { ClaimOutcome, DesiredState, PolicyObjectInput } from '../engine/resolve';
@@ -74,7 +76,26 @@ export class ResolutionService {
     if (!stored) throw notFound(`Claim ${key} at generation ${view.generation}`);
     const traced = await this.explain(view.generation, key);
     // The stored outcome has the merge's verdict (conflicts); the trace adds the decisions.
-    return { generation: view.generation, outcome: traced ? { ...stored, trace: [...traced.trace, ...stored.trace] } : stored };
+    const outcome = traced ? { ...stored, trace: [...traced.trace, ...stored.trace] } : { ...stored };
+    if (outcome.diagnostics) outcome.diagnostics = await this.locate(outcome.diagnostics, view.generation);
+    return { generation: view.generation, outcome };
+  }
+
+  /**
+   * Positions for a claim's diagnostics: the engine names the object and the
+   * field (and the line inside a template); the object's stored text says
+   * where that is, so the console can open the editor on the line.
+   */
+  private async locate(diagnostics: readonly Diagnostic[], generation: number): Promise<Diagnostic[]> {
+    return Promise.all(
+      diagnostics.map(async (d) => {
+        const id = d.object ? parseObjectRef(d.object) : undefined;
+        if (!id || !d.path) return d;
+        const o = await this.repos.policy.getObject(id, generation);
+        const pos = o && locateField(o.text, d.path, d.line !== undefined ? { line: d.line, column: d.column } : undefined);
+        return pos ? { ...d, ...pos } : { ...d, line: undefined, column: undefined };
+      }),
+    );
   }
 
   /**

@@ -233,3 +233,48 @@ function dedent(lines: string[]): string[] {
     return l.trim() === '' ? '' : l.slice(Math.min(indent, min));
   });
 }
+
+/**
+ * Where a field of an object sits in its YAML text — and, with `inner`, a
+ * line and column inside that field's string (a template's own position):
+ * so a failure found while resolving opens the editor on its line. Block
+ * scalars (`|`, `>`) start on the line after their indicator; quoted
+ * scalars one column after their quote. Undefined when the text does not
+ * parse or the path is not there.
+ */
+export function locateField(
+  text: string,
+  path: readonly (string | number)[],
+  inner?: { line?: number; column?: number },
+): SourcePos | undefined {
+  const lineCounter = new LineCounter();
+  const doc = parseAllDocuments(text, { lineCounter, prettyErrors: false })[0] as Document.Parsed | undefined;
+  if (!doc || doc.errors.length > 0) return undefined;
+  let node: unknown = doc.contents;
+  for (const seg of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+      if (!pair) return undefined;
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      node = node.items[seg];
+    } else return undefined;
+    if (node == null) return undefined;
+  }
+  const range = (node as YamlNode).range;
+  if (!range) return undefined;
+  const start = lineCounter.linePos(range[0]);
+  const at: SourcePos = { line: start.line, column: start.col };
+  if (!inner?.line || !isScalar(node)) return at;
+  const type = node.type;
+  if (type === 'BLOCK_LITERAL' || type === 'BLOCK_FOLDED') {
+    // Content lines follow the indicator line, at the block's indentation.
+    const contentStart = text.indexOf('\n', range[0]) + 1;
+    const firstLine = text.slice(contentStart, text.indexOf('\n', contentStart) < 0 ? undefined : text.indexOf('\n', contentStart));
+    const indent = firstLine.length - firstLine.trimStart().length;
+    return { line: start.line + inner.line, column: indent + (inner.column ?? 1) };
+  }
+  const quoted = type === 'QUOTE_DOUBLE' || type === 'QUOTE_SINGLE' ? 1 : 0;
+  if (inner.line === 1) return { line: start.line, column: start.col + quoted + (inner.column ?? 1) - 1 };
+  return { line: start.line + inner.line - 1, column: inner.column ?? 1 };
+}

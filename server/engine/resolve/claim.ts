@@ -25,6 +25,7 @@ import {
 import type { Bundle, LabelOperations } from '../model/kinds';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
+import { objectRef, type Diagnostic, type DiagnosticCode } from '../diagnostics';
 import { instanceKey } from '../state/key';
 import type { ClaimRef, Level, PolicyIndex } from './policy';
 export { sortComponents } from './policy';
@@ -72,13 +73,40 @@ export interface ClaimResult {
   contributions: Map<string, Contribution>;
 }
 
+/** Where a failure sits in the policy: the object and field to open, and the position inside a template. */
+interface FailureSite {
+  code: DiagnosticCode;
+  object?: string;
+  path?: (string | number)[];
+  /** Line and column inside the template or expression at `path` (1-based). */
+  line?: number;
+  column?: number;
+}
+
 class ClaimFailure extends Error {
   constructor(
     message: string,
     readonly status: Exclude<ClaimStatus, 'resolved'> = 'error',
+    readonly site: FailureSite = { code: status === 'rejected' ? 'claim_rejected' : 'claim_error' },
   ) {
     super(message);
   }
+}
+
+/** `kafka.addresses[0].url` (a parameter path as the template language reports it) as path segments. */
+function paramPath(path: string | undefined): (string | number)[] {
+  if (!path) return [];
+  const out: (string | number)[] = [];
+  for (const part of path.split('.')) {
+    const m = /^([^[]*)((?:\[\d+\])*)$/.exec(part);
+    if (!m) {
+      out.push(part);
+      continue;
+    }
+    if (m[1]) out.push(m[1]);
+    for (const i of m[2]!.matchAll(/\[(\d+)\]/g)) out.push(Number(i[1]));
+  }
+  return out;
 }
 
 interface Node {
@@ -97,6 +125,8 @@ interface Node {
   path: string[];
   /** Identity of what `discovery` holds on arrival (the parent component's announcement). */
   inboundSig: string;
+  /** Where the reference to this level's service is written (for a failure's diagnostic); depth 0 is the claim. */
+  site?: () => FailureSite;
 }
 
 /**
@@ -189,11 +219,18 @@ class ClaimWalk {
     const { claim } = this;
     let status: ClaimStatus = 'resolved';
     const errors: string[] = [];
+    const diagnostics: Diagnostic[] = [];
     let rootKey: string | undefined;
     this.step(0, 'claim', `claim ${this.key}: user ${claim.spec.user} wants service ${claim.spec.service}`);
     try {
       const user = this.index.user(claim.spec.user);
-      if (!user) throw new ClaimFailure(`claim '${this.key}' refers to non-existing user '${claim.spec.user}'`);
+      if (!user) {
+        throw new ClaimFailure(`claim '${this.key}' refers to non-existing user '${claim.spec.user}'`, 'error', {
+          code: 'invalid_reference',
+          object: objectRef('claim', claim.namespace, claim.name),
+          path: ['user'],
+        });
+      }
       this.user = user;
       // User labels overwrite claim labels (Aptomi: claim first, then user).
       const labels = copyObject(claim.spec.labels ?? EMPTY_LABELS);
@@ -218,6 +255,15 @@ class ClaimWalk {
       if (!(e instanceof ClaimFailure)) throw e;
       status = e.status;
       errors.push(e.message);
+      const { code, object, path, line, column } = e.site;
+      diagnostics.push({
+        code,
+        severity: 'error',
+        message: e.message,
+        ...(object ? { object } : {}),
+        ...(path ? { path } : {}),
+        ...(line !== undefined ? { line, ...(column !== undefined ? { column } : {}) } : {}),
+      });
       this.step(0, e.status === 'rejected' ? 'reject' : 'error', e.message);
       this.contributions.clear();
     }
@@ -231,6 +277,7 @@ class ClaimWalk {
       service: claim.spec.service,
       status,
       errors,
+      ...(diagnostics.length > 0 ? { diagnostics } : {}),
       instances: [...this.contributions.keys()].sort(),
       trace: this.trace,
     };
@@ -251,7 +298,13 @@ class ClaimWalk {
       );
     }
     const svc = index.service(node.serviceRef, node.namespace);
-    if (!svc) throw new ClaimFailure(`service '${qualified(node.serviceRef, node.namespace)}' does not exist (claim '${this.key}', depth ${d})`);
+    if (!svc) {
+      throw new ClaimFailure(
+        `service '${qualified(node.serviceRef, node.namespace)}' does not exist (claim '${this.key}', depth ${d})`,
+        'error',
+        d === 0 ? { code: 'invalid_reference', object: objectRef('claim', this.claim.namespace, this.claim.name), path: ['service'] } : (node.site?.() ?? { code: 'invalid_reference' }),
+      );
+    }
     const svcName = `${svc.namespace}/${svc.name}`;
     this.step(d, 'service', `service ${svcName}`);
 
@@ -284,10 +337,23 @@ class ClaimWalk {
         break;
       }
     }
-    if (!context) throw new ClaimFailure(`unable to find matching context within service '${svcName}'`);
+    if (!context) {
+      throw new ClaimFailure(`unable to find matching context within service '${svcName}'`, 'error', {
+        code: 'claim_error',
+        object: objectRef('service', svc.namespace, svc.name),
+        path: ['contexts'],
+      });
+    }
+    const contextIndex = (svc.spec.contexts ?? []).indexOf(context);
 
     const bundle = index.bundle(context.allocation.bundle, svc.namespace);
-    if (!bundle) throw new ClaimFailure(`bundle '${qualified(context.allocation.bundle, svc.namespace)}' of context '${context.name}' in service '${svcName}' does not exist`);
+    if (!bundle) {
+      throw new ClaimFailure(`bundle '${qualified(context.allocation.bundle, svc.namespace)}' of context '${context.name}' in service '${svcName}' does not exist`, 'error', {
+        code: 'invalid_reference',
+        object: objectRef('service', svc.namespace, svc.name),
+        path: ['contexts', contextIndex, 'allocation', 'bundle'],
+      });
+    }
     if (bundle.namespace !== svc.namespace) {
       throw new ClaimFailure(`bundle '${bundle.namespace}/${bundle.name}' must be in the namespace of service '${svcName}'`);
     }
@@ -309,7 +375,14 @@ class ClaimWalk {
         }
       }
       const keyData = { User: this.userView(), Claim: this.claimView(), Labels: labels };
-      for (const src of allocKeys) keys.push(this.render(src, keyData, `allocation key of context '${context.name}' in service '${svcName}'`));
+      allocKeys.forEach((src, k) =>
+        keys.push(
+          this.render(src, keyData, `allocation key of context '${context.name}' in service '${svcName}'`, {
+            object: objectRef('service', svc.namespace, svc.name),
+            path: ['contexts', contextIndex, 'allocation', 'keys', k],
+          }),
+        ),
+      );
       this.step(d, 'keys', `allocation keys: ${keys.join(', ')}`, { keys });
     }
 
@@ -460,7 +533,7 @@ class ClaimWalk {
       discoveryView.Bundle = bundleView;
       discoveryView.bundle = bundleView;
       const data = { User: userView, Labels: labels, Target: targetView, Discovery: discoveryView };
-      const discovery = level.internDiscovery(comp.name, this.renderTree(comp.discovery, data, 'discovery', comp.name, bundle), jsonEqual);
+      const discovery = level.internDiscovery(comp.name, this.renderTree(comp.discovery, data, 'discovery', comp.name, bundle, ['discovery']), jsonEqual);
       // The component announces itself (and its discovery values) to the components after it.
       const announced: Record<string, unknown> = { instance: own.deployName };
       for (const k of Object.keys(discovery)) announced[k] = discovery[k];
@@ -469,7 +542,7 @@ class ClaimWalk {
 
       let code: InstanceCode | null = null;
       if (comp.code) {
-        const rendered = this.renderTree(comp.code.params, data, 'code parameters', comp.name, bundle);
+        const rendered = this.renderTree(comp.code.params, data, 'code parameters', comp.name, bundle, ['code', 'params']);
         code = level.internCode<InstanceCode>(comp.name, { type: comp.code.type, params: rendered }, sameCode);
       }
       const after: string[] = [];
@@ -494,6 +567,11 @@ class ClaimWalk {
           arrivalKey: key,
           path,
           inboundSig: `${key}@${index.objectId(discovery)}`,
+          site: () => ({
+            code: 'invalid_reference',
+            object: objectRef('bundle', bundle.namespace, bundle.name),
+            path: ['components', (bundle.spec.components ?? []).findIndex((c) => c.name === comp.name), 'service'],
+          }),
         });
       }
     }
@@ -558,7 +636,13 @@ class ClaimWalk {
       let matchedCount = 0;
       for (const rule of rules) {
         const m = criteriaMatch(rule.spec.criteria, snapshot, index.exprCache);
-        if (!m.ok) throw new ClaimFailure(`error while processing rule '${rule.namespace}/${rule.name}': ${m.error.message}`);
+        if (!m.ok) {
+          throw new ClaimFailure(`error while processing rule '${rule.namespace}/${rule.name}': ${m.error.message}`, 'error', {
+            code: 'expression',
+            object: objectRef('rule', rule.namespace, rule.name),
+            path: ['criteria', ...paramPath(m.error.path)],
+          });
+        }
         if (!m.value) continue;
         matchedCount++;
         const actions = rule.spec.actions;
@@ -574,6 +658,7 @@ class ClaimWalk {
           throw new ClaimFailure(
             `rules do not allow claim '${this.key}' ('${this.claim.spec.user}' -> '${service}'): processing '${service}', tree depth ${d} (rule '${rule.namespace}/${rule.name}')`,
             'rejected',
+            { code: 'claim_rejected', object: objectRef('rule', rule.namespace, rule.name), path: ['actions', 'claim'] },
           );
         }
       }
@@ -644,10 +729,10 @@ class ClaimWalk {
     };
   }
 
-  private render(src: string, data: unknown, what: string): string {
+  private render(src: string, data: unknown, what: string, at: { object: string; path: (string | number)[] }): string {
     const t = compileTemplateCached(src, this.index.templateCache);
     const r = t.ok ? renderTemplate(t.value, data) : t;
-    if (!r.ok) throw new ClaimFailure(`${what}: ${describe(r.error)}`);
+    if (!r.ok) throw new ClaimFailure(`${what}: ${describe(r.error)}`, 'error', { code: 'template', ...at, line: r.error.line, column: r.error.column });
     return r.value;
   }
 
@@ -656,12 +741,22 @@ class ClaimWalk {
     data: unknown,
     what: string,
     component: string,
-    bundle: { namespace: string; name: string },
+    bundle: { namespace: string; name: string; spec: Bundle },
+    field: readonly string[],
   ): Record<string, unknown> {
     if (!tree) return EMPTY;
     const plan = this.index.plan(tree);
     const r = plan.ok ? renderPlan(plan.value, data) : plan;
-    if (!r.ok) throw new ClaimFailure(`${what} of component '${component}' in bundle '${bundle.namespace}/${bundle.name}': ${describe(r.error)}`);
+    if (!r.ok) {
+      const ci = (bundle.spec.components ?? []).findIndex((c) => c.name === component);
+      throw new ClaimFailure(`${what} of component '${component}' in bundle '${bundle.namespace}/${bundle.name}': ${describe(r.error)}`, 'error', {
+        code: 'template',
+        object: objectRef('bundle', bundle.namespace, bundle.name),
+        path: ['components', ci, ...field, ...paramPath(r.error.path)],
+        line: r.error.line,
+        column: r.error.column,
+      });
+    }
     return r.value as Record<string, unknown>;
   }
 

@@ -91,6 +91,7 @@ export class DesiredStateBuilder {
         status: 'error',
         instance: undefined,
         errors: [...new Set(conflicts)],
+        diagnostics: [...new Set(conflicts)].map((message) => ({ code: 'claim_error' as const, severity: 'error' as const, message })),
         trace: [...r.outcome.trace, ...conflicts.map((message) => ({ depth: 0, kind: 'error' as const, message }))],
       };
     });

@@ -2,6 +2,7 @@
  * The desired state every source produces: instances to deploy, where, with
  * which code. Plan, graphs, cost, redaction and apply read these types.
  */
+import type { Diagnostic } from '../diagnostics';
 import type { CodeType } from './code';
 
 export interface Target {
@@ -123,6 +124,12 @@ export interface ClaimOutcome {
   service: string;
   status: ClaimStatus;
   errors: string[];
+  /**
+   * The same failures, structured: code, the object and field to open, and
+   * the line and column inside a template or expression. Absent when the
+   * claim resolved.
+   */
+  diagnostics?: Diagnostic[];
   /** The claim's bundle instance (depth 0), when it got that far. */
   instance?: string;
   /** Every instance key the claim uses, sorted. */

@@ -9,9 +9,14 @@ export async function generateMetadata({ params }: { params: Promise<Params> }):
   return { title: `${decodeURIComponent(p.kind)} ${decodeURIComponent(p.namespace)}/${decodeURIComponent(p.name)}` };
 }
 
-export default async function ObjectPage({ params }: { params: Promise<Params> }) {
+export default async function ObjectPage({ params, searchParams }: { params: Promise<Params>; searchParams: Promise<{ line?: string; column?: string }> }) {
   const p = await params;
+  const sp = await searchParams;
   const id = { kind: decodeURIComponent(p.kind), namespace: decodeURIComponent(p.namespace), name: decodeURIComponent(p.name) };
   await notFoundUnless((s, actor) => s.policy.getObject(actor, id));
-  return <ObjectEditor id={id} />;
+  // `?line=12&column=5`: a link from a claim's error opens the editor on that line.
+  const line = Number(sp.line);
+  const column = Number(sp.column);
+  const reveal = Number.isInteger(line) && line >= 1 ? { line, ...(Number.isInteger(column) && column >= 1 ? { column } : {}) } : undefined;
+  return <ObjectEditor id={id} reveal={reveal} />;
 }
