@@ -27,6 +27,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { Cluster, ClusterDefaults } from '../model/kinds';
+import type { CodeType } from '../state/code';
 import type { Instance, InstanceCode } from '../state/types';
 import { bytesToGiB, millisToVcpu, parseBytes, parseCpuMillis, type QuantityResult } from './quantity';
 
@@ -125,13 +126,14 @@ export class CostCalculator {
     let perDefaults = this.byCode.get(code);
     const hit = perDefaults?.get(defaults);
     if (hit) return hit;
-    const r = code.type === 'raw' ? this.raw(code.params, defaults) : helmResources(code.params, defaults);
+    const r = RESOURCES_BY_CODE_TYPE[code.type](this, code.params, defaults);
     if (!perDefaults) this.byCode.set(code, (perDefaults = new Map()));
     perDefaults.set(defaults, r);
     return r;
   }
 
-  private raw(params: Obj, defaults: Defaults): InstanceResources {
+  /** Requests of a raw manifest's pods (parsed once per calculator). */
+  raw(params: Obj, defaults: Defaults): InstanceResources {
     const manifest = params.manifest;
     if (typeof manifest !== 'string') {
       return { cpuMillis: 0, memoryBytes: 0, storageBytes: 0, notes: manifest === undefined ? ['raw code has no manifest: costed as 0'] : ['raw manifest is not text: costed as 0'] };
@@ -500,3 +502,13 @@ function cents(x: number): number {
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * What an instance of each code type requests. Typed over every code type
+ * (state/code.ts), so a type added there does not compile until its cost is
+ * said here — instead of being costed as some other type.
+ */
+const RESOURCES_BY_CODE_TYPE: { [T in CodeType]: (calc: CostCalculator, params: Obj, defaults: Defaults) => InstanceResources } = {
+  helm: (_calc, params, defaults) => helmResources(params, defaults),
+  raw: (calc, params, defaults) => calc.raw(params, defaults),
+};

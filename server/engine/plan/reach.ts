@@ -15,6 +15,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { Cluster } from '../model/kinds';
+import type { CodeType } from '../state/code';
 import type { Instance } from '../state/types';
 import type { ClusterRef } from './cost';
 
@@ -255,37 +256,7 @@ export function instanceReach(
   }
   const code = inst.code;
   if (!code) return out;
-  if (code.type === 'helm') {
-    const repo = code.params.chartRepo;
-    if (typeof repo === 'string' && repo.trim() !== '') rec?.chartRepository(inst.sensitive ? WITHHELD : chartRepoForDisplay(repo));
-    if (!deleting && cluster && typeof repo === 'string' && repo.trim() !== '' && !chartRepoAllowed(cluster, repo)) {
-      out.push(`chart repository ${inst.sensitive ? show(repo) : chartRepoForDisplay(repo)} is not allowed on cluster ${clusterId} (instance ${inst.key})`);
-    }
-    return out;
-  }
-  const manifest = code.params.manifest;
-  if (typeof manifest !== 'string') return out; // nothing will be rendered: the apply step fails
-  // Instances of one bundle share their manifest text: read it once per plan.
-  let read = manifests.get(manifest);
-  if (!read) manifests.set(manifest, (read = manifestObjects(manifest)));
-  if ('error' in read) {
-    out.push(`raw manifest of instance ${inst.key} cannot be read, so what it deploys is unknown (${read.error})`);
-    return out;
-  }
-  // Manifest objects may name a namespace that the policy namespace is allowed on this cluster; on a cluster without the list, only the target's own.
-  const okNamespace = (v: string) => v === k8sNs || (allowed !== null && allowed.some((p) => globMatch(p, v)));
-  for (const obj of read.objects) {
-    const what = `${obj.kind || '(no kind)'}${obj.name && !inst.sensitive ? ` ${JSON.stringify(obj.name)}` : ''}`;
-    const kindOf = obj.group ? `${obj.kind} (${obj.group})` : obj.kind;
-    const scope = kindScope(obj.kind, obj.group);
-    if (scope !== 'namespaced') rec?.kind(kindOf || '(none)');
-    else if (obj.namespace !== null && obj.namespace !== k8sNs) rec?.otherNamespace(inst.sensitive ? WITHHELD : obj.namespace);
-    if (scope === 'cluster') out.push(`raw manifest of instance ${inst.key} has cluster-scoped kind ${kindOf}: ${what}`);
-    else if (scope === 'unknown') out.push(`raw manifest of instance ${inst.key} has kind ${kindOf || '(none)'}, whose scope is unknown (custom resources may be cluster-scoped)`);
-    else if (obj.namespace !== null && !okNamespace(obj.namespace)) {
-      out.push(`raw manifest of instance ${inst.key} puts ${what} in Kubernetes namespace ${show(obj.namespace)}, not ${k8sNs}`);
-    }
-  }
+  REACH_BY_CODE_TYPE[code.type]({ inst, code, clusterId, cluster, k8sNs, allowed, deleting, manifests, rec, show, out });
   return out;
 }
 
@@ -355,3 +326,59 @@ export function finishReasons(list: string[], seen: Set<string>): string[] {
 export function clusterIndex(clusters: readonly ClusterRef[]): Map<string, Cluster> {
   return new Map(clusters.map((c) => [`${c.namespace}/${c.name}`, c.spec]));
 }
+
+interface ReachContext {
+  inst: Instance;
+  code: NonNullable<Instance['code']>;
+  clusterId: string;
+  cluster: Cluster | undefined;
+  k8sNs: string;
+  /** Kubernetes namespaces the policy namespace may use on the cluster; null: no list (only the target's own). */
+  allowed: string[] | null;
+  deleting: boolean;
+  manifests: Map<string, ManifestRead>;
+  rec: DeploysRecorder | undefined;
+  show: (v: string) => string;
+  /** Reasons found, appended to. */
+  out: string[];
+}
+
+/**
+ * What an instance of each code type reaches beyond its namespace. Typed
+ * over every code type (state/code.ts): a new type does not compile until
+ * it says what it may touch here, rather than passing as another type.
+ */
+const REACH_BY_CODE_TYPE: { [T in CodeType]: (c: ReachContext) => void } = {
+  helm({ inst, code, cluster, clusterId, deleting, rec, show, out }) {
+    const repo = code.params.chartRepo;
+    if (typeof repo === 'string' && repo.trim() !== '') rec?.chartRepository(inst.sensitive ? WITHHELD : chartRepoForDisplay(repo));
+    if (!deleting && cluster && typeof repo === 'string' && repo.trim() !== '' && !chartRepoAllowed(cluster, repo)) {
+      out.push(`chart repository ${inst.sensitive ? show(repo) : chartRepoForDisplay(repo)} is not allowed on cluster ${clusterId} (instance ${inst.key})`);
+    }
+  },
+  raw({ inst, code, k8sNs, allowed, manifests, rec, show, out }) {
+    const manifest = code.params.manifest;
+    if (typeof manifest !== 'string') return; // nothing will be rendered: the apply step fails
+    // Instances of one bundle share their manifest text: read it once per plan.
+    let read = manifests.get(manifest);
+    if (!read) manifests.set(manifest, (read = manifestObjects(manifest)));
+    if ('error' in read) {
+      out.push(`raw manifest of instance ${inst.key} cannot be read, so what it deploys is unknown (${read.error})`);
+      return;
+    }
+    // Manifest objects may name a namespace that the policy namespace is allowed on this cluster; on a cluster without the list, only the target's own.
+    const okNamespace = (v: string) => v === k8sNs || (allowed !== null && allowed.some((p) => globMatch(p, v)));
+    for (const obj of read.objects) {
+      const what = `${obj.kind || '(no kind)'}${obj.name && !inst.sensitive ? ` ${JSON.stringify(obj.name)}` : ''}`;
+      const kindOf = obj.group ? `${obj.kind} (${obj.group})` : obj.kind;
+      const scope = kindScope(obj.kind, obj.group);
+      if (scope !== 'namespaced') rec?.kind(kindOf || '(none)');
+      else if (obj.namespace !== null && obj.namespace !== k8sNs) rec?.otherNamespace(inst.sensitive ? WITHHELD : obj.namespace);
+      if (scope === 'cluster') out.push(`raw manifest of instance ${inst.key} has cluster-scoped kind ${kindOf}: ${what}`);
+      else if (scope === 'unknown') out.push(`raw manifest of instance ${inst.key} has kind ${kindOf || '(none)'}, whose scope is unknown (custom resources may be cluster-scoped)`);
+      else if (obj.namespace !== null && !okNamespace(obj.namespace)) {
+        out.push(`raw manifest of instance ${inst.key} puts ${what} in Kubernetes namespace ${show(obj.namespace)}, not ${k8sNs}`);
+      }
+    }
+  },
+};
