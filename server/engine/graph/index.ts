@@ -8,6 +8,7 @@ import type { PolicyObjectInput } from '../resolve/policy';
 import type { DesiredState } from '../resolve/types';
 import type { Instance } from '../state/types';
 import type { Bundle, Claim, Service } from '../model/kinds';
+import { splitReference } from '../values';
 import type { CodeType } from '../state/code';
 
 export type Overlay = 'added' | 'updated' | 'removed' | 'unchanged';
@@ -69,8 +70,8 @@ export interface GraphModel {
 const edge = (source: string, target: string, kind: GraphEdge['kind']): GraphEdge => ({ id: `${kind}:${source}->${target}`, source, target, kind });
 
 function splitRef(ref: string, ns: string): [string, string] {
-  const i = ref.indexOf('/');
-  return i < 0 ? [ns, ref] : [ref.slice(0, i), ref.slice(i + 1)];
+  const r = splitReference(ref, ns);
+  return [r.namespace, r.name];
 }
 
 /**

@@ -29,7 +29,7 @@
  */
 import type { DesiredState } from '../resolve';
 import type { Instance, InstanceCode } from '../state/types';
-import { jsonEqual } from '../resolve/claim';
+import { paramsEqual } from '../values';
 import { instanceKey } from '../state/key';
 
 import type { ActionKind } from './counts';
@@ -146,7 +146,7 @@ export function diffStates(beforeState: DesiredState | null, afterState: Desired
         }
       }
       if (!labelsEqual(b!.labels, a!.labels)) keyNotes.push('labels changed');
-      if (b!.discovery !== a!.discovery && !jsonEqual(b!.discovery, a!.discovery)) keyNotes.push('discovery changed');
+      if (b!.discovery !== a!.discovery && !paramsEqual(b!.discovery, a!.discovery)) keyNotes.push('discovery changed');
     }
     for (const claim of added) out.push({ kind: 'attach-claim', key, namespace, claim });
     if (keyNotes.length > 0) pendingNotes.set(k, keyNotes);
@@ -230,7 +230,7 @@ function unionKeys(a: readonly Instance[], b: readonly Instance[]): string[] {
 export function codeEqual(a: InstanceCode | null, b: InstanceCode | null): boolean {
   if (a === b) return true;
   if (!a || !b) return false;
-  return a.type === b.type && (a.params === b.params || jsonEqual(a.params, b.params));
+  return a.type === b.type && (a.params === b.params || paramsEqual(a.params, b.params));
 }
 
 function labelsEqual(a: Record<string, string>, b: Record<string, string>): boolean {
@@ -313,7 +313,7 @@ function describeCodeChange(a: InstanceCode | null, b: InstanceCode | null): str
 }
 
 function changedPaths(a: unknown, b: unknown, prefix: string, emit: (path: string) => void): void {
-  if (a === b || jsonEqual(a, b)) return;
+  if (a === b || paramsEqual(a, b)) return;
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   if (isObj(a) && isObj(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);

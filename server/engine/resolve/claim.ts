@@ -27,6 +27,7 @@ import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
 import { objectRef, type Diagnostic, type DiagnosticCode } from '../diagnostics';
 import { instanceKey } from '../state/key';
+import { paramsEqual, qualifiedReference } from '../values';
 import type { ClaimRef, Level, PolicyIndex } from './policy';
 export { sortComponents } from './policy';
 import type { ClaimOutcome, ClaimStatus, InstanceCode, Target, TraceStep } from './types';
@@ -300,7 +301,7 @@ class ClaimWalk {
     const svc = index.service(node.serviceRef, node.namespace);
     if (!svc) {
       throw new ClaimFailure(
-        `service '${qualified(node.serviceRef, node.namespace)}' does not exist (claim '${this.key}', depth ${d})`,
+        `service '${qualifiedReference(node.serviceRef, node.namespace)}' does not exist (claim '${this.key}', depth ${d})`,
         'error',
         d === 0 ? { code: 'invalid_reference', object: objectRef('claim', this.claim.namespace, this.claim.name), path: ['service'] } : (node.site?.() ?? { code: 'invalid_reference' }),
       );
@@ -348,7 +349,7 @@ class ClaimWalk {
 
     const bundle = index.bundle(context.allocation.bundle, svc.namespace);
     if (!bundle) {
-      throw new ClaimFailure(`bundle '${qualified(context.allocation.bundle, svc.namespace)}' of context '${context.name}' in service '${svcName}' does not exist`, 'error', {
+      throw new ClaimFailure(`bundle '${qualifiedReference(context.allocation.bundle, svc.namespace)}' of context '${context.name}' in service '${svcName}' does not exist`, 'error', {
         code: 'invalid_reference',
         object: objectRef('service', svc.namespace, svc.name),
         path: ['contexts', contextIndex, 'allocation', 'bundle'],
@@ -533,7 +534,7 @@ class ClaimWalk {
       discoveryView.Bundle = bundleView;
       discoveryView.bundle = bundleView;
       const data = { User: userView, Labels: labels, Target: targetView, Discovery: discoveryView };
-      const discovery = level.internDiscovery(comp.name, this.renderTree(comp.discovery, data, 'discovery', comp.name, bundle, ['discovery']), jsonEqual);
+      const discovery = level.internDiscovery(comp.name, this.renderTree(comp.discovery, data, 'discovery', comp.name, bundle, ['discovery']), paramsEqual);
       // The component announces itself (and its discovery values) to the components after it.
       const announced: Record<string, unknown> = { instance: own.deployName };
       for (const k of Object.keys(discovery)) announced[k] = discovery[k];
@@ -592,8 +593,8 @@ class ClaimWalk {
     // The subtree met something recorded outside it: its result is not
     // self-contained, so it must not be replayed elsewhere.
     if (this.frame) this.frame.tainted = true;
-    if (prev.code !== c.code && !jsonEqual(prev.code?.params, c.code?.params)) throw new ClaimFailure(`conflicting code parameters for instance '${c.key}' within claim '${this.key}'`);
-    if (prev.discovery !== c.discovery && !jsonEqual(prev.discovery, c.discovery)) {
+    if (prev.code !== c.code && !paramsEqual(prev.code?.params, c.code?.params)) throw new ClaimFailure(`conflicting code parameters for instance '${c.key}' within claim '${this.key}'`);
+    if (prev.discovery !== c.discovery && !paramsEqual(prev.discovery, c.discovery)) {
       throw new ClaimFailure(`conflicting discovery parameters for instance '${c.key}' within claim '${this.key}'`);
     }
     const own = this.owned(c.key);
@@ -799,37 +800,11 @@ function describe(e: LangError): string {
   return e.message;
 }
 
-function qualified(ref: string, namespace: string): string {
-  return ref.includes('/') ? ref : `${namespace}/${ref}`;
-}
 
 /** The readable part of an instance key (service#context…). */
 const shortKey = instanceKey.levelName;
 
 function sameCode(a: InstanceCode, b: InstanceCode): boolean {
-  return a.type === b.type && jsonEqual(a.params, b.params);
+  return a.type === b.type && paramsEqual(a.params, b.params);
 }
 
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') {
-    return (a ?? null) === (b ?? null) || (isEmpty(a) && isEmpty(b));
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    if (a.length !== bb.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], bb[i])) return false;
-    return true;
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao);
-  if (ak.length !== Object.keys(bo).length) return false;
-  for (const k of ak) if (!(k in bo) || !jsonEqual(ao[k], bo[k])) return false;
-  return true;
-}
-
-function isEmpty(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === 'object' && Object.keys(v as object).length === 0);
-}

@@ -13,7 +13,8 @@
  * Instances whose every claim failed on a conflict stay in the state with
  * an error (they are not deployed), so the conflict can be seen and fixed.
  */
-import { jsonEqual, type ClaimResult, type Contribution } from './claim';
+import { paramsEqual } from '../values';
+import type { ClaimResult, Contribution } from './claim';
 import type { InstanceNames } from './policy';
 import type { ClaimOutcome, DesiredState, Instance } from './types';
 
@@ -195,10 +196,10 @@ function detectConflict(agg: Agg): string | undefined {
   for (let i = 1; i < agg.contributions.length; i++) {
     const x = agg.contributions[i]!;
     // Interned renderings (see Level in policy.ts) make this an identity check in the common case.
-    if (f.code !== x.code && !jsonEqual(f.code?.params, x.code?.params)) {
+    if (f.code !== x.code && !paramsEqual(f.code?.params, x.code?.params)) {
       return `conflicting code parameters for instance '${agg.key}': claims '${agg.claims[0]}' and '${agg.claims[i]}' render different values`;
     }
-    if (f.discovery !== x.discovery && !jsonEqual(f.discovery, x.discovery)) {
+    if (f.discovery !== x.discovery && !paramsEqual(f.discovery, x.discovery)) {
       return `conflicting discovery parameters for instance '${agg.key}': claims '${agg.claims[0]}' and '${agg.claims[i]}' render different values`;
     }
   }
