@@ -2,7 +2,7 @@
  * Revisions of Aptomi's shipped examples: action counts from empty as
  * Aptomi's diff gave them (derived/expected-examples.yaml,
  * `actionsFromEmptyState`), ordering, `waitsFor`, and the guestbook's cost
- * on a priced cluster (testdata/plan/priced-k8s-example.yaml).
+ * on a priced cluster (testdata/fixtures/plan/priced-k8s-example.yaml).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { CostCalculator, planRevision, type RevisionPlan } from './index';
 import { EMPTY_STATE, clustersOf } from './test-helpers';
 
 const CORPUS = join(process.cwd(), 'corpus/aptomi');
-const PRICED = join(process.cwd(), 'server/engine/testdata/plan/priced-k8s-example.yaml');
+const PRICED = join(process.cwd(), 'server/engine/testdata/fixtures/plan/priced-k8s-example.yaml');
 const TEMPLATE = 'examples/twitter-analytics/policy/clusters/clusters.yaml.template';
 
 interface ExampleSet {

@@ -56,8 +56,8 @@ describe('raw manifests', () => {
   const calc = new CostCalculator();
   const defaults = { cpuMillis: 100, memoryBytes: 128 * Mi, storageBytes: 7 * Gi };
 
-  test('every costed kind (testdata/plan/stateful-manifest.yaml)', () => {
-    const text = readFileSync(join(process.cwd(), 'server/engine/testdata/plan/stateful-manifest.yaml'), 'utf8');
+  test('every costed kind (testdata/fixtures/plan/stateful-manifest.yaml)', () => {
+    const text = readFileSync(join(process.cwd(), 'server/engine/testdata/fixtures/plan/stateful-manifest.yaml'), 'utf8');
     const x = calc.resources(raw(text), defaults);
     // StatefulSet 1500m/960Mi/33Gi + PVC 5Gi + DaemonSet 100m/50Mi + Pod defaults 100m/128Mi + Deployment 2000m/2Gi.
     assert.deepEqual([x.cpuMillis, x.memoryBytes, x.storageBytes, x.notes], [3700, 3186 * Mi, 38 * Gi, []]);

@@ -1,0 +1,258 @@
+/**
+ * Golden cases per stage, as data: server/engine/testdata/<source>/<stage>/*.yaml.
+ * Each file holds a `note`, the stage's input and `want`, the expected
+ * output and diagnostics. One runner per stage (RUNNERS below) turns a
+ * case's input into the shape of its `want`:
+ *
+ *   validate  `input` (YAML text) → loadObjects: the objects loaded and the
+ *             diagnostics (code, severity, object, path, line, column, message)
+ *   resolve   `users`, `domainAdmins`, `policy` (objects as written) →
+ *             runEngine: per claim its outcome, per instance its code,
+ *             discovery, dependencies and claims
+ *
+ * Every case is its own test, and every entry of `want` (a claim, an
+ * instance, a diagnostic) its own subtest, so one difference does not hide
+ * the rest. A stage folder without a runner fails the run, so a new stage's
+ * cases cannot be silently ignored.
+ *
+ * Run with KEELSON_UPDATE_GOLDEN=1 to rewrite every `want` from the current
+ * engine (notes, comments and inputs are kept) — then review the diff
+ * before committing.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { parseDocument, stringify } from 'yaml';
+import { formatDiagnostic, hasErrors, type Diagnostic } from './diagnostics';
+import { runEngine, STAGE_ORDER } from './index';
+import type { PolicyUser } from './model/users';
+import { loadObjects } from './model/validate';
+import { resolvePolicy } from './resolve';
+import type { DesiredState } from './state';
+
+const ROOT = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'testdata');
+const UPDATE = process.env.KEELSON_UPDATE_GOLDEN === '1';
+
+/**
+ * Folders of testdata/ that hold fixtures read by other tests by path, not
+ * golden cases (fixtures/plan: plan/cost.test.ts and plan/corpus.test.ts).
+ * Every other folder is a source.
+ */
+const NOT_CASES = new Set(['fixtures']);
+
+/** What running a case gives: its result in the shape of `want`, and checks that are not part of `want`. */
+interface Run {
+  got: Record<string, unknown>;
+  checks?: Record<string, () => void>;
+}
+
+interface StageRunner {
+  /** A sanity floor: fewer cases than this in one source's stage folder means files went missing. */
+  minimum: number;
+  run(c: Record<string, unknown>, file: string): Run;
+}
+
+// ---------------------------------------------------------------- validate
+
+interface ValidateCase {
+  input: string;
+}
+
+/** A diagnostic as a case states it: the fields a user sees, without the file name. */
+function diagnosticRow(d: Diagnostic) {
+  return {
+    code: d.code,
+    severity: d.severity,
+    ...(d.object !== undefined ? { object: d.object } : {}),
+    ...(d.path !== undefined ? { path: d.path } : {}),
+    ...(d.line !== undefined ? { line: d.line } : {}),
+    ...(d.column !== undefined ? { column: d.column } : {}),
+    message: d.message,
+  };
+}
+
+const validate: StageRunner = {
+  minimum: 6,
+  run(raw) {
+    const c = raw as unknown as ValidateCase;
+    assert.equal(typeof c.input, 'string', 'a validate case needs `input`, the YAML text');
+    const r = loadObjects(c.input);
+    return {
+      got: {
+        objects: r.objects.map((o) => `${o.kind}/${o.namespace}/${o.name}`),
+        diagnostics: r.diagnostics.map(diagnosticRow),
+      },
+    };
+  },
+};
+
+// ---------------------------------------------------------------- resolve
+
+interface ResolveCase {
+  users: { name: string; labels?: Record<string, string | number | boolean>; domainadmin?: boolean }[];
+  domainAdmins?: string[];
+  policy: unknown[];
+}
+
+/** What a case pins down: outcomes per claim, and per instance its code, discovery, dependencies and claims. */
+function summary(state: DesiredState) {
+  return {
+    claims: Object.fromEntries(
+      state.claims.map((c) => [
+        `${c.namespace}/${c.name}`,
+        { status: c.status, ...(c.instance ? { instance: c.instance } : {}), ...(c.errors.length ? { errors: c.errors } : {}) },
+      ]),
+    ),
+    instances: Object.fromEntries(
+      state.instances.map((i) => [
+        i.key,
+        {
+          claims: i.claims,
+          ...(i.code ? { code: i.code } : {}),
+          ...(Object.keys(i.discovery).length ? { discovery: i.discovery } : {}),
+          ...(i.dependsOn.length ? { dependsOn: i.dependsOn } : {}),
+          ...(i.error ? { error: i.error } : {}),
+        },
+      ]),
+    ),
+  };
+}
+
+const resolve: StageRunner = {
+  minimum: 8,
+  run(raw, file) {
+    const c = raw as unknown as ResolveCase;
+    const loaded = loadObjects(stringify(c.policy), file);
+    assert.ok(!hasErrors(loaded.diagnostics), loaded.diagnostics.map(formatDiagnostic).join('\n'));
+    const users: PolicyUser[] = c.users.map((u) => ({
+      name: u.name,
+      labels: Object.fromEntries(Object.entries(u.labels ?? {}).map(([k, v]) => [k, String(v)])),
+      secrets: {},
+      domainAdmin: u.domainadmin,
+    }));
+    const input = { objects: loaded.objects, users, domainAdmins: c.domainAdmins };
+    const got = summary(runEngine(input));
+    return {
+      got,
+      checks: {
+        // Memoised and plain walks must agree on every case too.
+        'memoised and plain walks agree': () => assert.deepEqual(summary(resolvePolicy({ ...input, memo: false })), got),
+      },
+    };
+  },
+};
+
+/** One runner per stage; a stage folder not listed here fails the run. */
+const RUNNERS: Partial<Record<(typeof STAGE_ORDER)[number], StageRunner>> = { validate, resolve };
+
+// ---------------------------------------------------------------- the walk
+
+interface StageFolder {
+  source: string;
+  stage: string;
+  dir: string;
+  files: string[];
+}
+
+/** Every testdata/<source>/<stage>/ folder, and what in the layout is not where a case belongs. */
+function walk(): { folders: StageFolder[]; problems: string[] } {
+  const folders: StageFolder[] = [];
+  const problems: string[] = [];
+  for (const s of readdirSync(ROOT, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (NOT_CASES.has(s.name)) continue;
+    if (!s.isDirectory()) {
+      problems.push(`testdata/${s.name}: cases belong in testdata/<source>/<stage>/`);
+      continue;
+    }
+    const sourceDir = join(ROOT, s.name);
+    for (const st of readdirSync(sourceDir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const where = `testdata/${s.name}/${st.name}`;
+      if (!st.isDirectory()) {
+        problems.push(`${where}: cases belong in a stage folder, testdata/${s.name}/<stage>/`);
+        continue;
+      }
+      if (!Object.hasOwn(RUNNERS, st.name)) {
+        problems.push(`${where}: no runner for stage "${st.name}" (runners: ${Object.keys(RUNNERS).join(', ')})`);
+        continue;
+      }
+      const dir = join(sourceDir, st.name);
+      const entries = readdirSync(dir, { withFileTypes: true });
+      for (const e of entries) if (!e.isFile() || !e.name.endsWith('.yaml')) problems.push(`${where}/${e.name}: not a .yaml case`);
+      const files = entries.filter((e) => e.isFile() && e.name.endsWith('.yaml')).map((e) => e.name).sort();
+      folders.push({ source: s.name, stage: st.name, dir, files });
+    }
+  }
+  return { folders, problems };
+}
+
+/**
+ * The subtests of a case: one per entry of each section of `want` or of the
+ * result (a mapping's key, a list's index), so a missing or extra entry is
+ * one failure and a changed one names itself.
+ */
+function rows(got: Record<string, unknown>, want: Record<string, unknown>): [string, () => void][] {
+  const out: [string, () => void][] = [];
+  const keys = (x: unknown) => (x && typeof x === 'object' ? Object.keys(x) : []);
+  for (const section of union(Object.keys(want), Object.keys(got))) {
+    const w = want[section];
+    const g = got[section];
+    if (Array.isArray(w) || Array.isArray(g)) {
+      const wl = Array.isArray(w) ? w : [];
+      const gl = Array.isArray(g) ? g : [];
+      if (wl.length === 0 && gl.length === 0) out.push([`${section}: none`, () => assert.deepEqual(g, w)]);
+      for (let i = 0; i < Math.max(wl.length, gl.length); i++) out.push([`${section}[${i}]`, () => assert.deepEqual(gl[i], wl[i])]);
+    } else if (isMapping(w) || isMapping(g)) {
+      const ks = union(keys(w), keys(g));
+      if (ks.length === 0) out.push([`${section}: none`, () => assert.deepEqual(g, w)]);
+      for (const k of ks) {
+        out.push([`${section}: ${k}`, () => assert.deepEqual((g as Record<string, unknown> | undefined)?.[k], (w as Record<string, unknown> | undefined)?.[k])]);
+      }
+    } else out.push([section, () => assert.deepEqual(g, w)]);
+  }
+  return out;
+}
+
+function isMapping(x: unknown): x is Record<string, unknown> {
+  return x !== null && typeof x === 'object' && !Array.isArray(x);
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...a, ...b.filter((x) => !a.includes(x))];
+}
+
+const { folders, problems } = walk();
+
+describe('golden cases: the layout', () => {
+  test('every folder is testdata/<source>/<stage>/ with a runner for the stage, holding .yaml cases', () => {
+    assert.deepEqual(problems, []);
+  });
+  test('every stage with a runner has cases', () => {
+    assert.deepEqual(Object.keys(RUNNERS).filter((st) => !folders.some((f) => f.stage === st)), []);
+  });
+});
+
+for (const folder of folders) {
+  const runner = RUNNERS[folder.stage as keyof typeof RUNNERS]!;
+  describe(`golden cases: ${folder.source}/${folder.stage}`, () => {
+    test(`there are cases (at least ${runner.minimum})`, () => assert.ok(folder.files.length >= runner.minimum, `${folder.files.length} cases`));
+    for (const f of folder.files) {
+      test(f.replace(/\.yaml$/, ''), async (t) => {
+        const path = join(folder.dir, f);
+        const text = readFileSync(path, 'utf8');
+        const c = parseDocument(text).toJS() as Record<string, unknown>;
+        const { got, checks = {} } = runner.run(c, f);
+        if (UPDATE) {
+          const doc = parseDocument(text);
+          // Written out in full: YAML anchors would make the expectations hard to read.
+          doc.set('want', doc.createNode(got, { aliasDuplicateObjects: false }));
+          writeFileSync(path, doc.toString({ lineWidth: 0 }));
+          for (const [name, check] of Object.entries(checks)) await t.test(name, check);
+          return;
+        }
+        assert.ok(isMapping(c.want), `${f} has no want: run with KEELSON_UPDATE_GOLDEN=1 and review`);
+        for (const [name, check] of [...rows(got, c.want), ...Object.entries(checks)]) await t.test(name, check);
+      });
+    }
+  });
+}
