@@ -15,6 +15,7 @@ import {
   parseAllDocuments,
   type Document,
   type Node as YamlNode,
+  type Scalar,
 } from 'yaml';
 import type { Diagnostic, SourcePos } from '../diagnostics';
 
@@ -26,8 +27,18 @@ export interface SourceObject {
   file?: string;
   /** Where the object starts in the file. */
   pos: SourcePos;
-  /** Resolves a field path inside this object to a position. */
-  locate(path: readonly PropertyKey[], opts?: { key?: boolean }): SourcePos;
+  /**
+   * Resolves a field path inside this object to a position; with `inner`,
+   * a line and column inside that field's string (a template's own error
+   * position) to the file's line and column.
+   */
+  locate(path: readonly PropertyKey[], opts?: { key?: boolean; inner?: InnerPos }): SourcePos;
+}
+
+/** A 1-based position inside a string value (a template or expression). */
+export interface InnerPos {
+  line?: number;
+  column?: number;
 }
 
 export interface ParseResult {
@@ -112,7 +123,7 @@ export function parseYamlObjects(text: string, file?: string): ParseResult {
         text: objText,
         file,
         pos: posOf(start),
-        locate: (path, opts) => locateIn(node, path, opts?.key ?? false, posOf, start),
+        locate: (path, opts) => locateIn(text, node, path, opts?.key ?? false, posOf, start, opts?.inner),
       });
     }
   }
@@ -125,11 +136,13 @@ function firstLine(s: string): string {
 
 /** Walk `path` from `node`; return the deepest position reached. */
 function locateIn(
+  text: string,
   root: YamlNode,
   path: readonly PropertyKey[],
   wantKey: boolean,
   posOf: (o: number, e?: number) => SourcePos,
   fallback: number,
+  inner?: InnerPos,
 ): SourcePos {
   let node: unknown = root;
   let best: [number, number] | undefined = root.range ? [root.range[0], root.range[1]] : undefined;
@@ -152,7 +165,28 @@ function locateIn(
       node = item;
     } else break;
   }
+  if (inner?.line && isScalar(node) && node.range) return insideScalar(text, node, posOf(node.range[0]), inner);
   return best ? posOf(best[0], best[1]) : posOf(fallback);
+}
+
+/**
+ * A position inside a scalar's string, in the file: block scalars (`|`,
+ * `>`) start on the line after their indicator, at the block's indentation;
+ * quoted scalars one column after their quote.
+ */
+function insideScalar(text: string, node: Scalar, start: SourcePos, inner: InnerPos): SourcePos {
+  const line = inner.line ?? 1;
+  const column = inner.column ?? 1;
+  if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') {
+    const contentStart = text.indexOf('\n', node.range![0]) + 1;
+    const lineEnd = text.indexOf('\n', contentStart);
+    const firstLine = text.slice(contentStart, lineEnd < 0 ? undefined : lineEnd);
+    const indent = firstLine.length - firstLine.trimStart().length;
+    return { line: start.line + line, column: indent + column };
+  }
+  const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 1 : 0;
+  if (line === 1) return { line: start.line, column: start.column + quoted + column - 1 };
+  return { line: start.line + line - 1, column };
 }
 
 /**
@@ -242,11 +276,7 @@ function dedent(lines: string[]): string[] {
  * scalars one column after their quote. Undefined when the text does not
  * parse or the path is not there.
  */
-export function locateField(
-  text: string,
-  path: readonly (string | number)[],
-  inner?: { line?: number; column?: number },
-): SourcePos | undefined {
+export function locateField(text: string, path: readonly (string | number)[], inner?: InnerPos): SourcePos | undefined {
   const lineCounter = new LineCounter();
   const doc = parseAllDocuments(text, { lineCounter, prettyErrors: false })[0] as Document.Parsed | undefined;
   if (!doc || doc.errors.length > 0) return undefined;
@@ -263,18 +293,7 @@ export function locateField(
   }
   const range = (node as YamlNode).range;
   if (!range) return undefined;
-  const start = lineCounter.linePos(range[0]);
-  const at: SourcePos = { line: start.line, column: start.col };
-  if (!inner?.line || !isScalar(node)) return at;
-  const type = node.type;
-  if (type === 'BLOCK_LITERAL' || type === 'BLOCK_FOLDED') {
-    // Content lines follow the indicator line, at the block's indentation.
-    const contentStart = text.indexOf('\n', range[0]) + 1;
-    const firstLine = text.slice(contentStart, text.indexOf('\n', contentStart) < 0 ? undefined : text.indexOf('\n', contentStart));
-    const indent = firstLine.length - firstLine.trimStart().length;
-    return { line: start.line + inner.line, column: indent + (inner.column ?? 1) };
-  }
-  const quoted = type === 'QUOTE_DOUBLE' || type === 'QUOTE_SINGLE' ? 1 : 0;
-  if (inner.line === 1) return { line: start.line, column: start.col + quoted + (inner.column ?? 1) - 1 };
-  return { line: start.line + inner.line - 1, column: inner.column ?? 1 };
+  const p = lineCounter.linePos(range[0]);
+  const at: SourcePos = { line: p.line, column: p.col };
+  return inner?.line && isScalar(node) ? insideScalar(text, node, at, inner) : at;
 }

@@ -6,6 +6,7 @@
 import { objectRef, type Diagnostic } from '../../diagnostics';
 import { compileExprCached, compileTemplateCached, type CompiledExpr, type CompiledTemplate, type Result } from '../../lang';
 import type { AclRule, Bundle, Criteria, Rule, Service } from './aptomi';
+import type { InnerPos } from '../source';
 import type { CheckedObject } from './types';
 
 const exprCache = new Map<string, Result<CompiledExpr>>();
@@ -18,7 +19,7 @@ export function checkExpressionsAndTemplates(o: CheckedObject): Diagnostic[] {
   if (templateCache.size > MAX_CACHE) templateCache.clear();
   const diags: Diagnostic[] = [];
   const ref = objectRef(o.kind, o.namespace, o.name);
-  const at = (path: (string | number)[]) => (o.locate ? o.locate(path) : o.pos);
+  const at = (path: (string | number)[], inner?: InnerPos) => (o.locate ? o.locate(path, { inner }) : o.pos);
   const criteria = (c: Criteria | null | undefined, path: (string | number)[]) => {
     for (const section of ['require-all', 'require-any', 'require-none'] as const) {
       (c?.[section] ?? []).forEach((src, i) => {
@@ -33,7 +34,8 @@ export function checkExpressionsAndTemplates(o: CheckedObject): Diagnostic[] {
   const template = (src: string, path: (string | number)[]) => {
     if (!src.includes('{{')) return;
     const r = compileTemplateCached(src, templateCache);
-    if (!r.ok) diags.push({ code: 'template', severity: 'error', message: r.error.message, object: ref, path, file: o.file, ...at(path) });
+    // The compiler knows the line and column inside the template: point there, not at the field.
+    if (!r.ok) diags.push({ code: 'template', severity: 'error', message: r.error.message, object: ref, path, file: o.file, ...at(path, { line: r.error.line, column: r.error.column }) });
   };
   const tree = (t: unknown, path: (string | number)[], depth = 0) => {
     if (depth > 100) return;

@@ -17,7 +17,7 @@ export interface CheckedObject {
   spec: unknown;
   file?: string;
   pos: SourcePos;
-  locate?: (path: readonly PropertyKey[], opts?: { key?: boolean }) => SourcePos;
+  locate?: (path: readonly PropertyKey[], opts?: { key?: boolean; inner?: { line?: number; column?: number } }) => SourcePos;
 }
 
 export interface KindSpec<S extends z.ZodType = z.ZodType> {
