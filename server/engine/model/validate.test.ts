@@ -92,7 +92,8 @@ describe('loading objects', () => {
     );
     assert.deepEqual(r.diagnostics.map(formatDiagnostic), [
       "p.yaml:6:9: expression `team == 'dev' &&`: unexpected end of expression (rule/main/r)",
-      'p.yaml:11:48: template "{{ .Labels.a | upper }}": function "upper" not defined (bundle/main/b)',
+      // Column 64 is `upper` inside the quoted template (it was 48, the field's quote, before templates were located to their own column).
+      'p.yaml:11:64: template "{{ .Labels.a | upper }}": function "upper" not defined (bundle/main/b)',
     ]);
   });
 
