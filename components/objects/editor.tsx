@@ -14,7 +14,7 @@ import { modelUriFor, YamlEditor, type EditorProblem, type ServerMarker } from '
 import { ConfirmDialog } from '../ui/confirm';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { objectHref } from './links';
-import { NEW_OBJECT_TEMPLATES, templateFor } from './templates';
+import { newObjectTemplates, templateFor } from './templates';
 import { RevisionPreview } from '../revisions/preview';
 
 type Id = { kind: string; namespace: string; name: string };
@@ -50,19 +50,25 @@ export function ObjectEditor({ id, reveal }: { id: Id; reveal?: { line: number; 
 }
 
 export function NewObjectEditor({ kind: initialKind }: { kind?: string }) {
-  const [kind, setKind] = useState(initialKind && NEW_OBJECT_TEMPLATES[initialKind] ? initialKind : 'bundle');
+  const [chosen, setKind] = useState(initialKind);
   const trpc = useTRPC();
   const head = useQuery(trpc.policy.head.queryOptions(undefined, { refetchOnWindowFocus: false }));
+  // The kinds and their starting texts come from the kind registry, with the editor's schemas.
+  const schemas = useQuery(trpc.policy.schemas.queryOptions(undefined, { staleTime: Infinity }));
   // Roles only place the template; without them (no database) it stays as written.
   const roles = useQuery(trpc.tenants.myRoles.queryOptions(undefined, { refetchOnWindowFocus: false, retry: false }));
-  if (head.isPending || roles.isPending) return <LoadingState />;
+  if (head.isPending || roles.isPending || schemas.isPending) return <LoadingState />;
   if (head.isError) return <ErrorState error={head.error} retry={() => head.refetch()} />;
+  if (schemas.isError) return <ErrorState error={schemas.error} retry={() => schemas.refetch()} />;
+  const templates = newObjectTemplates(schemas.data);
+  const kind = chosen && templates[chosen] ? chosen : templates.bundle ? 'bundle' : Object.keys(templates)[0]!;
   return (
     <EditorForm
       key={kind}
       kind={kind}
+      kinds={Object.keys(templates)}
       onKindChange={setKind}
-      initialText={templateFor(kind, roles.data)}
+      initialText={templateFor(templates[kind]!, kind, roles.data)}
       baseGeneration={head.data}
       onReload={() => void head.refetch()}
     />
@@ -72,6 +78,8 @@ export function NewObjectEditor({ kind: initialKind }: { kind?: string }) {
 function EditorForm(props: {
   id?: Id;
   kind?: string;
+  /** Kinds a new object may be (the kind registry's). */
+  kinds?: readonly string[];
   onKindChange?: (k: string) => void;
   initialText: string;
   baseGeneration: number;
@@ -253,7 +261,7 @@ function EditorForm(props: {
                 if (!dirty || window.confirm('Discard your changes and start a new object of another kind?')) props.onKindChange?.(e.target.value);
               }}
             >
-              {Object.keys(NEW_OBJECT_TEMPLATES).map((k) => (
+              {(props.kinds ?? []).map((k) => (
                 <option key={k} value={k}>
                   {k}
                 </option>

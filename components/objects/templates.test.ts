@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { NEW_OBJECT_TEMPLATES, templateFor } from './templates';
+import { jsonSchemaForKind, KNOWN_KINDS } from '@/server/engine/model/kinds';
+import { newObjectTemplates, templateFor as placeTemplate, type TemplateGrant } from './templates';
+
+// The texts as the console gets them: from the kind registry, through the JSON Schemas.
+const NEW_OBJECT_TEMPLATES = newObjectTemplates(Object.fromEntries(KNOWN_KINDS.map((k) => [k, jsonSchemaForKind(k)])));
+const templateFor = (kind: string, who?: { user: string; grants: readonly TemplateGrant[] }) => placeTemplate(NEW_OBJECT_TEMPLATES[kind]!, kind, who);
 
 const consumer = { user: 'Bob', grants: [{ role: 'service-consumer', namespaces: ['platform', 'social'] }] };
 const nsAdmin = { user: 'Frank', grants: [{ role: 'service-consumer', namespaces: ['main'] }, { role: 'namespace-admin', namespaces: ['social'] }] };

@@ -1,69 +1,19 @@
-/** Starting YAML for "New object", one per kind: valid as is, easy to adapt. */
-export const NEW_OBJECT_TEMPLATES: Record<string, string> = {
-  bundle: `kind: bundle
-metadata:
-  namespace: main
-  name: my-bundle
-components:
-  - name: app
-    code:
-      type: helm
-      params:
-        chartRepo: https://charts.example.com
-        chartName: app
-        replicas: 1
-`,
-  service: `kind: service
-metadata:
-  namespace: main
-  name: my-service
-contexts:
-  - name: default
-    allocation:
-      bundle: my-bundle
-`,
-  claim: `kind: claim
-metadata:
-  namespace: main
-  name: my-claim
-user: alice
-service: my-service
-labels:
-  env: dev
-`,
-  rule: `kind: rule
-metadata:
-  namespace: main
-  name: my-rule
-weight: 100
-criteria:
-  require-all:
-    - env == 'dev'
-actions:
-  change-labels:
-    set:
-      target: my-cluster
-`,
-  aclrule: `kind: aclrule
-metadata:
-  namespace: system
-  name: my-acl-rule
-criteria:
-  require-all:
-    - team == 'ops'
-actions:
-  add-role:
-    namespace-admin: main
-`,
-  cluster: `kind: cluster
-metadata:
-  namespace: system
-  name: my-cluster
-type: kubernetes
-config:
-  defaultnamespace: default
-`,
-};
+/**
+ * "New object" texts come from the kind registry (server/engine/model/sources),
+ * through the JSON Schemas the editor already loads: a kind declared there is
+ * offered here with no edit in the console.
+ */
+import { EXAMPLE_KEYWORD } from '@/server/engine/model/sources/types';
+
+/** Kind → starting YAML, from the schemas (`policy.schemas`). */
+export function newObjectTemplates(schemas: Record<string, Record<string, unknown>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [kind, schema] of Object.entries(schemas ?? {})) {
+    const example = schema[EXAMPLE_KEYWORD];
+    if (typeof example === 'string') out[kind] = example;
+  }
+  return out;
+}
 
 export interface TemplateGrant {
   role: string;
@@ -77,8 +27,8 @@ export interface TemplateGrant {
  * users without a fitting role keep the template as written, so the server's
  * refusal names the role they lack.
  */
-export function templateFor(kind: string, who?: { user: string; grants: readonly TemplateGrant[] }): string {
-  let text = NEW_OBJECT_TEMPLATES[kind] ?? NEW_OBJECT_TEMPLATES.bundle!;
+export function templateFor(example: string, kind: string, who?: { user: string; grants: readonly TemplateGrant[] }): string {
+  let text = example;
   if (!who) return text;
   if (kind === 'claim') text = text.replace(/^user: .*$/m, `user: ${who.user}`);
   if (kind === 'aclrule' || kind === 'cluster') return text;

@@ -40,7 +40,7 @@ const TOY = defineSource({
   title: 'Toy',
   recognises: (doc) => doc.apiVersion === 'toy.example/v1',
   identify: metadataIdentity,
-  kinds: { widget: { schema: widgetSchema, description: 'A widget: one ConfigMap of a given size' } },
+  kinds: { widget: { schema: widgetSchema, description: 'A widget: one ConfigMap of a given size', example: 'apiVersion: toy.example/v1\nkind: widget\nmetadata: {namespace: main, name: w}\ncluster: k8s\nsize: 1\n' } },
 });
 
 /** One instance per widget: a raw ConfigMap on the widget's cluster. */

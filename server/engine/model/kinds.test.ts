@@ -5,11 +5,14 @@ import { KINDS, KindRegistry, KNOWN_KINDS, SOURCE_MODELS } from './kinds';
 import { defineSource, metadataIdentity } from './sources';
 import { loadObjects } from './validate';
 
-test('the kind registry: every built-in kind has one source, a schema and a description', () => {
+test('the kind registry: every built-in kind has one source, a schema, a description and a starting text that loads as is', () => {
   assert.deepEqual([...KNOWN_KINDS], ['aclrule', 'bundle', 'claim', 'cluster', 'rule', 'service']);
   for (const k of KNOWN_KINDS) {
     assert.equal(KINDS.sourceOfKind(k)?.name, 'aptomi', k);
     assert.ok(KINDS.description(k).length > 10, k);
+    const example = loadObjects(KINDS.spec(k)!.example, `${k}.yaml`);
+    assert.deepEqual(example.diagnostics.filter((d) => d.severity === 'error'), [], k);
+    assert.deepEqual(example.objects.map((o) => o.kind), [k]);
   }
   assert.equal(KINDS.normalise('BUNDLE'), 'bundle');
   assert.deepEqual(SOURCE_MODELS.map((s) => s.name), ['landscaper', 'capact', 'dm', 'aptomi']);
@@ -47,7 +50,7 @@ test('a source is one declaration: a registry over it validates, identifies and 
     title: 'Toy',
     recognises: (doc) => doc.apiVersion === 'toy.example/v1',
     identify: metadataIdentity,
-    kinds: { widget: { schema: widget, description: 'A widget of some size' } },
+    kinds: { widget: { schema: widget, description: 'A widget of some size', example: 'apiVersion: toy.example/v1\nkind: widget\nmetadata: {namespace: main, name: w}\nsize: 1\n' } },
   });
   const registry = new KindRegistry([toy, ...SOURCE_MODELS]);
   const ok = loadObjects('apiVersion: toy.example/v1\nkind: Widget\nmetadata: {namespace: main, name: w}\nsize: 3\n', 'w.yaml', registry);
@@ -59,6 +62,9 @@ test('a source is one declaration: a registry over it validates, identifies and 
   const wrong = loadObjects('apiVersion: toy.example/v1\nkind: claim\nmetadata: {namespace: main, name: c}\n', 'c.yaml', registry);
   assert.match(wrong.diagnostics[0]!.message, /kind "claim" belongs to Aptomi, not to Toy documents; Toy kinds: widget/);
   assert.equal((registry.jsonSchema('widget').properties as Record<string, { enum?: string[] }>).kind?.enum?.[0], 'widget');
+  // The "New object" text travels with the schema, and loads as is.
+  const example = registry.jsonSchema('widget')['x-keelson-example'] as string;
+  assert.deepEqual(loadObjects(example, 'new.yaml', registry).diagnostics, []);
   // The built-in registry does not know the toy kind.
   assert.equal(KINDS.normalise('widget'), undefined);
   // Two sources may not declare one kind.

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { SOURCE_MODELS, type Kind, type KindSchemas } from './sources';
 import { SYSTEM_NAMESPACE } from './sources/aptomi';
-import type { KindSpec, SourceModel } from './sources/types';
+import { EXAMPLE_KEYWORD, type KindSpec, type SourceModel } from './sources/types';
 
 export * from './sources/aptomi';
 export { SOURCE_MODELS, type Kind, type ObjectOfKind } from './sources';
@@ -76,6 +76,8 @@ export class KindRegistry {
       if (md?.properties?.namespace) md.properties.namespace = { type: 'string', enum: [SYSTEM_NAMESPACE] };
     }
     schema.title = `Keelson ${kind}`;
+    // The console's "New object" starts from this text (the schemas are what the browser gets of the registry).
+    schema[EXAMPLE_KEYWORD] = spec.example;
     return schema;
   }
 }

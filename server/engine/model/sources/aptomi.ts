@@ -286,6 +286,73 @@ function isAptomiEnvelope(doc: Readonly<Record<string, unknown>>): boolean {
   return doc.apiVersion === undefined || (typeof doc.apiVersion === 'string' && doc.apiVersion.startsWith('keelson.'));
 }
 
+/** Starting YAML for "New object", one per kind: valid as is, easy to adapt. */
+const EXAMPLES = {
+  bundle: `kind: bundle
+metadata:
+  namespace: main
+  name: my-bundle
+components:
+  - name: app
+    code:
+      type: helm
+      params:
+        chartRepo: https://charts.example.com
+        chartName: app
+        replicas: 1
+`,
+  service: `kind: service
+metadata:
+  namespace: main
+  name: my-service
+contexts:
+  - name: default
+    allocation:
+      bundle: my-bundle
+`,
+  claim: `kind: claim
+metadata:
+  namespace: main
+  name: my-claim
+user: alice
+service: my-service
+labels:
+  env: dev
+`,
+  rule: `kind: rule
+metadata:
+  namespace: main
+  name: my-rule
+weight: 100
+criteria:
+  require-all:
+    - env == 'dev'
+actions:
+  change-labels:
+    set:
+      target: my-cluster
+`,
+  aclrule: `kind: aclrule
+metadata:
+  namespace: system
+  name: my-acl-rule
+criteria:
+  require-all:
+    - team == 'ops'
+actions:
+  add-role:
+    namespace-admin: main
+`,
+  cluster: `kind: cluster
+metadata:
+  namespace: system
+  name: my-cluster
+type: kubernetes
+config:
+  defaultnamespace: default
+`,
+};
+
 export const APTOMI = defineSource({
   name: 'aptomi',
   title: 'Aptomi',
@@ -294,19 +361,31 @@ export const APTOMI = defineSource({
   kinds: {
     aclrule: {
       schema: aclRuleSchema,
+      example: EXAMPLES.aclrule,
       description: 'Grants roles (domain-admin, namespace-admin, service-consumer) to users matching criteria',
       systemOnly: true,
       check: checkExpressionsAndTemplates,
     },
     bundle: {
       schema: bundleSchema,
+      example: EXAMPLES.bundle,
       description: 'Components (code or consumed services) that make up an application',
       check: (o) => [...checkExpressionsAndTemplates(o), ...checkBundle(o)],
     },
-    claim: { schema: claimSchema, description: 'A user’s request for an instance of a service' },
-    cluster: { schema: clusterSchema, description: 'A deployment target', systemOnly: true },
-    rule: { schema: ruleSchema, description: 'Changes labels or rejects claims when its criteria match', check: checkExpressionsAndTemplates },
-    service: { schema: serviceSchema, description: 'Exposes bundles through contexts chosen by criteria', check: checkExpressionsAndTemplates },
+    claim: { schema: claimSchema, example: EXAMPLES.claim, description: 'A user’s request for an instance of a service' },
+    cluster: { schema: clusterSchema, example: EXAMPLES.cluster, description: 'A deployment target', systemOnly: true },
+    rule: {
+      schema: ruleSchema,
+      example: EXAMPLES.rule,
+      description: 'Changes labels or rejects claims when its criteria match',
+      check: checkExpressionsAndTemplates,
+    },
+    service: {
+      schema: serviceSchema,
+      example: EXAMPLES.service,
+      description: 'Exposes bundles through contexts chosen by criteria',
+      check: checkExpressionsAndTemplates,
+    },
   },
 });
 

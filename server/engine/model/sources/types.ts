@@ -25,6 +25,8 @@ export interface KindSpec<S extends z.ZodType = z.ZodType> {
   schema: S;
   /** One line for object browsers and "new object" menus. */
   description: string;
+  /** Starting YAML for "New object": valid as is, easy to adapt (with `namespace: main` where the kind is namespaced). */
+  example: string;
   /** Objects of the kind live only in the `system` namespace (clusters, ACL rules). */
   systemOnly?: boolean;
   /** Checks a schema cannot express (templates compile, no dependency loops); pure. */
@@ -55,6 +57,9 @@ export interface SourceModel<Kinds extends Record<string, KindSpec> = Record<str
    */
   unsupported?: string;
 }
+
+/** JSON Schema keyword carrying a kind's starting YAML to the console ("New object"). */
+export const EXAMPLE_KEYWORD = 'x-keelson-example';
 
 /** Typed identity helper: keeps the literal kind names of `kinds`. */
 export function defineSource<K extends Record<string, KindSpec>>(s: SourceModel<K>): SourceModel<K> {
