@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { evalCriteria, validateCriteria, type Criteria } from './criteria';
-import type { CompiledExpr } from './expr';
+import type { CompiledExpr } from './govaluate';
 import type { Result } from './result';
 
 const LABELS = { org: 'dev', team: 'mobile-dev', is_operator: 'true', replicas: '3' };

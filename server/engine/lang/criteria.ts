@@ -23,7 +23,7 @@ import {
   type EvalOptions,
   type ExprCache,
   type ExprParams,
-} from './expr';
+} from './govaluate';
 import { fail, ok, type LangError, type Result } from './result';
 
 export interface Criteria {

@@ -2,6 +2,10 @@
  * Keelson's policy language (Aptomi-compatible): expressions, templates,
  * criteria and instance naming. Pure functions over plain data; every
  * fallible call returns a `Result` instead of throwing.
+ *
+ * Each dialect has its own folder, split by phase (`govaluate/`,
+ * `gotemplate/`: lex → parse → eval/exec), and runs under the shared
+ * `budget.ts`; shared Go rules live beside them (`gofmt.ts`, `re2.ts`).
  */
 
 export type { LangError, LangErrorCode, Result } from './result';
@@ -19,7 +23,7 @@ export {
   type ExprLimits,
   type ExprOutcome,
   type ExprParams,
-} from './expr';
+} from './govaluate';
 export {
   compileTemplate,
   compileParamTree,
@@ -34,6 +38,6 @@ export {
   type RenderOptions,
   type TemplateCache,
   type TemplateLimits,
-} from './template';
+} from './gotemplate';
 export { criteriaMatch, evalCriteria, validateCriteria, type Criteria, type CriteriaOutcome } from './criteria';
 export { deployName, fnv1a32, fnv1a64, fnv1a64Parts, instanceId } from './hash';

@@ -8,8 +8,8 @@ import { computeRoles, type AclRuleRef, type RoleGrant, type UserRoles } from '.
 import { compileParamTree, deployName, instanceId, type CompiledExpr, type CompiledTemplate, type ParamPlan, type Result } from '../lang';
 import type { AclRule, Bundle, Claim, Cluster, Component, Kind, ObjectOfKind, Rule, Service } from '../model/kinds';
 import type { MemoResult } from './claim';
-import { compileTemplateCached } from '../lang/template';
-import { templateMayReadSecrets } from '../lang/template-reads';
+import { compileTemplateCached } from '../lang/gotemplate';
+import { templateMayReadSecrets } from '../lang/gotemplate/reads';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
 import { instanceKey } from '../state/key';

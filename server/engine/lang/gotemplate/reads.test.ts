@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compileTemplate } from './template';
-import { templateMayReadSecrets, templateReadsDiscovery } from './template-reads';
+import { compileTemplate } from './index';
+import { templateMayReadSecrets, templateReadsDiscovery } from './reads';
 
 const reads = (src: string, discoveryTainted = false) => {
   const c = compileTemplate(src);

@@ -7,8 +7,8 @@ import {
   renderTemplate,
   type CompiledTemplate,
   type TemplateCache,
-} from './template';
-import type { LangError } from './result';
+} from './index';
+import type { LangError } from '../result';
 
 type Outcome = string | { error: LangError['code'] };
 

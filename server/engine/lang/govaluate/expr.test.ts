@@ -9,8 +9,8 @@ import {
   evalExprDetailed,
   type CompiledExpr,
   type ExprParams,
-} from './expr';
-import type { Result } from './result';
+} from './index';
+import type { Result } from '../result';
 
 type Expect = true | false | 'parse' | 'type' | 'limit';
 

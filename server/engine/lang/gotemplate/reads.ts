@@ -14,7 +14,7 @@
  *  - inside `with`/`range`, dot is what the pipe produced: if that counted,
  *    the template already counts, so dot needs no tracking there.
  */
-import type { CompiledTemplate, TNode } from './template';
+import type { CompiledTemplate, TNode } from './parse';
 
 export interface ReadsOptions {
   /** Discovery values may hold secrets: reading `.Discovery` counts. */
