@@ -6,7 +6,6 @@
 import { GitOpsActuator } from './apply/gitops/actuator';
 import { workLoop } from './apply/worker';
 import { env, EnvError } from './env';
-import { RevisionRepo } from './repo/revisions';
 import { getRuntime } from './runtime';
 
 export async function boot(): Promise<void> {
@@ -29,7 +28,7 @@ function startWorker(rt: Awaited<ReturnType<typeof getRuntime>>) {
   process.once('SIGTERM', () => controller.abort());
   process.once('SIGINT', () => controller.abort());
   void workLoop({
-    revisions: new RevisionRepo(rt.db.db),
+    revisions: rt.repos.revisions,
     actuator: new GitOpsActuator(rt.env.gitopsDir),
     pollMs: 1000,
     signal: controller.signal,

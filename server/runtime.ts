@@ -6,8 +6,6 @@ import { join } from 'node:path';
 import { openDb, type DbHandle } from './db/client';
 import { env, type Env } from './env';
 import { drizzleRepos } from './repo/drizzle';
-import { RevisionRepo } from './repo/revisions';
-import { TenantRepo } from './repo/tenants';
 import type { Repos } from './repo/types';
 import { seedDemo } from './seed/demo';
 import { createServices, type Services } from './services';
@@ -34,10 +32,10 @@ async function boot(): Promise<Runtime> {
   const db = await openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite') });
   const repos = drizzleRepos(db.db);
   if (e.seed === 'demo') await seedDemo(repos);
-  const services = createServices(repos, e, new RevisionRepo(db.db), new TenantRepo(db.db));
+  const services = createServices(repos, e);
   // The newest generation always has its resolution and revision — also after
   // seeding, or when the process stopped between a write and its revision.
   const head = await repos.policy.head();
-  if (head > 0) services.revisions?.schedule(head);
+  if (head > 0) services.revisions.schedule(head);
   return { env: e, db, repos, services };
 }

@@ -22,8 +22,6 @@ import { DEMO_USERS_FILE, loadLocalUsers } from '../auth/users';
 import { openDb, type DbHandle } from '../db/client';
 import { revisions } from '../db/schema';
 import { drizzleRepos } from '../repo/drizzle';
-import { RevisionRepo } from '../repo/revisions';
-import { TenantRepo } from '../repo/tenants';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import type { Actor } from '../services/actor';
@@ -278,7 +276,7 @@ describe('authorisation matrix covers every tRPC procedure', () => {
     dir = mkdtempSync(join(tmpdir(), 'keelson-authz-procs-'));
     const usersFile = join(dir, 'users.yaml');
     writeFileSync(usersFile, `${readFileSync(DEMO_USERS_FILE, 'utf8').replace(/\s*$/, '\n')}- name: nina\n  labels: {}\n`);
-    services = createServices(repos, { usersFile, domainAdmins: [] }, new RevisionRepo(h.db), new TenantRepo(h.db));
+    services = createServices(repos, { usersFile, domainAdmins: [] });
     const sam = callerFor('domain');
     const head = await repos.policy.head();
     const first = await services.revisions!.ensureForGeneration(head);

@@ -11,8 +11,6 @@ import { after, before, describe, test } from 'node:test';
 import { TRPCError } from '@trpc/server';
 import { openDb, type DbHandle } from '../db/client';
 import { drizzleRepos } from '../repo/drizzle';
-import { RevisionRepo } from '../repo/revisions';
-import { TenantRepo } from '../repo/tenants';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import { createServices, type Services } from '../services';
@@ -144,7 +142,7 @@ describe('authorisation matrix (tRPC callers on PGlite)', () => {
     h = await openDb({ pgliteDir: 'memory://' });
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
-    services = createServices(repos, { usersFile, domainAdmins: [] }, new RevisionRepo(h.db), new TenantRepo(h.db));
+    services = createServices(repos, { usersFile, domainAdmins: [] });
     const sam = call('domain admin');
     // The ACL rules that make olivia namespace admin and vera service consumer of team-a.
     await sam.policy.applyText({

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { jobs } from '../db/schema';
-import { RevisionRepo } from '../repo/revisions';
+import { DrizzleRevisionRepository } from '../repo/revisions';
 import { backends } from '../testing/backends';
 import type { DbHandle } from '../db/client';
 import type { Actuator, ApplyStep } from './actuator';
@@ -40,11 +40,11 @@ test('backoff doubles per try and is capped at 5 minutes', () => {
 for (const backend of backends()) {
   describe(`apply worker leases on ${backend.name}`, () => {
     let h: DbHandle & { url?: string };
-    let revs: RevisionRepo;
+    let revs: DrizzleRevisionRepository;
     let gen = 0;
     before(async () => {
       h = await backend.open();
-      revs = new RevisionRepo(h.db);
+      revs = new DrizzleRevisionRepository(h.db);
     });
     after(() => h.close());
 

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { openDb } from '../db/client';
 import { env } from '../env';
-import { RevisionRepo } from '../repo/revisions';
+import { DrizzleRevisionRepository } from '../repo/revisions';
 import { GitOpsActuator } from './gitops/actuator';
 import { workLoop } from './worker';
 
@@ -25,7 +25,7 @@ async function main() {
   let steps = 0;
   console.log(`keelson worker: applying to ${e.gitopsDir}`);
   await workLoop({
-    revisions: new RevisionRepo(db.db),
+    revisions: new DrizzleRevisionRepository(db.db),
     actuator: new GitOpsActuator(e.gitopsDir),
     leaseMs: Number(process.env.KEELSON_WORKER_LEASE_MS ?? 60_000),
     pollMs: 500,

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openDb, type DbHandle } from '../db/client';
-import { RevisionRepo } from '../repo/revisions';
+import { DrizzleRevisionRepository } from '../repo/revisions';
 import type { Actuator, ApplyStep } from './actuator';
 import { runOnce } from './worker';
 
@@ -43,10 +43,10 @@ class FlakyActuator implements Actuator {
 }
 
 let h: DbHandle;
-let revs: RevisionRepo;
+let revs: DrizzleRevisionRepository;
 before(async () => {
   h = await openDb({ pgliteDir: 'memory://' });
-  revs = new RevisionRepo(h.db);
+  revs = new DrizzleRevisionRepository(h.db);
 });
 after(() => h.close());
 

@@ -7,11 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RevisionPlan } from '../engine/plan';
-import type { RevisionRepo } from '../repo/revisions';
+import type { RevisionRepository } from '../repo/types';
 import type { Actuator, ApplyContext } from './actuator';
 
 export interface WorkerOptions {
-  revisions: RevisionRepo;
+  revisions: RevisionRepository;
   actuator: Actuator;
   /** A lease older than this is considered abandoned (crashed worker). */
   leaseMs?: number;
@@ -64,7 +64,11 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
       await revisions.finishJob(job.id, 'done', `revision ${rev.id} is ${rev.status}; nothing to apply`);
       return true;
     }
-    await revisions.setStatus(rev.id, ['accepted', 'applying', 'failed'], 'applying');
+    const moved = await revisions.transition(rev.id, rev.status === 'failed' ? 'retry' : 'start');
+    if (!moved.ok) {
+      await revisions.finishJob(job.id, 'done', `revision ${rev.id}: ${moved.reason}`);
+      return true;
+    }
     const plan = rev.plan as RevisionPlan;
     const sections = await revisions.sections([rev.id]);
     const ctx: ApplyContext = {
@@ -133,8 +137,9 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
     for (const s of status.values()) if (s.status in counts) counts[s.status as keyof typeof counts]++;
     const fin = await actuator.finish(ctx, counts);
     const ok = counts.failed === 0 && counts.skipped === 0;
-    await revisions.setStatus(rev.id, ['applying'], ok ? 'applied' : 'failed', { appliedAt: ok });
-    if (ok) await revisions.setApplied(rev.id);
+    // `succeed` also makes the revision the deployment's applied one, in the same step.
+    const done = await revisions.transition(rev.id, ok ? 'succeed' : 'fail');
+    if (!done.ok) log(`revision ${rev.id}: ${done.reason}`);
     await revisions.event(
       rev.id,
       ok ? 'applied' : 'failed',

@@ -1,5 +1,6 @@
 /**
- * PolicyRepo and UserRepo on drizzle (PGlite or PostgreSQL).
+ * PolicyRepo, UserRepo and ResolutionRepo on drizzle (PGlite or
+ * PostgreSQL); `drizzleRepos` adds the revision and tenant stores.
  */
 import { and, desc, eq, gt, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
@@ -20,6 +21,8 @@ import {
   type UserRecord,
   type UserRepo,
 } from './types';
+import { DrizzleRevisionRepository } from './revisions';
+import { DrizzleTenantRepository } from './tenants';
 
 type GenRow = typeof policyGenerations.$inferSelect;
 type ObjRow = typeof policyObjects.$inferSelect;
@@ -219,7 +222,13 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
 }
 
 export function drizzleRepos(db: Db): Repos {
-  return { policy: new DrizzlePolicyRepo(db), users: new DrizzleUserRepo(db), resolutions: new DrizzleResolutionRepo(db) };
+  return {
+    policy: new DrizzlePolicyRepo(db),
+    users: new DrizzleUserRepo(db),
+    resolutions: new DrizzleResolutionRepo(db),
+    revisions: new DrizzleRevisionRepository(db),
+    tenants: new DrizzleTenantRepository(db),
+  };
 }
 
 function isCurrentStateShape(state: unknown): boolean {

@@ -1,6 +1,7 @@
 /**
- * In-memory repositories for service tests: same contracts as drizzle.ts,
- * no database. Commits are serialised by JavaScript's single thread.
+ * In-memory repositories for service tests and tools: the same contracts as
+ * the drizzle ones, no database. Commits are serialised by JavaScript's
+ * single thread. `memoryRepos` adds the revision and tenant stores.
  */
 import {
   objectIdKey,
@@ -18,6 +19,8 @@ import {
   type UserRecord,
   type UserRepo,
 } from './types';
+import { MemoryRevisionRepository } from './memory-revisions';
+import { MemoryTenantRepository } from './memory-tenants';
 
 interface Version extends StoredObject {
   superseded: number | null;
@@ -117,5 +120,11 @@ export class MemoryResolutionRepo implements ResolutionRepo {
 }
 
 export function memoryRepos(): Repos {
-  return { policy: new MemoryPolicyRepo(), users: new MemoryUserRepo(), resolutions: new MemoryResolutionRepo() };
+  return {
+    policy: new MemoryPolicyRepo(),
+    users: new MemoryUserRepo(),
+    resolutions: new MemoryResolutionRepo(),
+    revisions: new MemoryRevisionRepository(),
+    tenants: new MemoryTenantRepository(),
+  };
 }

@@ -1,67 +1,65 @@
 /**
- * Revisions, their sections and events, the deployment head, apply jobs,
- * step progress and actual instance state — on drizzle (PGlite or
- * PostgreSQL). The operations that race (creating a revision, deciding a
- * section, claiming a job) are single transactions that lock the
- * deployment head or use FOR UPDATE SKIP LOCKED, so exactly one wins.
+ * The revision store on drizzle (PGlite or PostgreSQL): revisions, their
+ * sections and events, the deployment head, apply jobs, step progress and
+ * actual instance state. The operations that race (creating a revision,
+ * deciding a section, moving a status, claiming a job) are single
+ * transactions that lock the deployment head first (then the revision) or
+ * the oldest job row, so exactly one wins. Contract: `revisions.types.ts`.
  */
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { applySteps, deploymentHead, instanceStates, jobs, revisionEvents, revisions, revisionSections } from '../db/schema';
-import { transition, type RevisionEvent, type RevisionStatus } from '../services/revision-state';
+import { edgesOf, mustTransition, transition, type ApplyEvent, type RevisionEvent, type RevisionStatus, type Transition } from '../services/revision-state';
+import type {
+  DecideResult,
+  DeploymentHead,
+  EventRow,
+  InsertResult,
+  InstanceStateRow,
+  JobRow,
+  NewRevision,
+  RevisionListRow,
+  RevisionRepository,
+  RevisionRow,
+  SectionRow,
+  StepRow,
+  StepStatus,
+} from './revisions.types';
 
-export type RevisionRow = typeof revisions.$inferSelect;
-export type SectionRow = typeof revisionSections.$inferSelect;
-export type EventRow = typeof revisionEvents.$inferSelect;
-export type JobRow = typeof jobs.$inferSelect;
-export type StepRow = typeof applySteps.$inferSelect;
-export type InstanceStateRow = typeof instanceStates.$inferSelect;
+// The stored rows are the contract's records (the status column holds only the state machine's statuses).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const rowsMatch: [
+  Same<Omit<typeof revisions.$inferSelect, 'status'>, Omit<RevisionRow, 'status'>>,
+  Same<typeof revisionSections.$inferSelect, SectionRow>,
+  Same<typeof revisionEvents.$inferSelect, EventRow>,
+  Same<typeof jobs.$inferSelect, JobRow>,
+  Same<typeof applySteps.$inferSelect, StepRow>,
+  Same<typeof instanceStates.$inferSelect, InstanceStateRow>,
+] = [true, true, true, true, true, true];
+void rowsMatch;
 
-export interface NewRevision {
-  generation: number;
-  baseRevisionId: number | null;
-  status: 'pending' | 'no-op';
-  author: string;
-  rollbackOf: number | null;
-  counts: unknown;
-  cost: unknown;
-  quota: unknown;
-  plan: unknown;
-  sections: { namespace: string; overMarks: boolean; counts: unknown }[];
-}
+const asRevision = (r: typeof revisions.$inferSelect): RevisionRow => r as RevisionRow;
 
-export type InsertResult =
-  | { status: 'created'; revision: RevisionRow; superseded: number[] }
-  | { status: 'exists'; revision: RevisionRow }
-  /** The accepted head moved while the revision was computed: compute again. */
-  | { status: 'stale'; acceptedRevisionId: number | null };
-
-export type DecideResult =
-  | { status: 'ok'; revision: RevisionRow; decided: string[]; jobId?: number }
-  | { status: 'conflict'; reason: string }
-  | { status: 'not-found' };
-
-export class RevisionRepo {
+export class DrizzleRevisionRepository implements RevisionRepository {
   constructor(private readonly db: Db) {}
 
-  async head(): Promise<{ acceptedRevisionId: number | null; appliedRevisionId: number | null }> {
+  async head(): Promise<DeploymentHead> {
     const [h] = await this.db.select().from(deploymentHead).where(eq(deploymentHead.id, 1));
     return { acceptedRevisionId: h?.acceptedRevisionId ?? null, appliedRevisionId: h?.appliedRevisionId ?? null };
   }
 
   async get(id: number): Promise<RevisionRow | undefined> {
     const [r] = await this.db.select().from(revisions).where(eq(revisions.id, id));
-    return r;
+    return r && asRevision(r);
   }
 
   async byGeneration(generation: number): Promise<RevisionRow | undefined> {
     const [r] = await this.db.select().from(revisions).where(eq(revisions.generation, generation));
-    return r;
+    return r && asRevision(r);
   }
 
-  /** Newest first; without the (large) plan. */
-  async list(opts: { limit?: number; before?: number } = {}) {
-    return this.db
+  async list(opts: { limit?: number; before?: number } = {}): Promise<RevisionListRow[]> {
+    const rows = await this.db
       .select({
         id: revisions.id,
         generation: revisions.generation,
@@ -79,6 +77,7 @@ export class RevisionRepo {
       .where(opts.before !== undefined ? lt(revisions.id, opts.before) : undefined)
       .orderBy(desc(revisions.id))
       .limit(opts.limit ?? 100);
+    return rows as RevisionListRow[];
   }
 
   async sections(revisionIds: number[]): Promise<SectionRow[]> {
@@ -95,7 +94,6 @@ export class RevisionRepo {
       .limit(2000);
   }
 
-  /** Apply events of the steps that touched instance `key`, across revisions, newest first. */
   async eventsForInstance(key: string, limit = 50): Promise<EventRow[]> {
     const rows = await this.db
       .select({ event: revisionEvents })
@@ -115,22 +113,22 @@ export class RevisionRepo {
     await this.db.insert(revisionEvents).values({ revisionId, kind, message, actor: extra.actor, section: extra.section, step: extra.step });
   }
 
-  /** Insert a revision computed against `expectedBase`; supersedes older pending ones. */
   async insert(rev: NewRevision): Promise<InsertResult> {
     return this.db.transaction(async (tx) => {
       const [h] = await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
       const accepted = h?.acceptedRevisionId ?? null;
       const [existing] = await tx.select().from(revisions).where(eq(revisions.generation, rev.generation));
-      if (existing) return { status: 'exists', revision: existing } as const;
+      if (existing) return { status: 'exists', revision: asRevision(existing) } as const;
       if (accepted !== rev.baseRevisionId) return { status: 'stale', acceptedRevisionId: accepted } as const;
       // Computed late (a newer generation's revision is already there): born superseded.
+      const supersede = edgesOf('supersede');
       const [newer] = await tx.select({ id: revisions.id }).from(revisions).where(gt(revisions.generation, rev.generation)).limit(1);
       const [row] = await tx
         .insert(revisions)
         .values({
           generation: rev.generation,
           baseRevisionId: rev.baseRevisionId,
-          status: newer && rev.status === 'pending' ? 'superseded' : rev.status,
+          status: newer && supersede.from.includes(rev.status) ? supersede.to : rev.status,
           author: rev.author,
           rollbackOf: rev.rollbackOf,
           counts: rev.counts,
@@ -139,7 +137,7 @@ export class RevisionRepo {
           plan: rev.plan,
         })
         .returning();
-      const revision = row!;
+      const revision = asRevision(row!);
       if (rev.sections.length > 0) {
         await tx.insert(revisionSections).values(
           rev.sections.map((s) => ({ revisionId: revision.id, namespace: s.namespace, status: 'pending', overMarks: s.overMarks, counts: s.counts })),
@@ -154,8 +152,8 @@ export class RevisionRepo {
       // A newer policy change supersedes every pending revision (they can no longer be accepted).
       const older = await tx
         .update(revisions)
-        .set({ status: 'superseded', decidedAt: sql`now()` })
-        .where(and(eq(revisions.status, 'pending'), lt(revisions.generation, rev.generation)))
+        .set({ status: supersede.to, decidedAt: sql`now()` })
+        .where(and(inArray(revisions.status, supersede.from), lt(revisions.generation, rev.generation)))
         .returning({ id: revisions.id });
       for (const o of older) {
         await tx.insert(revisionEvents).values({ revisionId: o.id, kind: 'superseded', message: `Superseded by revision ${revision.id} (generation ${rev.generation})` });
@@ -164,11 +162,7 @@ export class RevisionRepo {
     });
   }
 
-  /**
-   * Accept or reject sections of a pending revision, all or nothing. The
-   * deployment head and the revision are locked, so concurrent decisions
-   * queue and exactly one wins each section.
-   */
+  /** The deployment head and the revision are locked, so concurrent decisions queue and exactly one wins each section. */
   async decide(input: { revisionId: number; namespaces: string[]; decision: 'accept' | 'reject'; actor: string; comment?: string }): Promise<DecideResult> {
     return this.db.transaction(async (tx) => {
       const [h] = await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
@@ -185,19 +179,24 @@ export class RevisionRepo {
         } as const;
       }
       const sections = await tx.select().from(revisionSections).where(eq(revisionSections.revisionId, rev.id));
-      const decided: string[] = [];
+      // All or nothing: every section is checked before any is written.
       for (const ns of input.namespaces) {
         const sec = sections.find((s) => s.namespace === ns);
         if (!sec) return { status: 'conflict', reason: `Revision ${rev.id} has no section for namespace "${ns}".` } as const;
         if (sec.status !== 'pending') {
           return { status: 'conflict', reason: `Section ${ns} of revision ${rev.id} was already ${sec.status} by ${sec.decidedBy ?? 'someone'}.` } as const;
         }
+      }
+      const decided: string[] = [];
+      for (const ns of input.namespaces) {
+        const sec = sections.find((s) => s.namespace === ns)!;
         const done = await tx
           .update(revisionSections)
           .set({ status: input.decision === 'accept' ? 'accepted' : 'rejected', decidedBy: input.actor, decidedAt: sql`now()`, comment: input.comment ?? null })
           .where(and(eq(revisionSections.revisionId, rev.id), eq(revisionSections.namespace, ns), eq(revisionSections.status, 'pending')))
           .returning({ ns: revisionSections.namespace });
-        if (done.length !== 1) return { status: 'conflict', reason: `Section ${ns} of revision ${rev.id} was decided by someone else meanwhile.` } as const;
+        // Sections change only here, under the locks held: a miss means the store broke that rule (roll back).
+        if (done.length !== 1) throw new Error(`Section ${ns} of revision ${rev.id} was decided by someone else meanwhile.`);
         sec.status = input.decision === 'accept' ? 'accepted' : 'rejected';
         decided.push(ns);
         await tx.insert(revisionEvents).values({
@@ -211,19 +210,20 @@ export class RevisionRepo {
       let event: RevisionEvent = 'accept-some';
       if (input.decision === 'reject') event = 'reject';
       else if (sections.every((s) => s.status === 'accepted')) event = 'accept-all';
-      const next = transition(status, event);
-      if (!next.ok) return { status: 'conflict', reason: next.reason } as const;
+      // Allowed: `accept-some` or `reject` was, from this status (the probe above).
+      const to = mustTransition(status, event);
       let jobId: number | undefined;
-      let updated = rev;
-      if (next.to !== status) {
-        [updated] = (await tx.update(revisions).set({ status: next.to, decidedAt: sql`now()` }).where(eq(revisions.id, rev.id)).returning()) as [RevisionRow];
+      let updated = asRevision(rev);
+      if (to !== status) {
+        const [row] = await tx.update(revisions).set({ status: to, decidedAt: sql`now()` }).where(eq(revisions.id, rev.id)).returning();
+        updated = asRevision(row!);
         await tx.insert(revisionEvents).values({
           revisionId: rev.id,
-          kind: next.to,
+          kind: to,
           actor: input.actor,
-          message: next.to === 'accepted' ? 'All sections accepted: queued for apply' : `Rejected by ${input.actor}`,
+          message: to === 'accepted' ? 'All sections accepted: queued for apply' : `Rejected by ${input.actor}`,
         });
-        if (next.to === 'accepted') {
+        if (to === 'accepted') {
           // The apply job is part of the acceptance: an accepted revision always has one.
           await tx.update(deploymentHead).set({ acceptedRevisionId: rev.id }).where(eq(deploymentHead.id, 1));
           const [job] = await tx.insert(jobs).values({ kind: 'apply', revisionId: rev.id }).returning({ id: jobs.id });
@@ -234,18 +234,22 @@ export class RevisionRepo {
     });
   }
 
-  /** Guarded status change (e.g. applying → applied); false when the revision was not in `from`. */
-  async setStatus(id: number, from: RevisionStatus[], to: RevisionStatus, extra: { appliedAt?: boolean } = {}): Promise<boolean> {
-    const rows = await this.db
-      .update(revisions)
-      .set({ status: to, ...(extra.appliedAt ? { appliedAt: sql`now()` } : {}) })
-      .where(and(eq(revisions.id, id), inArray(revisions.status, from)))
-      .returning({ id: revisions.id });
-    return rows.length === 1;
-  }
-
-  async setApplied(id: number): Promise<void> {
-    await this.db.update(deploymentHead).set({ appliedRevisionId: id }).where(eq(deploymentHead.id, 1));
+  /** Locks the deployment head, then the revision (the order `insert` and `decide` lock in). */
+  async transition(id: number, event: ApplyEvent): Promise<Transition> {
+    return this.db.transaction(async (tx) => {
+      await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
+      const [rev] = await tx.select({ status: revisions.status }).from(revisions).where(eq(revisions.id, id)).for('update');
+      if (!rev) return { ok: false, reason: `Revision ${id} does not exist.` } as const;
+      const next = transition(rev.status as RevisionStatus, event);
+      if (!next.ok) return next;
+      const applied = next.to === 'applied';
+      await tx
+        .update(revisions)
+        .set({ status: next.to, ...(applied ? { appliedAt: sql`now()` } : {}) })
+        .where(eq(revisions.id, id));
+      if (applied) await tx.update(deploymentHead).set({ appliedRevisionId: id }).where(eq(deploymentHead.id, 1));
+      return next;
+    });
   }
 
   // ---- jobs ----
@@ -255,11 +259,6 @@ export class RevisionRepo {
     return j!.id;
   }
 
-  /**
-   * Claim the oldest unfinished job — only that one, so revisions apply in
-   * the order they were accepted. Skipped when another worker holds a live
-   * lease on it; a lease older than `leaseMs` was abandoned (a crash).
-   */
   async claim(workerId: string, leaseMs: number): Promise<JobRow | undefined> {
     return this.db.transaction(async (tx) => {
       // Not SKIP LOCKED: while another worker is claiming the oldest job, that
@@ -287,7 +286,6 @@ export class RevisionRepo {
     });
   }
 
-  /** Renew this worker's lease on a running job; false once another worker holds it (or it is no longer running). */
   async renewLease(jobId: number, workerId: string): Promise<boolean> {
     const rows = await this.db
       .update(jobs)
@@ -301,7 +299,6 @@ export class RevisionRepo {
     await this.db.update(jobs).set({ status, lastError: error ?? null, finishedAt: sql`now()`, lockedAt: null, lockedBy: null }).where(eq(jobs.id, jobId));
   }
 
-  /** Release a job to run again later (backoff after a failure). */
   async retryJobLater(jobId: number, delayMs: number, error: string): Promise<void> {
     await this.db
       .update(jobs)
@@ -315,7 +312,6 @@ export class RevisionRepo {
 
   // ---- steps and actual state ----
 
-  /** Create step rows once (a resumed apply keeps the progress it had). */
   async initSteps(revisionId: number, steps: { index: number; key: string; action: string }[]): Promise<void> {
     for (let i = 0; i < steps.length; i += 500) {
       await this.db
@@ -325,7 +321,7 @@ export class RevisionRepo {
     }
   }
 
-  async markStep(revisionId: number, index: number, status: 'done' | 'failed' | 'skipped' | 'pending', error?: string): Promise<void> {
+  async markStep(revisionId: number, index: number, status: StepStatus, error?: string): Promise<void> {
     await this.db
       .update(applySteps)
       .set({ status, error: error ?? null, attempts: status === 'skipped' ? sql`${applySteps.attempts}` : sql`${applySteps.attempts} + 1`, updatedAt: sql`now()` })

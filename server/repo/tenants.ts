@@ -1,21 +1,25 @@
 /**
- * Tenants, members, invitations and the namespaces tenants own (drizzle).
- * Membership changes that must not race (the last owner) run in
- * transactions that lock the tenant's member rows.
+ * The tenant store on drizzle: tenants, members, invitations and the
+ * namespaces tenants own. Membership changes that must not race (the last
+ * owner) run in transactions that lock the tenant's member rows.
+ * Contract: `tenants.types.ts`.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { tenantInvitations, tenantMembers, tenantNamespaces, tenants } from '../db/schema';
+import type { InvitationRow, MemberRow, TenantGrant, TenantNamespace, TenantRepository, TenantRole, TenantRow } from './tenants.types';
 
-export type TenantRole = 'owner' | 'admin' | 'plain';
-export const TENANT_ROLES: readonly TenantRole[] = ['owner', 'admin', 'plain'];
-export const ROLE_RANK: Record<TenantRole, number> = { owner: 3, admin: 2, plain: 1 };
+// The stored rows are the contract's records.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const rowsMatch: [
+  Same<typeof tenants.$inferSelect, TenantRow>,
+  Same<typeof tenantMembers.$inferSelect, MemberRow>,
+  Same<typeof tenantInvitations.$inferSelect, InvitationRow>,
+  Same<typeof tenantNamespaces.$inferSelect, TenantNamespace>,
+] = [true, true, true, true];
+void rowsMatch;
 
-export type TenantRow = typeof tenants.$inferSelect;
-export type MemberRow = typeof tenantMembers.$inferSelect;
-export type InvitationRow = typeof tenantInvitations.$inferSelect;
-
-export class TenantRepo {
+export class DrizzleTenantRepository implements TenantRepository {
   constructor(private readonly db: Db) {}
 
   async byName(name: string): Promise<TenantRow | undefined> {
@@ -39,7 +43,7 @@ export class TenantRepo {
       .where(eq(tenantMembers.user, user.toLowerCase()));
   }
 
-  async namespaces(tenantId?: number): Promise<{ namespace: string; tenantId: number }[]> {
+  async namespaces(tenantId?: number): Promise<TenantNamespace[]> {
     return this.db
       .select()
       .from(tenantNamespaces)
@@ -146,7 +150,7 @@ export class TenantRepo {
   }
 
   /** Namespace-admin / service-consumer grants implied by tenant membership, per user (lower-case). */
-  async grants(): Promise<Map<string, { role: 'namespace-admin' | 'service-consumer'; namespaces: string[]; source: string }[]>> {
+  async grants(): Promise<Map<string, TenantGrant[]>> {
     const rows = await this.db
       .select({ user: tenantMembers.user, role: tenantMembers.role, tenant: tenants.name, tenantId: tenants.id })
       .from(tenantMembers)
@@ -154,7 +158,7 @@ export class TenantRepo {
     const nss = await this.namespaces();
     const byTenant = new Map<number, string[]>();
     for (const n of nss) byTenant.set(n.tenantId, [...(byTenant.get(n.tenantId) ?? []), n.namespace]);
-    const out = new Map<string, { role: 'namespace-admin' | 'service-consumer'; namespaces: string[]; source: string }[]>();
+    const out = new Map<string, TenantGrant[]>();
     for (const r of rows) {
       const namespaces = byTenant.get(r.tenantId) ?? [];
       if (namespaces.length === 0) continue;

@@ -1,8 +1,18 @@
 /**
- * The data-access seam. Services speak these small interfaces in domain
- * terms; `drizzle.ts` implements them on PostgreSQL/PGlite and `memory.ts`
- * in memory for fast service tests.
+ * The data-access seam. Services speak these interfaces in domain terms and
+ * never storage: every repository has a drizzle implementation
+ * (PostgreSQL/PGlite: `drizzle.ts`, `revisions.ts`, `tenants.ts`) and an
+ * in-memory one (`memory.ts`, `memory-revisions.ts`, `memory-tenants.ts`),
+ * held to one contract by the same tests. `drizzleRepos` and `memoryRepos`
+ * give a whole set.
  */
+import type { RevisionRepository } from './revisions.types';
+import type { TenantRepository } from './tenants.types';
+
+export type * from './revisions.types';
+export type * from './tenants.types';
+export { ROLE_RANK, TENANT_ROLES } from './tenants.types';
+
 export interface ObjectId {
   kind: string;
   namespace: string;
@@ -112,6 +122,8 @@ export interface Repos {
   policy: PolicyRepo;
   users: UserRepo;
   resolutions: ResolutionRepo;
+  revisions: RevisionRepository;
+  tenants: TenantRepository;
 }
 
 export function sameObject(a: ObjectId, b: ObjectId): boolean {

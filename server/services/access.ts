@@ -7,7 +7,6 @@
  */
 import { canActFor, canManage, computeRoles, isDomainAdmin, roleIn, type RoleGrant, type UserRoles } from '../engine/acl';
 import type { AclRule } from '../engine/model/kinds';
-import type { TenantRepo } from '../repo/tenants';
 import type { ObjectId, Repos } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, unauthorized } from './errors';
@@ -16,13 +15,11 @@ export class AccessService {
   constructor(
     private readonly repos: Repos,
     private readonly domainAdmins: readonly string[],
-    private readonly tenants?: TenantRepo,
   ) {}
 
   /** Tenant-derived grants per lower-case user name. */
   async tenantGrants(): Promise<Map<string, RoleGrant[]>> {
-    if (!this.tenants) return new Map();
-    return (await this.tenants.grants()) as Map<string, RoleGrant[]>;
+    return this.repos.tenants.grants();
   }
 
   /** The actor's roles under the policy of `generation` (default: the newest). */

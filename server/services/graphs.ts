@@ -3,15 +3,14 @@
  * of a generation, optionally overlaid with a revision's changes and the
  * actual state. Layout happens in the browser (elkjs in a worker).
  */
-import { desiredGraph, policyGraph, type GraphModel } from '../engine/graph';
+import { desiredGraph, policyGraph } from '../engine/graph';
 import type { PolicyObjectInput } from '../engine/resolve';
 import type { RevisionPlan } from '../engine/plan';
-import type { RevisionRepo } from '../repo/revisions';
 import type { Repos } from '../repo/types';
-import type { Instance } from '../engine/resolve/types';
 import type { AccessService } from './access';
 import type { MaybeActor } from './actor';
 import { notFound, unauthorized } from './errors';
+import type { DesiredGraph, DesiredGraphInput, GraphInstance, GraphInstanceInput, PolicyGraph, PolicyGraphInput } from './graphs.types';
 import type { ResolutionService } from './resolution';
 
 export class GraphService {
@@ -19,30 +18,25 @@ export class GraphService {
     private readonly repos: Repos,
     private readonly resolution: ResolutionService,
     private readonly access: AccessService,
-    private readonly revisions?: RevisionRepo,
   ) {}
+
+  private get revisions() {
+    return this.repos.revisions;
+  }
 
   /**
    * One instance for the graph's side panel: in full (secret-rendered
    * parameters redacted for those who may not manage them), what is
    * actually deployed, and the apply events of the steps that touched it.
    */
-  async instance(
-    actor: MaybeActor,
-    input: { key: string; generation?: number },
-  ): Promise<{
-    generation: number;
-    instance: Instance;
-    actual: { status: string; revisionId: number; error: string | null; updatedAt: Date } | null;
-    events: { id: number; revisionId: number; at: Date; kind: string; message: string }[];
-  }> {
+  async instance(actor: MaybeActor, input: GraphInstanceInput): Promise<GraphInstance> {
     if (!actor) throw unauthorized('see instances');
     const r = await this.resolution.get(actor, input.generation);
     const found = r.state.instances.find((i) => i.key === input.key);
     if (!found) throw notFound(`Instance ${input.key} at generation ${r.generation}`);
     const [instance] = await this.access.redactSensitive(actor, [found]);
-    const [state] = this.revisions ? await this.revisions.instanceStates([input.key]) : [];
-    const events = this.revisions ? await this.revisions.eventsForInstance(input.key) : [];
+    const [state] = await this.revisions.instanceStates([input.key]);
+    const events = await this.revisions.eventsForInstance(input.key);
     return {
       generation: r.generation,
       instance: instance!,
@@ -51,7 +45,7 @@ export class GraphService {
     };
   }
 
-  async policy(actor: MaybeActor, input: { generation?: number }): Promise<GraphModel & { generation: number }> {
+  async policy(actor: MaybeActor, input: PolicyGraphInput): Promise<PolicyGraph> {
     if (!actor) throw unauthorized('see graphs');
     const r = await this.resolution.get(actor, input.generation);
     const objects = await this.repos.policy.listObjects({ generation: r.generation });
@@ -59,9 +53,9 @@ export class GraphService {
   }
 
   /** Instances of a generation; with `revisionId`, what that revision changes and what is actually deployed. */
-  async desired(actor: MaybeActor, input: { generation?: number; revisionId?: number }): Promise<GraphModel & { generation: number; revisionId?: number }> {
+  async desired(actor: MaybeActor, input: DesiredGraphInput): Promise<DesiredGraph> {
     if (!actor) throw unauthorized('see graphs');
-    if (input.revisionId !== undefined && this.revisions) {
+    if (input.revisionId !== undefined) {
       const rev = await this.revisions.get(input.revisionId);
       if (!rev) throw notFound(`Revision ${input.revisionId}`);
       const plan = rev.plan as RevisionPlan;
@@ -81,7 +75,7 @@ export class GraphService {
       };
     }
     const r = await this.resolution.get(actor, input.generation);
-    const actual = this.revisions ? new Map((await this.revisions.instanceStates()).map((s) => [s.key, { status: s.status, revisionId: s.revisionId }])) : undefined;
+    const actual = new Map((await this.revisions.instanceStates()).map((s) => [s.key, { status: s.status, revisionId: s.revisionId }]));
     return { generation: r.generation, ...desiredGraph(r.state, { actual }) };
   }
 }

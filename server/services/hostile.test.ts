@@ -11,8 +11,6 @@ import { TRPCError } from '@trpc/server';
 import { createCaller } from '../api/root';
 import { openDb, type DbHandle } from '../db/client';
 import { drizzleRepos } from '../repo/drizzle';
-import { RevisionRepo } from '../repo/revisions';
-import { TenantRepo } from '../repo/tenants';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import { heavyPolicy } from '../testing/policies';
@@ -64,7 +62,7 @@ describe('hostile policies end as claim errors while the server keeps answering'
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
     // As the server runs: resolutions and previews in worker threads.
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 120_000, memoryMb: 512 } }, new RevisionRepo(h.db), new TenantRepo(h.db));
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 120_000, memoryMb: 512 } });
     await services.revisions!.ensureForGeneration(await repos.policy.head());
   });
   after(async () => {
@@ -169,7 +167,7 @@ describe('a resolution over its time budget fails its claims, changes nothing de
     h = await openDb({ pgliteDir: 'memory://' });
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 300, memoryMb: 512 } }, new RevisionRepo(h.db), new TenantRepo(h.db));
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 300, memoryMb: 512 } });
     // Something is deployed: the demo's revision, accepted.
     const first = await services.revisions!.ensureForGeneration(await repos.policy.head());
     await services.revisions!.decide(sam, { revisionId: first.id, decision: 'accept' });

@@ -1,54 +1,52 @@
-/** All services, wired to one set of repositories. */
+/**
+ * All services, wired to one set of repositories (drizzle or in memory:
+ * every service works on either, none is optional).
+ */
 import type { Env } from '../env';
-import type { RevisionRepo } from '../repo/revisions';
-import type { TenantRepo } from '../repo/tenants';
-import { AccessService } from './access';
-import { TenantService } from './tenants';
+import { createResolver } from '../resolver';
 import type { Repos } from '../repo/types';
+import { AccessService } from './access';
+import { ClaimService } from './claims';
 import { GraphService } from './graphs';
 import { PolicyService } from './policy';
-import { createResolver } from '../resolver';
 import { ResolutionService } from './resolution';
 import { RevisionService } from './revisions';
+import { TenantService } from './tenants';
 import { UserService } from './users';
 
 export interface Services {
   policy: PolicyService;
   users: UserService;
   resolution: ResolutionService;
-  /** Absent with in-memory repositories (revisions need the database's locking). */
-  revisions?: RevisionService;
+  /** Claims' outcomes as the console shows them (over the resolution, redacted per reader). */
+  claims: ClaimService;
+  revisions: RevisionService;
   graphs: GraphService;
   access: AccessService;
-  /** Absent with in-memory repositories. */
-  tenants?: TenantService;
+  tenants: TenantService;
 }
 
 export function createServices(
   repos: Repos,
   env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver'>>,
-  revisionRepo?: RevisionRepo,
-  tenantRepo?: TenantRepo,
 ): Services {
   const users = new UserService(repos, env);
-  const access = new AccessService(repos, env.domainAdmins, tenantRepo);
+  const access = new AccessService(repos, env.domainAdmins);
   const policyUsers = () => users.policyUsers();
   const resolution = new ResolutionService(repos, policyUsers, env.domainAdmins, () => access.tenantGrants(), createResolver(env.resolver));
-  let revisions: RevisionService | undefined;
   // Every new generation is resolved right away, in the background, and becomes a revision.
   const policy = new PolicyService(
     repos,
     (generation, opts) => {
       resolution.schedule(generation);
-      revisions?.schedule(generation, opts.accept && opts.author ? { autoAcceptBy: opts.author } : {});
+      revisions.schedule(generation, opts.accept && opts.author ? { autoAcceptBy: opts.author } : {});
     },
     access,
   );
-  if (revisionRepo) {
-    revisions = new RevisionService(repos, revisionRepo, resolution, access, async (actor, generation, message) =>
-      policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: message ?? `Roll back to generation ${generation}` }),
-    );
-  }
-  const tenants = tenantRepo ? new TenantService(tenantRepo, access, revisionRepo, policyUsers, env.freeNamespaces ?? []) : undefined;
-  return { policy, users, resolution, revisions, graphs: new GraphService(repos, resolution, access, revisionRepo), access, tenants };
+  const revisions: RevisionService = new RevisionService(repos, resolution, access, async (actor, generation, message) =>
+    policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: message ?? `Roll back to generation ${generation}` }),
+  );
+  const tenants = new TenantService(repos, access, policyUsers, env.freeNamespaces ?? []);
+  const claims = new ClaimService(resolution, access);
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants };
 }

@@ -5,31 +5,29 @@
  */
 import { parseDocument, stringify } from 'yaml';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
-import { jsonSchemaForKind, KNOWN_KINDS, MAX_REQUEST_BYTES, normaliseKind, type Kind } from '../engine/model/kinds';
+import { jsonSchemaForKind, KNOWN_KINDS, MAX_REQUEST_BYTES, normaliseKind } from '../engine/model/kinds';
 import { loadObjects, objectKey, type AnyLoadedObject } from '../engine/model/validate';
 import type { GenerationInfo, ObjectId, Repos, StoredObject } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
 import { AccessService } from './access';
 import { AppError, isAppError, notFound, unauthorized } from './errors';
+import type {
+  ApplyTextInput,
+  DeleteInput,
+  DeleteTextInput,
+  GenerationView,
+  ListGenerationsInput,
+  ListObjectsInput,
+  ObjectListing,
+  ObjectView,
+  PolicyDiff,
+  SaveObjectInput,
+  SaveObjectResult,
+  Schemas,
+  WriteResult,
+} from './policy.types';
 
-export interface ObjectSummary extends ObjectId {
-  /** Generation that wrote the current version. */
-  generation: number;
-}
-
-export interface ObjectListing {
-  generation: number;
-  objects: ObjectSummary[];
-  counts: { byKind: Record<string, number>; byNamespace: Record<string, number>; total: number };
-}
-
-export interface WriteResult {
-  generation: number;
-  changed: boolean;
-  changes: GenerationInfo['changes'];
-  /** Warnings and notes (skipped documents) from validation. */
-  diagnostics: Diagnostic[];
-}
+export type { ObjectListing, ObjectSummary, WriteResult } from './policy.types';
 
 export class PolicyService {
   private readonly access: AccessService;
@@ -59,10 +57,7 @@ export class PolicyService {
     return this.repos.policy.head();
   }
 
-  async listObjects(
-    actor: MaybeActor,
-    q: { generation?: number; kind?: string; namespace?: string; search?: string } = {},
-  ): Promise<ObjectListing> {
+  async listObjects(actor: MaybeActor, q: ListObjectsInput = {}): Promise<ObjectListing> {
     this.requireSignedIn(actor, 'read policy');
     const generation = q.generation ?? (await this.repos.policy.head());
     const all = await this.repos.policy.listObjects({ generation });
@@ -81,11 +76,7 @@ export class PolicyService {
     return { generation, objects, counts: { byKind, byNamespace, total: all.length } };
   }
 
-  async getObject(
-    actor: MaybeActor,
-    id: ObjectId,
-    generation?: number,
-  ): Promise<StoredObject & { head: number; canEdit: boolean; readOnlyReason: string | null }> {
+  async getObject(actor: MaybeActor, id: ObjectId, generation?: number): Promise<ObjectView> {
     this.requireSignedIn(actor, 'read policy');
     const kind = normaliseKind(id.kind);
     if (!kind) throw new AppError('NOT_FOUND', `Unknown kind "${id.kind}"; known kinds: ${KNOWN_KINDS.join(', ')}.`);
@@ -133,10 +124,7 @@ export class PolicyService {
   }
 
   /** Create or update every object in `text` as one generation. */
-  async apply(
-    actor: MaybeActor,
-    input: { text: string; baseGeneration: number; message?: string; file?: string; accept?: boolean },
-  ): Promise<WriteResult> {
+  async apply(actor: MaybeActor, input: ApplyTextInput & { file?: string }): Promise<WriteResult> {
     const who = this.requireSignedIn(actor, 'change policy');
     const { objects, diagnostics } = this.parse(input.text, input.file);
     if (objects.length === 0) {
@@ -152,10 +140,7 @@ export class PolicyService {
    * Save one object from the editor. The text must hold exactly that object:
    * renaming through the editor would silently fork it, so it is refused.
    */
-  async saveObject(
-    actor: MaybeActor,
-    input: { id?: ObjectId; text: string; baseGeneration: number; message?: string; accept?: boolean },
-  ): Promise<WriteResult & { object: ObjectId }> {
+  async saveObject(actor: MaybeActor, input: SaveObjectInput): Promise<SaveObjectResult> {
     const who = this.requireSignedIn(actor, 'change policy');
     const { objects, diagnostics } = this.parse(input.text);
     if (objects.length !== 1) {
@@ -183,10 +168,7 @@ export class PolicyService {
     return { ...r, object: { kind: obj.kind, namespace: obj.namespace, name: obj.name } };
   }
 
-  async delete(
-    actor: MaybeActor,
-    input: { ids: ObjectId[]; baseGeneration: number; message?: string; accept?: boolean },
-  ): Promise<WriteResult> {
+  async delete(actor: MaybeActor, input: DeleteInput): Promise<WriteResult> {
     const who = this.requireSignedIn(actor, 'change policy');
     const ids = input.ids.map((id) => {
       const kind = normaliseKind(id.kind);
@@ -200,7 +182,7 @@ export class PolicyService {
   }
 
   /** Delete the objects that the YAML `text` describes (CLI `keelson delete`). */
-  async deleteText(actor: MaybeActor, input: { text: string; baseGeneration: number; message?: string; accept?: boolean }): Promise<WriteResult> {
+  async deleteText(actor: MaybeActor, input: DeleteTextInput): Promise<WriteResult> {
     const { objects } = this.parse(input.text);
     return this.delete(actor, { ...input, ids: objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name })) });
   }
@@ -243,12 +225,12 @@ export class PolicyService {
     }
   }
 
-  async listGenerations(actor: MaybeActor, opts: { limit?: number; before?: number } = {}): Promise<GenerationInfo[]> {
+  async listGenerations(actor: MaybeActor, opts: ListGenerationsInput = {}): Promise<GenerationInfo[]> {
     this.requireSignedIn(actor, 'read policy history');
     return this.repos.policy.listGenerations(opts);
   }
 
-  async getGeneration(actor: MaybeActor, generation: number): Promise<{ info: GenerationInfo | null; objects: StoredObject[] }> {
+  async getGeneration(actor: MaybeActor, generation: number): Promise<GenerationView> {
     this.requireSignedIn(actor, 'read policy history');
     const head = await this.repos.policy.head();
     if (generation < 0 || generation > head) throw notFound(`Generation ${generation}`);
@@ -257,7 +239,7 @@ export class PolicyService {
   }
 
   /** The whole policy of two generations as YAML, for a side-by-side diff. */
-  async diff(actor: MaybeActor, from: number, to: number): Promise<{ from: string; to: string; changed: ObjectId[] }> {
+  async diff(actor: MaybeActor, from: number, to: number): Promise<PolicyDiff> {
     const [a, b] = await Promise.all([this.getGeneration(actor, from), this.getGeneration(actor, to)]);
     const index = (objs: StoredObject[]) => new Map(objs.map((o) => [objectKey(o), o]));
     const ia = index(a.objects);
@@ -303,8 +285,8 @@ export class PolicyService {
   }
 
   /** JSON Schemas per kind for the editor (no rights needed: they describe the language). */
-  schemas(): Record<Kind, Record<string, unknown>> {
-    return Object.fromEntries(KNOWN_KINDS.map((k) => [k, jsonSchemaForKind(k)])) as Record<Kind, Record<string, unknown>>;
+  schemas(): Schemas {
+    return Object.fromEntries(KNOWN_KINDS.map((k) => [k, jsonSchemaForKind(k)])) as Schemas;
   }
 
   /** The redaction placeholder must never be saved as a credential (someone copied what they were shown). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { REVISION_EVENTS, REVISION_STATUSES, isTerminal, transition, type RevisionEvent, type RevisionStatus } from './revision-state';
+import { edgesOf, IllegalTransition, INITIAL_STATUSES, isTerminal, mustTransition, REVISION_EVENTS, REVISION_STATUSES, transition, type RevisionEvent, type RevisionStatus } from './revision-state';
 
 // Every (status, event) pair: the allowed ones and where they lead; everything else is refused.
 const ALLOWED: [RevisionStatus, RevisionEvent, RevisionStatus][] = [
@@ -44,4 +44,24 @@ test('terminal statuses', () => {
     REVISION_STATUSES.filter(isTerminal),
     ['applied', 'rejected', 'superseded', 'no-op'],
   );
+});
+
+test('an illegal transition is an error where it cannot be refused politely', () => {
+  assert.equal(mustTransition('applying', 'succeed'), 'applied');
+  assert.throws(() => mustTransition('applied', 'start'), (e: unknown) => e instanceof IllegalTransition && e.from === 'applied' && e.event === 'start' && /^Cannot apply this revision: it has already been applied\.$/.test(e.message));
+  assert.throws(() => mustTransition('no-op', 'accept-all'), IllegalTransition);
+});
+
+test('every event has one target, so storage can move revisions in bulk by the table', () => {
+  for (const ev of REVISION_EVENTS) {
+    const { from, to } = edgesOf(ev);
+    assert.deepEqual(from, ALLOWED.filter(([, e]) => e === ev).map(([f]) => f), ev);
+    for (const f of from) assert.deepEqual(transition(f, ev), { ok: true, to }, `${f} --${ev}`);
+  }
+  assert.deepEqual(edgesOf('supersede'), { from: ['pending'], to: 'superseded' });
+});
+
+test('a revision is born pending, or no-op when it changes nothing; both are statuses of the machine', () => {
+  assert.deepEqual([...INITIAL_STATUSES], ['pending', 'no-op']);
+  for (const s of INITIAL_STATUSES) assert.ok(REVISION_STATUSES.includes(s));
 });

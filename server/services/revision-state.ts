@@ -33,13 +33,51 @@ const REFUSALS: Partial<Record<RevisionStatus, string>> = {
   'no-op': 'it changes nothing',
 };
 
+/** The statuses a revision is born with (an empty diff is recorded as `no-op`); every later status comes from `transition`. */
+export const INITIAL_STATUSES = ['pending', 'no-op'] as const satisfies readonly RevisionStatus[];
+export type InitialStatus = (typeof INITIAL_STATUSES)[number];
+
+/** Events of the apply worker (the others happen when people decide, or a newer generation arrives). */
+export type ApplyEvent = Extract<RevisionEvent, 'start' | 'retry' | 'succeed' | 'fail'>;
+
 export type Transition = { ok: true; to: RevisionStatus } | { ok: false; reason: string };
+
+/** Thrown where a refused transition is a programming error rather than a race to report. */
+export class IllegalTransition extends Error {
+  constructor(
+    readonly from: RevisionStatus,
+    readonly event: RevisionEvent,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'IllegalTransition';
+  }
+}
 
 export function transition(from: RevisionStatus, event: RevisionEvent): Transition {
   const to = ALLOWED[from]?.[event];
   if (to) return { ok: true, to };
   const why = REFUSALS[from] ?? `it is ${from}`;
   return { ok: false, reason: `Cannot ${describe(event)} this revision: ${why}.` };
+}
+
+/** Like `transition`, for a step that cannot be refused: an illegal transition throws. */
+export function mustTransition(from: RevisionStatus, event: RevisionEvent): RevisionStatus {
+  const t = transition(from, event);
+  if (!t.ok) throw new IllegalTransition(from, event, t.reason);
+  return t.to;
+}
+
+/**
+ * Every status `event` moves a revision out of, and the one it moves it to:
+ * what a guarded bulk update (`… set status = to where status in from`)
+ * needs, taken from the table above so storage never names statuses itself.
+ */
+export function edgesOf(event: RevisionEvent): { from: RevisionStatus[]; to: RevisionStatus } {
+  const from = REVISION_STATUSES.filter((s) => ALLOWED[s]?.[event]);
+  const targets = new Set(from.map((s) => ALLOWED[s]![event]!));
+  if (targets.size !== 1) throw new Error(`revision event ${event} has ${targets.size} targets; a bulk update needs exactly one`);
+  return { from, to: [...targets][0]! };
 }
 
 function describe(e: RevisionEvent): string {

@@ -10,8 +10,7 @@ import { runOnce } from '../apply/worker';
 import { openDb, type DbHandle } from '../db/client';
 import type { RevisionPlan } from '../engine/plan';
 import { drizzleRepos } from '../repo/drizzle';
-import { RevisionRepo } from '../repo/revisions';
-import type { Repos } from '../repo/types';
+import type { Repos, RevisionRepository } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import type { Actor } from './actor';
 import { createServices, type Services } from './index';
@@ -20,14 +19,14 @@ const sam: Actor = { id: 'local:Sam', name: 'Sam', labels: { global_ops: 'true',
 
 let h: DbHandle;
 let repos: Repos;
-let revs: RevisionRepo;
+let revs: RevisionRepository;
 let services: Services;
 before(async () => {
   h = await openDb({ pgliteDir: 'memory://' });
   repos = drizzleRepos(h.db);
-  revs = new RevisionRepo(h.db);
+  revs = repos.revisions;
   await seedDemo(repos);
-  services = createServices(repos, { usersFile: undefined, domainAdmins: [] }, revs);
+  services = createServices(repos, { usersFile: undefined, domainAdmins: [] });
 });
 after(() => h.close());
 

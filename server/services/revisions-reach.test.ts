@@ -9,7 +9,6 @@ import { after, before, describe, test } from 'node:test';
 import { loadLocalUsers } from '../auth/users';
 import { openDb, type DbHandle } from '../db/client';
 import { drizzleRepos } from '../repo/drizzle';
-import { RevisionRepo } from '../repo/revisions';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import type { Actor } from './actor';
@@ -41,7 +40,7 @@ describe('sections that reach past their namespace (services on PGlite)', () => 
     h = await openDb({ pgliteDir: 'memory://' });
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [] }, new RevisionRepo(h.db));
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [] });
   });
   after(() => h.close());
 

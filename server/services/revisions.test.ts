@@ -16,8 +16,7 @@ import { eq } from 'drizzle-orm';
 import type { DbHandle } from '../db/client';
 import { deploymentHead, revisions, revisionSections } from '../db/schema';
 import { drizzleRepos } from '../repo/drizzle';
-import { RevisionRepo } from '../repo/revisions';
-import type { Repos } from '../repo/types';
+import type { Repos, RevisionRepository } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import { backends } from '../testing/backends';
 import type { Actor } from './actor';
@@ -48,7 +47,7 @@ for (const backend of backends()) {
   describe(`revisions on ${backend.name}`, () => {
     let h: DbHandle & { url?: string };
     let repos: Repos;
-    let revs: RevisionRepo;
+    let revs: RevisionRepository;
     let services: Services;
     const dirs: string[] = [];
     const tempDir = () => {
@@ -60,9 +59,9 @@ for (const backend of backends()) {
     before(async () => {
       h = await backend.open();
       repos = drizzleRepos(h.db);
-      revs = new RevisionRepo(h.db);
+      revs = repos.revisions;
       await seedDemo(repos);
-      services = createServices(repos, { usersFile: undefined, domainAdmins: [] }, revs);
+      services = createServices(repos, { usersFile: undefined, domainAdmins: [] });
     });
     after(async () => {
       await h.close();

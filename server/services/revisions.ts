@@ -13,42 +13,33 @@ import { loadObjects } from '../engine/model/validate';
 import { appliedState, planRevision, type RevisionPlan, type SectionDeploys } from '../engine/plan';
 import type { DesiredState, PolicyObjectInput } from '../engine/resolve';
 import type { Instance } from '../engine/state';
-import type { RevisionRepo, RevisionRow, SectionRow } from '../repo/revisions';
-import type { Repos } from '../repo/types';
+import type { EventRow, Repos, RevisionRow, SectionRow } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
 import { stringify } from 'yaml';
 import { toPolicyInput, type ResolutionService } from './resolution';
-import { transition, type RevisionStatus } from './revision-state';
+import { transition } from './revision-state';
+import type {
+  ByGenerationResult,
+  DecideInput,
+  DecideResult,
+  InstanceDiff,
+  InstanceDiffInput,
+  ListRevisionsInput,
+  Preview,
+  PreviewInput,
+  RestoreResult,
+  RevisionPlanView,
+  RevisionSummary,
+  RevisionView,
+  SectionView,
+} from './revisions.types';
+
+export type { RevisionSummary, SectionView } from './revisions.types';
 
 
 /** How long `byGeneration` with `wait` waits for a revision being computed. */
 const BY_GENERATION_WAIT_MS = 30_000;
-
-export interface SectionView extends Omit<SectionRow, 'revisionId'> {
-  /** What the section deploys beyond its policy namespace (then only a domain admin may accept it). */
-  needsDomainAdmin: string[];
-  /** Where and what the section deploys (null for revisions computed before this was recorded). */
-  deploys: SectionDeploys | null;
-  /** Whether the asking user may decide this section now, and why not when not. */
-  canDecide: boolean;
-  reason?: string;
-}
-
-export interface RevisionSummary {
-  id: number;
-  generation: number;
-  status: string;
-  author: string;
-  createdAt: Date;
-  appliedAt: Date | null;
-  rollbackOf: number | null;
-  counts: RevisionPlan['counts'];
-  costDelta: number;
-  currency: string;
-  acceptedBy: string[];
-  sections: { namespace: string; status: string }[];
-}
 
 export class RevisionService {
   /** Revisions are computed one at a time: each diffs against the accepted head. */
@@ -56,12 +47,15 @@ export class RevisionService {
 
   constructor(
     private readonly repos: Repos,
-    private readonly revisions: RevisionRepo,
     private readonly resolution: ResolutionService,
     private readonly access: AccessService,
     /** Writes a generation restoring an earlier one (PolicyService.restore). */
     private readonly restore: (actor: Actor, generation: number, message?: string) => Promise<{ generation: number; changed: boolean }>,
   ) {}
+
+  private get revisions() {
+    return this.repos.revisions;
+  }
 
   /** Computations this process has started, by generation (so a read can wait for one instead of starting it). */
   private readonly inFlight = new Map<number, Promise<RevisionRow>>();
@@ -92,7 +86,7 @@ export class RevisionService {
    * below 1) is not found; one whose revision is still being computed
    * answers `computing` — with `wait`, after waiting a while for it.
    */
-  async byGeneration(actor: MaybeActor, generation: number, opts: { wait?: boolean } = {}): Promise<{ id: number | null; status: string }> {
+  async byGeneration(actor: MaybeActor, generation: number, opts: { wait?: boolean } = {}): Promise<ByGenerationResult> {
     if (!actor) throw unauthorized('see revisions');
     const head = await this.repos.policy.head();
     if (!Number.isInteger(generation) || generation < 1 || generation > head) {
@@ -237,7 +231,7 @@ export class RevisionService {
     };
   }
 
-  async list(actor: MaybeActor, opts: { limit?: number; before?: number } = {}): Promise<RevisionSummary[]> {
+  async list(actor: MaybeActor, opts: ListRevisionsInput = {}): Promise<RevisionSummary[]> {
     if (!actor) throw unauthorized('see revisions');
     const rows = await this.revisions.list(opts);
     const sections = await this.revisions.sections(rows.map((r) => r.id));
@@ -261,7 +255,7 @@ export class RevisionService {
     });
   }
 
-  async get(actor: MaybeActor, id: number) {
+  async get(actor: MaybeActor, id: number): Promise<RevisionView> {
     if (!actor) throw unauthorized('see revisions');
     const rev = await this.revisions.get(id);
     if (!rev) throw notFound(`Revision ${id}`);
@@ -270,35 +264,36 @@ export class RevisionService {
     const sections: SectionView[] = this.withReach(rev, await this.revisions.sections([id])).map(({ revisionId: _r, ...s }) => {
       const may = this.mayDecide(roles, s);
       const open = rev.status === 'pending' && s.status === 'pending';
-      return { ...s, canDecide: open && may.ok, reason: !open ? undefined : may.ok ? undefined : may.reason };
+      return { ...s, counts: s.counts as RevisionPlan['counts'], canDecide: open && may.ok, reason: !open ? undefined : may.ok ? undefined : may.reason };
     });
     const steps = await this.revisions.steps(id);
     const jobs = await this.revisions.jobsFor(id);
-    const stored = rev.plan as RevisionPlan;
+    const stored = rev.plan as RevisionPlanView;
     // Held-back instances (carried over as they ran) are redacted like the steps.
-    const carryOver = (stored as { carryOver?: Instance[] }).carryOver;
-    const plan = {
+    const carryOver = stored.carryOver;
+    const plan: RevisionPlanView = {
       ...stored,
       steps: await this.access.redactSensitive(actor, stored.steps),
       ...(carryOver ? { carryOver: await this.access.redactSensitive(actor, carryOver) } : {}),
     };
     const stale = rev.status === 'pending' && rev.baseRevisionId !== head.acceptedRevisionId;
     const revertTo = await this.revertTarget(rev);
-    return { revision: { ...rev, plan: undefined }, plan, sections, steps, jobs, head, stale, revertTo };
+    const { plan: _stored, ...revision } = rev;
+    return { revision: { ...revision, counts: rev.counts as RevisionPlan['counts'] }, plan, sections, steps, jobs, head, stale, revertTo };
   }
 
-  async events(actor: MaybeActor, id: number, afterId = 0) {
+  async events(actor: MaybeActor, id: number, afterId = 0): Promise<EventRow[]> {
     if (!actor) throw unauthorized('see revisions');
     return this.revisions.events(id, afterId);
   }
 
   /** Accept or reject one section, or every pending section the user may decide. */
-  async decide(actor: MaybeActor, input: { revisionId: number; namespace?: string; decision: 'accept' | 'reject'; comment?: string }) {
+  async decide(actor: MaybeActor, input: DecideInput): Promise<DecideResult> {
     if (!actor) throw unauthorized(`${input.decision} revisions`);
     const rev = await this.revisions.get(input.revisionId);
     if (!rev) throw notFound(`Revision ${input.revisionId}`);
     // A revision that can no longer be decided says so, whoever asks.
-    const open = transition(rev.status as RevisionStatus, input.decision === 'reject' ? 'reject' : 'accept-some');
+    const open = transition(rev.status, input.decision === 'reject' ? 'reject' : 'accept-some');
     if (!open.ok) throw new AppError('CONFLICT', open.reason);
     const roles = await this.rolesOf(actor, rev.generation);
     const sections = this.withReach(rev, await this.revisions.sections([rev.id]));
@@ -328,7 +323,7 @@ export class RevisionService {
   }
 
   /** Roll back to an applied revision: a new generation restoring its policy, and so a new revision. */
-  async rollback(actor: MaybeActor, input: { revisionId: number }) {
+  async rollback(actor: MaybeActor, input: { revisionId: number }): Promise<RestoreResult> {
     if (!actor) throw unauthorized('roll back');
     const rev = await this.revisions.get(input.revisionId);
     if (!rev) throw notFound(`Revision ${input.revisionId}`);
@@ -350,7 +345,7 @@ export class RevisionService {
     return (await this.repos.policy.head()) === rev.generation ? rev.generation - 1 : null;
   }
 
-  async revert(actor: MaybeActor, input: { revisionId: number }) {
+  async revert(actor: MaybeActor, input: { revisionId: number }): Promise<RestoreResult> {
     if (!actor) throw unauthorized('revert a change');
     const rev = await this.revisions.get(input.revisionId);
     if (!rev) throw notFound(`Revision ${input.revisionId}`);
@@ -364,7 +359,7 @@ export class RevisionService {
   }
 
   /** One instance's rendered parameters and discovery before and after a revision (for a side-by-side diff). */
-  async instanceDiff(actor: MaybeActor, input: { revisionId: number; key: string }) {
+  async instanceDiff(actor: MaybeActor, input: InstanceDiffInput): Promise<InstanceDiff> {
     if (!actor) throw unauthorized('see revisions');
     const rev = await this.revisions.get(input.revisionId);
     if (!rev) throw notFound(`Revision ${input.revisionId}`);
@@ -377,7 +372,7 @@ export class RevisionService {
   }
 
   /** What saving `text` would create: counts, cost delta, changed claims, sections — nothing is saved. */
-  async preview(actor: MaybeActor, input: { text: string; id?: { kind: string; namespace: string; name: string } }) {
+  async preview(actor: MaybeActor, input: PreviewInput): Promise<Preview> {
     if (!actor) throw unauthorized('preview changes');
     const parsed = loadObjects(input.text);
     const errors = parsed.diagnostics.filter((d) => d.severity === 'error');

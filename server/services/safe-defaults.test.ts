@@ -15,8 +15,6 @@ import { loadLocalUsers } from '../auth/users';
 import { openDb, type DbHandle } from '../db/client';
 import { loadEnv } from '../env';
 import { drizzleRepos } from '../repo/drizzle';
-import { RevisionRepo } from '../repo/revisions';
-import { TenantRepo } from '../repo/tenants';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import type { Actor } from './actor';
@@ -90,7 +88,7 @@ describe('tenants cannot be used to take namespaces', () => {
     h = await openDb({ pgliteDir: 'memory://' });
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['sandbox-*'] }, new RevisionRepo(h.db), new TenantRepo(h.db));
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['sandbox-*'] });
     // An ACL rule naming a namespace that holds nothing yet.
     await createCaller({ actor: demo('Sam'), services }).policy.applyText({
       baseGeneration: await repos.policy.head(),

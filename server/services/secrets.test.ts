@@ -20,8 +20,6 @@ import { createCaller } from '../api/root';
 import { DEMO_USERS_FILE } from '../auth/users';
 import { openDb, type DbHandle } from '../db/client';
 import { drizzleRepos } from '../repo/drizzle';
-import { RevisionRepo } from '../repo/revisions';
-import { TenantRepo } from '../repo/tenants';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import type { Actor } from './actor';
@@ -71,7 +69,7 @@ describe('a planted secret reaches only those who may see it', () => {
     h = await openDb({ pgliteDir: 'memory://' });
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
-    services = createServices(repos, { usersFile, domainAdmins: [] }, new RevisionRepo(h.db), new TenantRepo(h.db));
+    services = createServices(repos, { usersFile, domainAdmins: [] });
     await services.revisions!.ensureForGeneration(await repos.policy.head());
     await call(sam).policy.applyText({ text: POLICY, baseGeneration: await repos.policy.head() });
     const w = await call(alice).policy.applyText({
@@ -134,7 +132,7 @@ describe('a planted secret reaches only those who may see it', () => {
     for (const s of sections.filter((x) => x.status === 'pending')) await call(sam).revisions.decide({ revisionId, namespace: s.namespace, decision: 'accept' });
     const git = join(dir, 'gitops');
     const actuator = new GitOpsActuator(git);
-    while (await runOnce({ revisions: new RevisionRepo(h.db), actuator })) {
+    while (await runOnce({ revisions: repos.revisions, actuator })) {
       /* apply every queued job */
     }
     const log = await commitLog(git);
@@ -157,7 +155,7 @@ describe('cluster credentials are redacted on the parsed value', () => {
     try {
       const repos = drizzleRepos(h.db);
       await seedDemo(repos);
-      const services = createServices(repos, { usersFile: undefined, domainAdmins: [] }, new RevisionRepo(h.db), new TenantRepo(h.db));
+      const services = createServices(repos, { usersFile: undefined, domainAdmins: [] });
       const text = `kind: cluster
 metadata: {namespace: system, name: anchored}
 type: kubernetes

@@ -13,21 +13,37 @@ import { isDomainAdmin, roleIn } from '../engine/acl';
 import { IDENTIFIER_RE } from '../engine/model/kinds';
 import type { PolicyUser } from '../engine/model/users';
 import { instanceKey } from '../engine/state/key';
-import type { RevisionRepo } from '../repo/revisions';
-import { ROLE_RANK, type TenantRepo, type TenantRole } from '../repo/tenants';
+import { ROLE_RANK, type Repos, type TenantRole } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
+import type {
+  AddNamespaceInput,
+  AnswerInput,
+  ChangeRoleInput,
+  CreateTenantInput,
+  Invitation,
+  InviteInput,
+  MyRoles,
+  RemoveMemberInput,
+  RemoveTenantInput,
+  RoleMap,
+  TenantList,
+  TenantView,
+} from './tenants.types';
 
 export class TenantService {
   constructor(
-    private readonly tenants: TenantRepo,
+    private readonly repos: Pick<Repos, 'tenants' | 'revisions'>,
     private readonly access: AccessService,
-    private readonly revisions: RevisionRepo | undefined,
     private readonly knownUsers: () => Promise<PolicyUser[]> = async () => [],
     /** Namespace patterns (`*` wildcards) anyone may give to their tenant while nobody uses them (KEELSON_FREE_NAMESPACES). */
     private readonly freeNamespaces: readonly string[] = [],
   ) {}
+
+  private get tenants() {
+    return this.repos.tenants;
+  }
 
   private signedIn(actor: MaybeActor, what: string): Actor {
     if (!actor) throw unauthorized(what);
@@ -58,7 +74,7 @@ export class TenantService {
     return role;
   }
 
-  async list(actor: MaybeActor) {
+  async list(actor: MaybeActor): Promise<TenantList> {
     const who = this.signedIn(actor, 'see tenants');
     const mine = await this.tenants.membershipsOf(who.name);
     const all = isDomainAdmin(await this.access.roles(who)) ? await this.tenants.list() : [];
@@ -66,11 +82,11 @@ export class TenantService {
     const names = new Set([...mine.map((m) => m.tenant), ...all.map((t) => t.name)]);
     return {
       tenants: [...names].sort().map((name) => ({ name, role: (mine.find((m) => m.tenant === name)?.role as TenantRole | undefined) ?? null })),
-      invitations: invitations.map((i) => ({ id: i.id, tenant: i.tenant, role: i.role, invitedBy: i.invitedBy, createdAt: i.createdAt })),
+      invitations: invitations.map((i) => ({ id: i.id, tenant: i.tenant, role: i.role as TenantRole, invitedBy: i.invitedBy, createdAt: i.createdAt })),
     };
   }
 
-  async get(actor: MaybeActor, name: string) {
+  async get(actor: MaybeActor, name: string): Promise<TenantView> {
     const who = this.signedIn(actor, 'see tenants');
     const t = await this.tenantOrThrow(name);
     const role = await this.roleIn(t.id, who);
@@ -81,7 +97,7 @@ export class TenantService {
       createdAt: t.createdAt,
       myRole: role,
       members: (await this.tenants.members(t.id)).map((m) => ({ user: m.user, role: m.role as TenantRole, addedAt: m.addedAt })),
-      invitations: (await this.tenants.invitations({ tenantId: t.id, status: 'pending' })).map((i) => ({ id: i.id, user: i.user, role: i.role, invitedBy: i.invitedBy })),
+      invitations: (await this.tenants.invitations({ tenantId: t.id, status: 'pending' })).map((i) => ({ id: i.id, user: i.user, role: i.role as TenantRole, invitedBy: i.invitedBy })),
       namespaces: (await this.tenants.namespaces(t.id)).map((n) => n.namespace),
     };
   }
@@ -122,7 +138,7 @@ export class TenantService {
     }
   }
 
-  async create(actor: MaybeActor, input: { name: string; namespaces: string[] }) {
+  async create(actor: MaybeActor, input: CreateTenantInput): Promise<{ name: string }> {
     const who = this.signedIn(actor, 'create tenants');
     if (!IDENTIFIER_RE.test(input.name)) throw new AppError('INVALID_INPUT', `"${input.name}" is not a valid tenant name (letters, digits, "_" and "-", starting with a letter).`);
     await this.assertMayClaim(who, input.namespaces);
@@ -131,16 +147,16 @@ export class TenantService {
     return { name: r.tenant.name };
   }
 
-  async addNamespace(actor: MaybeActor, input: { tenant: string; namespace: string }) {
+  async addNamespace(actor: MaybeActor, input: AddNamespaceInput): Promise<{ ok: true }> {
     const who = this.signedIn(actor, 'change tenants');
     const t = await this.tenantOrThrow(input.tenant);
     await this.requireRole(t, who, 'admin', 'add namespaces');
     await this.assertMayClaim(who, [input.namespace]);
     if (!(await this.tenants.addNamespace(t.id, input.namespace))) throw new AppError('CONFLICT', `Namespace ${input.namespace} already belongs to a tenant.`);
-    return { ok: true };
+    return { ok: true } as const;
   }
 
-  async invite(actor: MaybeActor, input: { tenant: string; user: string; role: TenantRole }) {
+  async invite(actor: MaybeActor, input: InviteInput): Promise<{ id: number; status: string }> {
     const who = this.signedIn(actor, 'invite users');
     const t = await this.tenantOrThrow(input.tenant);
     const mine = await this.requireRole(t, who, 'admin', 'invite users');
@@ -152,13 +168,13 @@ export class TenantService {
     return { id: inv.id, status: inv.status };
   }
 
-  async myInvitations(actor: MaybeActor) {
+  async myInvitations(actor: MaybeActor): Promise<Invitation[]> {
     const who = this.signedIn(actor, 'see invitations');
-    return (await this.tenants.invitations({ user: who.name, status: 'pending' })).map((i) => ({ id: i.id, tenant: i.tenant, role: i.role, invitedBy: i.invitedBy }));
+    return (await this.tenants.invitations({ user: who.name, status: 'pending' })).map((i) => ({ id: i.id, tenant: i.tenant, role: i.role as TenantRole, invitedBy: i.invitedBy }));
   }
 
   /** Confirm (naming the role offered, as Axebow requires) or reject an invitation. */
-  async answer(actor: MaybeActor, input: { invitationId: number; accept: boolean; role?: TenantRole }) {
+  async answer(actor: MaybeActor, input: AnswerInput): Promise<{ tenant: string; status: string }> {
     const who = this.signedIn(actor, 'answer invitations');
     const pending = (await this.tenants.invitations({ user: who.name, status: 'pending' })).find((i) => i.id === input.invitationId);
     if (!pending) throw new AppError('NOT_FOUND', 'You have no such pending invitation.');
@@ -170,7 +186,7 @@ export class TenantService {
     return { tenant: pending.tenant, status: done.status };
   }
 
-  async changeRole(actor: MaybeActor, input: { tenant: string; user: string; role: TenantRole }) {
+  async changeRole(actor: MaybeActor, input: ChangeRoleInput): Promise<{ user: string; role: TenantRole }> {
     const who = this.signedIn(actor, 'change roles');
     const t = await this.tenantOrThrow(input.tenant);
     const mine = await this.requireRole(t, who, 'admin', 'change roles');
@@ -185,7 +201,7 @@ export class TenantService {
   }
 
   /** Remove a member, or leave (a member removing themselves). */
-  async removeMember(actor: MaybeActor, input: { tenant: string; user: string }) {
+  async removeMember(actor: MaybeActor, input: RemoveMemberInput): Promise<{ ok: true }> {
     const who = this.signedIn(actor, 'change members');
     const t = await this.tenantOrThrow(input.tenant);
     const self = input.user.toLowerCase() === who.name.toLowerCase();
@@ -198,24 +214,24 @@ export class TenantService {
     }
     const r = await this.tenants.changeMember(t.id, input.user, null);
     if (r === 'last-owner') throw new AppError('CONFLICT', `${input.user} is the last owner of tenant ${t.name} and cannot ${self ? 'leave' : 'be removed'}; make someone else owner first.`);
-    return { ok: true };
+    return { ok: true } as const;
   }
 
-  async remove(actor: MaybeActor, input: { tenant: string }) {
+  async remove(actor: MaybeActor, input: RemoveTenantInput): Promise<{ ok: true }> {
     const who = this.signedIn(actor, 'remove tenants');
     const t = await this.tenantOrThrow(input.tenant);
     await this.requireRole(t, who, 'owner', 'remove the tenant');
     const owners = (await this.tenants.members(t.id)).filter((m) => m.role === 'owner');
     if (owners.length > 1) throw new AppError('CONFLICT', `Tenant ${t.name} has ${owners.length} owners; only a sole owner may remove it.`);
     const namespaces = new Set((await this.tenants.namespaces(t.id)).map((n) => n.namespace));
-    const running = (await this.revisions?.instanceStates())?.filter((s) => s.status === 'applied' && namespaces.has(instanceKey.namespaceOf(s.key))) ?? [];
+    const running = (await this.repos.revisions.instanceStates()).filter((s) => s.status === 'applied' && namespaces.has(instanceKey.namespaceOf(s.key)));
     if (running.length > 0) throw new AppError('CONFLICT', `Tenant ${t.name} still runs ${running.length} instances in ${[...namespaces].join(', ')}; remove its claims first.`);
     await this.tenants.remove(t.id);
-    return { ok: true };
+    return { ok: true } as const;
   }
 
   /** Domain admins: every user's roles and where each came from. */
-  async roleMap(actor: MaybeActor) {
+  async roleMap(actor: MaybeActor): Promise<RoleMap> {
     const who = this.signedIn(actor, 'see roles');
     if (!isDomainAdmin(await this.access.roles(who))) throw new AppError('FORBIDDEN', 'Only domain admins may see everyone’s roles.');
     const users = await this.knownUsers();
@@ -228,10 +244,10 @@ export class TenantService {
   }
 
   /** My roles (for the profile page). */
-  async myRoles(actor: MaybeActor) {
+  async myRoles(actor: MaybeActor): Promise<MyRoles> {
     const who = this.signedIn(actor, 'see roles');
     const roles = await this.access.roles(who);
-    return { user: who.name, grants: roles.grants, tenants: (await this.tenants.membershipsOf(who.name)).map((m) => ({ tenant: m.tenant, role: m.role })) };
+    return { user: who.name, grants: roles.grants, tenants: (await this.tenants.membershipsOf(who.name)).map((m) => ({ tenant: m.tenant, role: m.role as TenantRole })) };
   }
 }
 

@@ -13,8 +13,6 @@ import { loadLocalUsers } from '../auth/users';
 import { openDb, type DbHandle } from '../db/client';
 import { revisions } from '../db/schema';
 import { drizzleRepos } from '../repo/drizzle';
-import { RevisionRepo } from '../repo/revisions';
-import { TenantRepo } from '../repo/tenants';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import type { Actor } from './actor';
@@ -45,7 +43,7 @@ describe('trust: reads never write; preview needs the rights of saving', () => {
     h = await openDb({ pgliteDir: 'memory://' });
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [] }, new RevisionRepo(h.db), new TenantRepo(h.db));
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [] });
     await services.revisions!.ensureForGeneration(await repos.policy.head());
   });
   after(() => h.close());

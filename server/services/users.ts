@@ -8,14 +8,9 @@ import type { Env } from '../env';
 import type { Repos } from '../repo/types';
 import type { MaybeActor } from './actor';
 import { unauthorized } from './errors';
+import type { Profile } from './users.types';
 
-export interface Profile {
-  id: string;
-  name: string;
-  provider: string;
-  email: string | null;
-  labels: Record<string, string>;
-}
+export type { Profile } from './users.types';
 
 export class UserService {
   constructor(

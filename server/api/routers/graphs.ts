@@ -1,14 +1,24 @@
-import { z } from 'zod';
+import {
+  desiredGraphInput,
+  desiredGraphOutput,
+  graphInstanceInput,
+  graphInstanceOutput,
+  policyGraphInput,
+  policyGraphOutput,
+} from '../../services/graphs.types';
 import { createTRPCRouter, protectedProcedure } from '../trpc';
 
-const generation = z.number().int().min(0).optional();
-
 export const graphsRouter = createTRPCRouter({
-  policy: protectedProcedure.input(z.object({ generation })).query(({ ctx, input }) => ctx.services.graphs.policy(ctx.actor, input)),
+  policy: protectedProcedure
+    .input(policyGraphInput)
+    .output(policyGraphOutput)
+    .query(({ ctx, input }) => ctx.services.graphs.policy(ctx.actor, input)),
   desired: protectedProcedure
-    .input(z.object({ generation, revisionId: z.number().int().min(1).optional() }))
+    .input(desiredGraphInput)
+    .output(desiredGraphOutput)
     .query(({ ctx, input }) => ctx.services.graphs.desired(ctx.actor, input)),
   instance: protectedProcedure
-    .input(z.object({ key: z.string().min(1).max(2000), generation }))
+    .input(graphInstanceInput)
+    .output(graphInstanceOutput)
     .query(({ ctx, input }) => ctx.services.graphs.instance(ctx.actor, input)),
 });

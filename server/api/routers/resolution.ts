@@ -1,28 +1,16 @@
-import { z } from 'zod';
+import { claimInput, claimOutput, claimsInput, claimsOutput } from '../../services/resolution.types';
 import { createTRPCRouter, protectedProcedure } from '../trpc';
-
-const generation = z.number().int().min(0);
-const name = z.string().min(1).max(64);
 
 export const resolutionRouter = createTRPCRouter({
   /** Claims' outcomes and counts of a generation (instances are summarised, not sent). */
-  claims: protectedProcedure.input(z.object({ generation: generation.optional() })).query(async ({ ctx, input }) => {
-    const r = await ctx.services.resolution.get(ctx.actor, input.generation);
-    return {
-      generation: r.generation,
-      durationMs: r.durationMs,
-      counts: { total: r.claimsTotal, resolved: r.claimsResolved, rejected: r.claimsRejected, error: r.claimsError, instances: r.instances },
-      claims: r.state.claims.map(({ trace: _t, ...c }) => ({ ...c, instanceCount: c.instances.length })),
-    };
-  }),
+  claims: protectedProcedure
+    .input(claimsInput)
+    .output(claimsOutput)
+    .query(({ ctx, input }) => ctx.services.claims.list(ctx.actor, input)),
 
+  /** One claim with its decision trace and its (redacted) instances. */
   claim: protectedProcedure
-    .input(z.object({ namespace: name, name, generation: generation.optional() }))
-    .query(async ({ ctx, input }) => {
-      const { generation: gen, outcome } = await ctx.services.resolution.claim(ctx.actor, input);
-      const r = await ctx.services.resolution.get(ctx.actor, gen);
-      const mine = new Set(outcome.instances);
-      const instances = await ctx.services.access.redactSensitive(ctx.actor, r.state.instances.filter((i) => mine.has(i.key)));
-      return { generation: gen, outcome, instances };
-    }),
+    .input(claimInput)
+    .output(claimOutput)
+    .query(({ ctx, input }) => ctx.services.claims.get(ctx.actor, input)),
 });

@@ -1,46 +1,68 @@
-import { TRPCError } from '@trpc/server';
-import { z } from 'zod';
-import { MAX_REQUEST_BYTES } from '../../engine/model/kinds';
-import type { Services } from '../../services';
+import {
+  byGenerationInput,
+  byGenerationOutput,
+  decideInput,
+  decideOutput,
+  getRevisionInput,
+  instanceDiffInput,
+  instanceDiffOutput,
+  listRevisionsInput,
+  listRevisionsOutput,
+  previewInput,
+  previewOutput,
+  restoreOutput,
+  revertInput,
+  revisionEventsInput,
+  revisionEventsOutput,
+  revisionOutput,
+  rollbackInput,
+} from '../../services/revisions.types';
 import { createTRPCRouter, protectedProcedure } from '../trpc';
-
-const id = z.number().int().min(1);
-const comment = z.string().max(2000).optional();
-
-function svc(s: Services) {
-  if (!s.revisions) throw new TRPCError({ code: 'NOT_IMPLEMENTED', message: 'Revisions need the database.' });
-  return s.revisions;
-}
 
 export const revisionsRouter = createTRPCRouter({
   list: protectedProcedure
-    .input(z.object({ limit: z.number().int().min(1).max(500).optional(), before: id.optional() }))
-    .query(({ ctx, input }) => svc(ctx.services).list(ctx.actor, input)),
+    .input(listRevisionsInput)
+    .output(listRevisionsOutput)
+    .query(({ ctx, input }) => ctx.services.revisions.list(ctx.actor, input)),
 
-  get: protectedProcedure.input(z.object({ id })).query(({ ctx, input }) => svc(ctx.services).get(ctx.actor, input.id)),
+  get: protectedProcedure
+    .input(getRevisionInput)
+    .output(revisionOutput)
+    .query(({ ctx, input }) => ctx.services.revisions.get(ctx.actor, input.id)),
 
   /** Events after `afterId`, for live progress. */
   events: protectedProcedure
-    .input(z.object({ id, afterId: z.number().int().min(0).optional() }))
-    .query(({ ctx, input }) => svc(ctx.services).events(ctx.actor, input.id, input.afterId)),
+    .input(revisionEventsInput)
+    .output(revisionEventsOutput)
+    .query(({ ctx, input }) => ctx.services.revisions.events(ctx.actor, input.id, input.afterId)),
 
   byGeneration: protectedProcedure
-    .input(z.object({ generation: z.number().int().min(1), wait: z.boolean().optional() }))
-    .query(({ ctx, input }) => svc(ctx.services).byGeneration(ctx.actor, input.generation, { wait: input.wait })),
+    .input(byGenerationInput)
+    .output(byGenerationOutput)
+    .query(({ ctx, input }) => ctx.services.revisions.byGeneration(ctx.actor, input.generation, { wait: input.wait })),
 
   decide: protectedProcedure
-    .input(z.object({ revisionId: id, namespace: z.string().min(1).max(64).optional(), decision: z.enum(['accept', 'reject']), comment }))
-    .mutation(({ ctx, input }) => svc(ctx.services).decide(ctx.actor, input)),
+    .input(decideInput)
+    .output(decideOutput)
+    .mutation(({ ctx, input }) => ctx.services.revisions.decide(ctx.actor, input)),
 
-  rollback: protectedProcedure.input(z.object({ revisionId: id })).mutation(({ ctx, input }) => svc(ctx.services).rollback(ctx.actor, input)),
+  rollback: protectedProcedure
+    .input(rollbackInput)
+    .output(restoreOutput)
+    .mutation(({ ctx, input }) => ctx.services.revisions.rollback(ctx.actor, input)),
 
-  revert: protectedProcedure.input(z.object({ revisionId: id })).mutation(({ ctx, input }) => svc(ctx.services).revert(ctx.actor, input)),
+  revert: protectedProcedure
+    .input(revertInput)
+    .output(restoreOutput)
+    .mutation(({ ctx, input }) => ctx.services.revisions.revert(ctx.actor, input)),
 
   instanceDiff: protectedProcedure
-    .input(z.object({ revisionId: id, key: z.string().min(1).max(2000) }))
-    .query(({ ctx, input }) => svc(ctx.services).instanceDiff(ctx.actor, input)),
+    .input(instanceDiffInput)
+    .output(instanceDiffOutput)
+    .query(({ ctx, input }) => ctx.services.revisions.instanceDiff(ctx.actor, input)),
 
   preview: protectedProcedure
-    .input(z.object({ text: z.string().max(MAX_REQUEST_BYTES) }))
-    .query(({ ctx, input }) => svc(ctx.services).preview(ctx.actor, input)),
+    .input(previewInput)
+    .output(previewOutput)
+    .query(({ ctx, input }) => ctx.services.revisions.preview(ctx.actor, input)),
 });

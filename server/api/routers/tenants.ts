@@ -1,39 +1,49 @@
-import { TRPCError } from '@trpc/server';
-import { z } from 'zod';
-import type { Services } from '../../services';
+import {
+  addNamespaceInput,
+  answerInput,
+  answerOutput,
+  changeRoleInput,
+  changeRoleOutput,
+  createTenantInput,
+  createTenantOutput,
+  getTenantInput,
+  inviteInput,
+  inviteOutput,
+  listTenantsOutput,
+  myInvitationsOutput,
+  myRolesOutput,
+  okOutput,
+  removeMemberInput,
+  removeTenantInput,
+  roleMapOutput,
+  tenantOutput,
+} from '../../services/tenants.types';
+import { noInput } from '../../services/common.types';
 import { createTRPCRouter, protectedProcedure } from '../trpc';
 
-const name = z.string().min(1).max(64);
-const role = z.enum(['owner', 'admin', 'plain']);
-
-function svc(s: Services) {
-  if (!s.tenants) throw new TRPCError({ code: 'NOT_IMPLEMENTED', message: 'Tenants need the database.' });
-  return s.tenants;
-}
-
 export const tenantsRouter = createTRPCRouter({
-  list: protectedProcedure.query(({ ctx }) => svc(ctx.services).list(ctx.actor)),
-  get: protectedProcedure.input(z.object({ name })).query(({ ctx, input }) => svc(ctx.services).get(ctx.actor, input.name)),
+  list: protectedProcedure.input(noInput).output(listTenantsOutput).query(({ ctx }) => ctx.services.tenants.list(ctx.actor)),
+  get: protectedProcedure.input(getTenantInput).output(tenantOutput).query(({ ctx, input }) => ctx.services.tenants.get(ctx.actor, input.name)),
   create: protectedProcedure
-    .input(z.object({ name, namespaces: z.array(name).max(100) }))
-    .mutation(({ ctx, input }) => svc(ctx.services).create(ctx.actor, input)),
+    .input(createTenantInput)
+    .output(createTenantOutput)
+    .mutation(({ ctx, input }) => ctx.services.tenants.create(ctx.actor, input)),
   addNamespace: protectedProcedure
-    .input(z.object({ tenant: name, namespace: name }))
-    .mutation(({ ctx, input }) => svc(ctx.services).addNamespace(ctx.actor, input)),
-  invite: protectedProcedure
-    .input(z.object({ tenant: name, user: z.string().min(1).max(200), role: role.default('plain') }))
-    .mutation(({ ctx, input }) => svc(ctx.services).invite(ctx.actor, input)),
-  myInvitations: protectedProcedure.query(({ ctx }) => svc(ctx.services).myInvitations(ctx.actor)),
-  answer: protectedProcedure
-    .input(z.object({ invitationId: z.number().int().min(1), accept: z.boolean(), role: role.optional() }))
-    .mutation(({ ctx, input }) => svc(ctx.services).answer(ctx.actor, input)),
+    .input(addNamespaceInput)
+    .output(okOutput)
+    .mutation(({ ctx, input }) => ctx.services.tenants.addNamespace(ctx.actor, input)),
+  invite: protectedProcedure.input(inviteInput).output(inviteOutput).mutation(({ ctx, input }) => ctx.services.tenants.invite(ctx.actor, input)),
+  myInvitations: protectedProcedure.input(noInput).output(myInvitationsOutput).query(({ ctx }) => ctx.services.tenants.myInvitations(ctx.actor)),
+  answer: protectedProcedure.input(answerInput).output(answerOutput).mutation(({ ctx, input }) => ctx.services.tenants.answer(ctx.actor, input)),
   changeRole: protectedProcedure
-    .input(z.object({ tenant: name, user: z.string().min(1).max(200), role }))
-    .mutation(({ ctx, input }) => svc(ctx.services).changeRole(ctx.actor, input)),
+    .input(changeRoleInput)
+    .output(changeRoleOutput)
+    .mutation(({ ctx, input }) => ctx.services.tenants.changeRole(ctx.actor, input)),
   removeMember: protectedProcedure
-    .input(z.object({ tenant: name, user: z.string().min(1).max(200) }))
-    .mutation(({ ctx, input }) => svc(ctx.services).removeMember(ctx.actor, input)),
-  remove: protectedProcedure.input(z.object({ tenant: name })).mutation(({ ctx, input }) => svc(ctx.services).remove(ctx.actor, input)),
-  roleMap: protectedProcedure.query(({ ctx }) => svc(ctx.services).roleMap(ctx.actor)),
-  myRoles: protectedProcedure.query(({ ctx }) => svc(ctx.services).myRoles(ctx.actor)),
+    .input(removeMemberInput)
+    .output(okOutput)
+    .mutation(({ ctx, input }) => ctx.services.tenants.removeMember(ctx.actor, input)),
+  remove: protectedProcedure.input(removeTenantInput).output(okOutput).mutation(({ ctx, input }) => ctx.services.tenants.remove(ctx.actor, input)),
+  roleMap: protectedProcedure.input(noInput).output(roleMapOutput).query(({ ctx }) => ctx.services.tenants.roleMap(ctx.actor)),
+  myRoles: protectedProcedure.input(noInput).output(myRolesOutput).query(({ ctx }) => ctx.services.tenants.myRoles(ctx.actor)),
 });

@@ -10,6 +10,6 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 export default async function RevisionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   if (!/^\d+$/.test(id) || Number(id) > 2 ** 31 - 1) notFound();
-  await notFoundUnless((s, actor) => s.revisions!.get(actor, Number(id)));
+  await notFoundUnless((s, actor) => s.revisions.get(actor, Number(id)));
   return <RevisionDetail id={Number(id)} />;
 }

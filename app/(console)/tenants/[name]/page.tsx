@@ -10,7 +10,7 @@ export async function generateMetadata({ params }: { params: Promise<{ name: str
 
 export default async function TenantPage({ params }: { params: Promise<{ name: string }> }) {
   const { name } = await params;
-  await notFoundUnless(async (s, a) => s.tenants?.get(a, decodeURIComponent(name)));
+  await notFoundUnless(async (s, a) => s.tenants.get(a, decodeURIComponent(name)));
   const actor = await actorFromSession(await getServerSession(authOptions()));
   return <TenantDetail name={decodeURIComponent(name)} me={actor?.name ?? ''} />;
 }

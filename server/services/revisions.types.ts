@@ -1,0 +1,194 @@
+/**
+ * Requests and responses of the revision service (what people accept or
+ * reject, and how its apply goes), shared by tRPC
+ * (`server/api/routers/revisions.ts`), the REST API and the CLI.
+ */
+import { z } from 'zod';
+import type { RevisionPlan, SectionDeploys } from '../engine/plan';
+import type { QuotaCheck } from '../engine/plan/cost';
+import type { Instance } from '../engine/state';
+import { engineRecord, engineValue, instanceKey, name, note, yamlText } from './common.types';
+import { REVISION_STATUSES } from './revision-state';
+
+// ---- requests
+
+const revisionId = z.number().int().min(1);
+
+export const listRevisionsInput = z.object({ limit: z.number().int().min(1).max(500).optional(), before: revisionId.optional() });
+export const getRevisionInput = z.object({ id: revisionId });
+/** Events after `afterId`, for live progress. */
+export const revisionEventsInput = z.object({ id: revisionId, afterId: z.number().int().min(0).optional() });
+/** With `wait`, waits a while for a revision being computed. */
+export const byGenerationInput = z.object({ generation: z.number().int().min(1), wait: z.boolean().optional() });
+/** One section (`namespace`), or every pending section the caller may decide. */
+export const decideInput = z.object({ revisionId, namespace: name.optional(), decision: z.enum(['accept', 'reject']), comment: note });
+export const rollbackInput = z.object({ revisionId });
+export const revertInput = z.object({ revisionId });
+export const instanceDiffInput = z.object({ revisionId, key: instanceKey });
+/** What saving `text` would create (nothing is saved). */
+export const previewInput = z.object({ text: yamlText });
+
+export type ListRevisionsInput = z.infer<typeof listRevisionsInput>;
+export type DecideInput = z.infer<typeof decideInput>;
+export type InstanceDiffInput = z.infer<typeof instanceDiffInput>;
+export type PreviewInput = z.infer<typeof previewInput>;
+
+// ---- responses
+
+export const revisionStatusOutput = z.enum(REVISION_STATUSES);
+/** Actions per kind (create, update, delete, attach-claim, detach-claim). */
+const actionCounts = engineValue<RevisionPlan['counts']>((v) => typeof v === 'object' && v !== null && Object.values(v).every((n) => typeof n === 'number'));
+const sectionDeploys = engineRecord<SectionDeploys>({ targets: z.array(z.unknown()), chartRepositories: z.array(z.string()) });
+const quotaCheck = engineRecord<QuotaCheck>({ cluster: z.string(), dimension: z.string(), ok: z.boolean() });
+
+export const revisionSummaryOutput = z.object({
+  id: z.number().int(),
+  generation: z.number().int(),
+  status: revisionStatusOutput,
+  author: z.string(),
+  createdAt: z.date(),
+  appliedAt: z.date().nullable(),
+  rollbackOf: z.number().int().nullable(),
+  counts: actionCounts,
+  costDelta: z.number(),
+  currency: z.string(),
+  acceptedBy: z.array(z.string()),
+  sections: z.array(z.object({ namespace: z.string(), status: z.string() })),
+});
+export const listRevisionsOutput = z.array(revisionSummaryOutput);
+
+export const sectionViewOutput = z.object({
+  namespace: z.string(),
+  status: z.string(),
+  overMarks: z.boolean(),
+  counts: actionCounts,
+  decidedBy: z.string().nullable(),
+  decidedAt: z.date().nullable(),
+  comment: z.string().nullable(),
+  /** What the section deploys beyond its policy namespace (then only a domain admin may accept it). */
+  needsDomainAdmin: z.array(z.string()),
+  /** Where and what the section deploys (null for revisions computed before this was recorded). */
+  deploys: sectionDeploys.nullable(),
+  /** Whether the asking user may decide this section now, and why not when not. */
+  canDecide: z.boolean(),
+  reason: z.string().optional(),
+});
+
+export const stepOutput = z.object({
+  revisionId: z.number().int(),
+  stepIndex: z.number().int(),
+  key: z.string(),
+  action: z.string(),
+  status: z.string(),
+  attempts: z.number().int(),
+  error: z.string().nullable(),
+  updatedAt: z.date(),
+});
+
+export const jobOutput = z.object({
+  id: z.number().int(),
+  kind: z.string(),
+  revisionId: z.number().int().nullable(),
+  status: z.string(),
+  runAt: z.date(),
+  lockedBy: z.string().nullable(),
+  lockedAt: z.date().nullable(),
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  createdAt: z.date(),
+  finishedAt: z.date().nullable(),
+});
+
+export const eventOutput = z.object({
+  id: z.number().int(),
+  revisionId: z.number().int(),
+  at: z.date(),
+  kind: z.string(),
+  actor: z.string().nullable(),
+  section: z.string().nullable(),
+  step: z.number().int().nullable(),
+  message: z.string(),
+});
+export const revisionEventsOutput = z.array(eventOutput);
+
+export const deploymentHeadOutput = z.object({ acceptedRevisionId: z.number().int().nullable(), appliedRevisionId: z.number().int().nullable() });
+
+/** The stored plan as the reader may see it: secret-rendered parameters redacted, held-back instances with it. */
+export type RevisionPlanView = RevisionPlan & { carryOver?: Instance[] };
+
+export const revisionOutput = z.object({
+  /** The revision without its plan (that comes redacted, beside it). */
+  revision: z.object({
+    id: z.number().int(),
+    generation: z.number().int(),
+    baseRevisionId: z.number().int().nullable(),
+    status: revisionStatusOutput,
+    author: z.string(),
+    createdAt: z.date(),
+    decidedAt: z.date().nullable(),
+    appliedAt: z.date().nullable(),
+    rollbackOf: z.number().int().nullable(),
+    counts: actionCounts,
+    cost: z.unknown(),
+    quota: z.unknown(),
+  }),
+  plan: engineRecord<RevisionPlanView>({ actions: z.array(z.unknown()), steps: z.array(z.unknown()) }),
+  sections: z.array(sectionViewOutput),
+  steps: z.array(stepOutput),
+  jobs: z.array(jobOutput),
+  head: deploymentHeadOutput,
+  /** Pending, but computed against a revision that is no longer the accepted one. */
+  stale: z.boolean(),
+  /** The generation reverting this rejected change restores (null: not offered). */
+  revertTo: z.number().int().nullable(),
+});
+
+export const byGenerationOutput = z.object({
+  id: z.number().int().nullable(),
+  /** The revision's status, or `computing` / `not computed`. */
+  status: z.string(),
+});
+
+export const decideOutput = z.object({
+  revisionId: z.number().int(),
+  status: revisionStatusOutput,
+  /** The sections decided by this call. */
+  decided: z.array(z.string()),
+  /** The revision is accepted and its apply job queued. */
+  queued: z.boolean(),
+});
+
+/** A new generation restoring an earlier policy, and its revision. */
+export const restoreOutput = z.object({ generation: z.number().int(), revisionId: z.number().int(), status: revisionStatusOutput });
+
+/** One instance's parameters and discovery before and after, as YAML. */
+export const instanceDiffOutput = z.object({ key: z.string(), before: z.string(), after: z.string() });
+
+const totals = z.looseObject({ monthly: z.number() });
+
+export const previewOutput = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(false), message: z.string() }),
+  z.object({
+    ok: z.literal(true),
+    generation: z.number().int(),
+    baseRevisionId: z.number().int().nullable(),
+    noop: z.boolean(),
+    counts: actionCounts,
+    sections: z.array(z.object({ namespace: z.string(), counts: actionCounts, overMarks: z.boolean(), needsDomainAdmin: z.array(z.string()) })),
+    cost: engineRecord<RevisionPlan['cost']['total']>({ before: totals, after: totals, delta: totals }),
+    currency: z.string(),
+    /** Marks the change would go over. */
+    quota: z.array(quotaCheck),
+    changedClaims: z.array(z.string()),
+    claims: z.array(z.object({ namespace: z.string(), name: z.string(), status: z.enum(['resolved', 'rejected', 'error']), errors: z.array(z.string()) })),
+  }),
+]);
+
+export type RevisionSummary = z.infer<typeof revisionSummaryOutput>;
+export type SectionView = z.infer<typeof sectionViewOutput>;
+export type RevisionView = z.infer<typeof revisionOutput>;
+export type ByGenerationResult = z.infer<typeof byGenerationOutput>;
+export type DecideResult = z.infer<typeof decideOutput>;
+export type RestoreResult = z.infer<typeof restoreOutput>;
+export type InstanceDiff = z.infer<typeof instanceDiffOutput>;
+export type Preview = z.infer<typeof previewOutput>;
