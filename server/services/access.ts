@@ -125,6 +125,11 @@ export class AccessService {
     return (await this.repos.policy.listObjects({ namespace })).length > 0;
   }
 
+  /** Operators, in Axebow's words. */
+  async isDomainAdmin(actor: MaybeActor): Promise<boolean> {
+    return actor !== null && isDomainAdmin(await this.roles(actor));
+  }
+
   /** Secrets (cluster kubeconfigs) are shown only to those who may manage them: domain admins. */
   async canSeeSecrets(actor: Actor): Promise<boolean> {
     return isDomainAdmin(await this.roles(actor));

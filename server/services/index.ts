@@ -8,6 +8,7 @@ import type { Repos } from '../repo/types';
 import { AccessService } from './access';
 import { ClaimService } from './claims';
 import { GraphService } from './graphs';
+import { PlatformService } from './platform';
 import { PolicyService } from './policy';
 import { ResolutionService } from './resolution';
 import { RevisionService } from './revisions';
@@ -24,11 +25,12 @@ export interface Services {
   graphs: GraphService;
   access: AccessService;
   tenants: TenantService;
+  platform: PlatformService;
 }
 
 export function createServices(
   repos: Repos,
-  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver'>>,
+  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver' | 'oidc'>>,
 ): Services {
   const users = new UserService(repos, env);
   const access = new AccessService(repos, env.domainAdmins);
@@ -48,5 +50,6 @@ export function createServices(
   );
   const tenants = new TenantService(repos, access, policyUsers, env.freeNamespaces ?? []);
   const claims = new ClaimService(resolution, access);
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants };
+  const platform = new PlatformService(env);
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform };
 }

@@ -186,6 +186,20 @@ export class TenantService {
     return { tenant: pending.tenant, status: done.status };
   }
 
+  /** Update a tenant: grant it more policy namespaces (each as addNamespace decides), then show it. */
+  async update(actor: MaybeActor, input: { tenant: string; namespaces: readonly string[] }): Promise<TenantView> {
+    for (const namespace of input.namespaces) await this.addNamespace(actor, { tenant: input.tenant, namespace });
+    return this.get(actor, input.tenant);
+  }
+
+  /** Answer the caller's pending invitation to a tenant by the tenant's name (the REST API's addressing). */
+  async answerForTenant(actor: MaybeActor, input: { tenant: string; accept: boolean; role?: TenantRole }): Promise<{ tenant: string; status: string }> {
+    const who = this.signedIn(actor, 'answer invitations');
+    const pending = (await this.tenants.invitations({ user: who.name, status: 'pending' })).find((i) => i.tenant === input.tenant.toLowerCase() || i.tenant === input.tenant);
+    if (!pending) throw new AppError('NOT_FOUND', `You have no pending invitation to tenant ${input.tenant}.`);
+    return this.answer(actor, { invitationId: pending.id, accept: input.accept, role: input.role });
+  }
+
   async changeRole(actor: MaybeActor, input: ChangeRoleInput): Promise<{ user: string; role: TenantRole }> {
     const who = this.signedIn(actor, 'change roles');
     const t = await this.tenantOrThrow(input.tenant);

@@ -7,8 +7,8 @@ import type { PolicyUser } from '../engine/model/users';
 import type { Env } from '../env';
 import type { Repos } from '../repo/types';
 import type { MaybeActor } from './actor';
-import { unauthorized } from './errors';
-import type { Profile } from './users.types';
+import { AppError, unauthorized } from './errors';
+import type { Profile, UserSummary } from './users.types';
 
 export type { Profile } from './users.types';
 
@@ -36,6 +36,22 @@ export class UserService {
 
   async recordSignIn(u: { id: string; name: string; email: string | null; provider: string; labels: Record<string, string> }) {
     await this.repos.users.upsertUser(u);
+  }
+
+  /**
+   * Every user the platform knows (local users file and OIDC users who
+   * signed in): names, providers and labels, never secrets. Operators only
+   * (domain admins): it lists people.
+   */
+  async list(actor: MaybeActor, access: { isDomainAdmin(a: MaybeActor): Promise<boolean> }): Promise<UserSummary[]> {
+    if (!actor) throw unauthorized('list users');
+    if (!(await access.isDomainAdmin(actor))) throw new AppError('FORBIDDEN', 'Only domain admins (operators) may list users.');
+    const local = this.localUsers().map((u) => ({ name: u.name, provider: 'local', labels: u.labels }));
+    const known = new Set(local.map((u) => u.name.toLowerCase()));
+    const remote = (await this.repos.users.listUsers())
+      .filter((u) => !known.has(u.name.toLowerCase()))
+      .map((u) => ({ name: u.name, provider: u.provider, labels: u.labels }));
+    return [...local, ...remote].sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async profile(actor: MaybeActor): Promise<Profile> {

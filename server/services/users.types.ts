@@ -13,3 +13,7 @@ export const profileOutput = z.object({
 });
 
 export type Profile = z.infer<typeof profileOutput>;
+
+/** A user as operators see them in a list: no secrets. */
+export const userSummaryOutput = z.object({ name: z.string(), provider: z.string(), labels: z.record(z.string(), z.string()) });
+export type UserSummary = z.infer<typeof userSummaryOutput>;

@@ -1,0 +1,200 @@
+/**
+ * One function from a Request to a Response for the whole REST API: match
+ * the route, authenticate, rate-limit, read and validate the input, call the
+ * handler, and answer `{data, events}` or `{code, content}`. Framework-free,
+ * so the Next.js route and the contract tests' plain HTTP server run the
+ * same code.
+ */
+import type { z } from 'zod';
+import { clientAddress } from '../auth/rate-limit';
+import { MAX_BODY_BYTES } from '../api/http-limits';
+import type { MaybeActor } from '../services/actor';
+import { isAppError } from '../services/errors';
+import type { Services } from '../services';
+import { errorResponse, REST_ERRORS } from './errors';
+import { RateLimiter } from './rate-limit';
+import type { HttpMethod, RestRoute } from './route';
+
+export const API_VERSION = '1.0-beta';
+export const API_PREFIX = `/api/${API_VERSION}`;
+
+/** Who is calling: an actor (null: anonymous), or a refusal (a bad bearer token). */
+export type Authenticate = (req: Request) => Promise<{ actor: MaybeActor } | { refuse: string }>;
+
+export interface RestHandlerOptions {
+  routes: readonly RestRoute[];
+  services: () => Promise<Services>;
+  authenticate: Authenticate;
+  /** Default: 20 requests a second, bursts of 60, per user (per address when anonymous). */
+  rateLimit?: RateLimiter;
+  /** Extra answers outside the route table (the OpenAPI document, the docs page). */
+  extra?: (req: Request, path: string) => Promise<Response | undefined> | Response | undefined;
+  /** Proxies in front (KEELSON_TRUSTED_PROXIES), for the anonymous rate-limit key. */
+  trustedProxies?: number;
+  maxBodyBytes?: number;
+}
+
+interface Compiled {
+  route: RestRoute;
+  segments: { literal?: string; param?: string }[];
+  /** Literal segments count: more specific routes are tried first. */
+  literals: number;
+}
+
+export function compileRoutes(routes: readonly RestRoute[]): Compiled[] {
+  const seen = new Set<string>();
+  const out = routes.map((route) => {
+    const segments = route.path
+      .split('/')
+      .filter(Boolean)
+      .map((s) => (s.startsWith(':') ? { param: s.slice(1) } : { literal: s }));
+    const shape = `${route.method} ${segments.map((s) => (s.param ? ':' : s.literal)).join('/')}`;
+    if (seen.has(shape)) throw new Error(`two REST routes for ${shape}`);
+    seen.add(shape);
+    return { route, segments, literals: segments.filter((s) => s.literal).length };
+  });
+  return out.sort((a, b) => b.literals - a.literals);
+}
+
+function match(c: Compiled, parts: string[]): Record<string, string> | undefined {
+  if (c.segments.length !== parts.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < parts.length; i++) {
+    const s = c.segments[i]!;
+    if (s.literal !== undefined) {
+      if (s.literal !== parts[i]) return undefined;
+    } else params[s.param!] = parts[i]!;
+  }
+  return params;
+}
+
+/** Zod issues as the error body lists them: where, and what is wrong. */
+function issues(where: string, e: z.ZodError): { where: string; path: string; message: string }[] {
+  return e.issues.map((i) => ({ where, path: i.path.map(String).join('.'), message: i.message }));
+}
+
+async function readJson(req: Request, limit: number): Promise<{ value: unknown } | { refuse: Response }> {
+  const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    return { refuse: errorResponse(413, 'PayloadTooLarge', { message: `The body is ${declared} bytes; at most ${limit} are accepted.` }) };
+  }
+  if (!req.body) return { value: undefined };
+  // Count what arrives, whatever Content-Length said.
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return { refuse: errorResponse(413, 'PayloadTooLarge', { message: `The body is over the limit of ${limit} bytes.` }) };
+    }
+    chunks.push(value);
+  }
+  if (size === 0) return { value: undefined };
+  if (type !== 'application/json') {
+    return { refuse: errorResponse(415, 'UnsupportedMediaType', { message: `Send the body as application/json (got ${type || 'no content type'}).` }) };
+  }
+  const text = new TextDecoder().decode(Buffer.concat(chunks));
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (e) {
+    return { refuse: errorResponse(400, 'BadRequest', { message: `The body is not valid JSON: ${(e as Error).message}` }) };
+  }
+}
+
+export function createRestHandler(opts: RestHandlerOptions): (req: Request) => Promise<Response> {
+  const compiled = compileRoutes(opts.routes);
+  const limiter = opts.rateLimit ?? new RateLimiter({ perSecond: 20, burst: 60 });
+  const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+
+  return async (req) => {
+    const url = new URL(req.url);
+    const at = url.pathname.indexOf(API_PREFIX);
+    const path = at < 0 ? url.pathname : url.pathname.slice(at + API_PREFIX.length) || '/';
+    const extra = await opts.extra?.(req, path);
+    if (extra) return extra;
+
+    let parts: string[];
+    try {
+      parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+    } catch {
+      return errorResponse(400, 'BadRequest', { message: 'The path is not valid percent-encoding.' });
+    }
+    const method = req.method.toUpperCase() as HttpMethod;
+    const candidates = compiled.filter((c) => match(c, parts));
+    const found = candidates.find((c) => c.route.method === method);
+    if (!found) {
+      if (candidates.length > 0) {
+        const allow = [...new Set(candidates.map((c) => c.route.method))].join(', ');
+        return errorResponse(405, 'MethodNotAllowed', { message: `${method} is not supported here; use ${allow}.` }, { allow });
+      }
+      return errorResponse(404, 'NotFound', { message: `No API route ${method} ${API_PREFIX}${path}.` });
+    }
+    const { route } = found;
+    const params = match(found, parts)!;
+
+    const who = await opts.authenticate(req);
+    if ('refuse' in who) return errorResponse(401, 'Unauthenticated', { message: who.refuse });
+    const { actor } = who;
+    if (route.auth === 'user' && !actor) {
+      return errorResponse(401, 'Unauthenticated', { message: 'Sign in, or send a token as "Authorization: Bearer <token>".' });
+    }
+    const wait = limiter.take(actor ? `user:${actor.id}` : `addr:${clientAddress(req.headers, opts.trustedProxies)}`);
+    if (wait > 0) {
+      return errorResponse(429, 'TooManyRequests', { message: `Too many requests; try again in ${wait} s.`, retryAfterSeconds: wait }, { 'retry-after': String(wait) });
+    }
+
+    const problems: ReturnType<typeof issues> = [];
+    const parse = (where: string, schema: z.ZodType | undefined, value: unknown) => {
+      if (!schema) return undefined;
+      const r = schema.safeParse(value);
+      if (!r.success) {
+        problems.push(...issues(where, r.error));
+        return undefined;
+      }
+      return r.data;
+    };
+    const p = parse('path', route.params, params);
+    const q = parse('query', route.query, Object.fromEntries(url.searchParams));
+    let bodyValue: unknown;
+    if (route.body) {
+      const read = await readJson(req, maxBody);
+      if ('refuse' in read) return read.refuse;
+      bodyValue = read.value;
+    }
+    const b = parse('body', route.body, bodyValue);
+    if (problems.length > 0) {
+      const first = problems[0]!;
+      return errorResponse(400, 'BadRequest', {
+        message: `${first.where}${first.path ? ` ${first.path}` : ''}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
+        issues: problems,
+      });
+    }
+
+    try {
+      const services = await opts.services();
+      const result = await route.handler({ actor, services }, { params: p, query: q, body: b } as never);
+      const status = result.status ?? route.status ?? 200;
+      if (status === 204) return new Response(null, { status });
+      const body: Record<string, unknown> = {};
+      if (result.data !== undefined) body.data = route.response ? route.response.parse(result.data) : result.data;
+      if (result.events?.length) body.events = result.events;
+      return Response.json(body, { status });
+    } catch (e) {
+      if (isAppError(e)) {
+        const m = REST_ERRORS[e.code];
+        return errorResponse(m.status, (e.details?.restCode as string | undefined) ?? m.code, {
+          message: e.message,
+          ...(e.details ? Object.fromEntries(Object.entries(e.details).filter(([k]) => k !== 'restCode')) : {}),
+          ...(e.diagnostics ? { diagnostics: e.diagnostics } : {}),
+        });
+      }
+      console.error(`REST ${method} ${path}:`, e);
+      return errorResponse(500, 'InternalError', { message: 'The server failed to answer; the fault is logged.' });
+    }
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The interactive API documentation at `/api/1.0-beta/docs`: Swagger UI
+ * from the `swagger-ui-dist` package, served by Keelson itself (the console
+ * runs offline), pointed at the generated OpenAPI document.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { API_PREFIX } from './dispatch';
+
+/** The files the page loads, and their types; nothing else is served from the package. */
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'docs-init.js': 'text/javascript; charset=utf-8',
+};
+
+let assetDir: string | undefined;
+function swaggerDir(): string {
+  // Resolved at run time from the installed package (not bundled).
+  assetDir ??= dirname(createRequire(join(process.cwd(), 'package.json')).resolve('swagger-ui-dist/package.json'));
+  return assetDir;
+}
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Keelson API</title>
+<link rel="stylesheet" href="${API_PREFIX}/docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${API_PREFIX}/docs/swagger-ui-bundle.js"></script>
+<script src="${API_PREFIX}/docs/docs-init.js"></script>
+</body>
+</html>
+`;
+
+// A separate file rather than inline script, so a strict Content-Security-Policy can allow 'self' only.
+const INIT = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${API_PREFIX}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, withCredentials: true });\n`;
+
+export async function docsResponse(path: string): Promise<Response | undefined> {
+  if (path === '/docs' || path === '/docs/') return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+  const m = /^\/docs\/([\w.-]+)$/.exec(path);
+  const type = m && ASSETS[m[1]!];
+  if (!m || !type) return undefined;
+  const body = m[1] === 'docs-init.js' ? INIT : await readFile(join(swaggerDir(), m[1]!));
+  return new Response(body, { headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' } });
+}

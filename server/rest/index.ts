@@ -1,0 +1,53 @@
+/**
+ * The REST API as the server runs it: the route table, the OpenAPI document
+ * and docs page, and authentication by bearer token or console session.
+ */
+import { createRestHandler, type Authenticate } from './dispatch';
+import { docsResponse } from './docs';
+import { openApiDocument } from './openapi';
+import type { RestRoute } from './route';
+import { REST_ROUTES } from './routes';
+import type { Services } from '../services';
+import type { MaybeActor } from '../services/actor';
+
+export { API_PREFIX, API_VERSION } from './dispatch';
+export { REST_ROUTES };
+
+/**
+ * Bearer tokens first (API clients, the CLI); without an Authorization
+ * header, the console's session. A header that is present but wrong is a
+ * 401, never a silent fall-back to anonymous.
+ */
+export function bearerOrSession(verifyToken: (raw: string) => Promise<MaybeActor>, session: () => Promise<MaybeActor>): Authenticate {
+  return async (req) => {
+    const header = req.headers.get('authorization');
+    if (header !== null) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!m) return { refuse: 'The Authorization header must be "Bearer <token>".' };
+      const actor = await verifyToken(m[1]!);
+      return actor ? { actor } : { refuse: 'The token is unknown, revoked or expired.' };
+    }
+    return { actor: await session() };
+  };
+}
+
+export function restApi(opts: {
+  services: () => Promise<Services>;
+  authenticate: Authenticate;
+  routes?: readonly RestRoute[];
+  trustedProxies?: number;
+}): (req: Request) => Promise<Response> {
+  const routes = opts.routes ?? REST_ROUTES;
+  let doc: Record<string, unknown> | undefined;
+  return createRestHandler({
+    routes,
+    services: opts.services,
+    authenticate: opts.authenticate,
+    trustedProxies: opts.trustedProxies,
+    extra: (req, path) => {
+      if (req.method !== 'GET') return undefined;
+      if (path === '/openapi.json') return Response.json((doc ??= openApiDocument(routes)));
+      return docsResponse(path);
+    },
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * The OpenAPI 3.1 document of the REST API, generated from the routes' own
+ * zod schemas (the ones that validate requests and answers), so the
+ * documentation cannot drift from what the server does.
+ */
+import { z } from 'zod';
+import { PLATFORM_VERSION } from '../services/platform';
+import { API_PREFIX, API_VERSION } from './dispatch';
+import type { RestRoute } from './route';
+
+type Json = Record<string, unknown>;
+
+function schemaOf(s: z.ZodType, io: 'input' | 'output'): Json {
+  const out = z.toJSONSchema(s, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    // Dates travel as ISO 8601 text in JSON.
+    override: (ctx) => {
+      const def = (ctx.zodSchema as { _zod?: { def?: { type?: string } } })._zod?.def;
+      if (def?.type === 'date') {
+        ctx.jsonSchema.type = 'string';
+        ctx.jsonSchema.format = 'date-time';
+      }
+    },
+  }) as Json;
+  delete out.$schema;
+  return out;
+}
+
+/** Path and query parameters from a zod object's fields. */
+function parameters(where: 'path' | 'query', s: z.ZodType | undefined): Json[] {
+  if (!s) return [];
+  const json = schemaOf(s, 'input');
+  const props = (json.properties ?? {}) as Record<string, Json>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(props).map(([name, schema]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
+    schema,
+  }));
+}
+
+const ERROR_BODY: Json = {
+  type: 'object',
+  required: ['code', 'content'],
+  properties: {
+    code: { type: 'string', description: 'Unauthenticated, Forbidden, NotFound, Conflict, BadRequest, UnsupportedMediaType, TooManyRequests…' },
+    content: { type: 'object', required: ['message'], properties: { message: { type: 'string' } }, additionalProperties: true },
+  },
+};
+
+const EVENTS: Json = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['message', 'level'],
+    properties: { message: {}, level: { type: 'string', enum: ['ERROR', 'WARNING', 'INFO'] } },
+  },
+};
+
+const errorResponse = (description: string): Json => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
+
+export function openApiDocument(routes: readonly RestRoute[]): Json {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const r of routes) {
+    const path = API_PREFIX + r.path.replace(/:(\w+)/g, '{$1}');
+    const status = String(r.status ?? 200);
+    const data = r.response ? schemaOf(r.response, 'output') : undefined;
+    const op: Json = {
+      operationId: `${r.method.toLowerCase()}${r.path.replace(/[/:](\w)/g, (_, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
+      summary: r.summary,
+      description: `Who may call it: ${r.access}.`,
+      tags: [r.tag],
+      parameters: [...parameters('path', r.params), ...parameters('query', r.query)],
+      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } } : {}),
+      responses: {
+        [status]: {
+          description: 'Success',
+          content: { 'application/json': { schema: { type: 'object', properties: { ...(data ? { data } : {}), events: EVENTS } } } },
+        },
+        '400': errorResponse('The request is invalid (path, query or body); content.issues lists each problem'),
+        ...(r.auth === 'user' ? { '401': errorResponse('Not authenticated'), '403': errorResponse('Not allowed') } : {}),
+        '404': errorResponse('Nothing there'),
+        '409': errorResponse('Conflicts with the current state'),
+        '429': errorResponse('Too many requests; Retry-After says when to try again'),
+      },
+      ...(r.auth === 'public' ? { security: [] } : {}),
+    };
+    (paths[path] ??= {})[r.method.toLowerCase()] = op;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Keelson API',
+      version: `${API_VERSION} (Keelson ${PLATFORM_VERSION})`,
+      description:
+        'The Axebow-style REST API of Keelson. Successful answers are `{data?, events?}`; errors are `{code, content}`. ' +
+        'Authenticate with the console session cookie or `Authorization: Bearer <token>` (create tokens on your profile page, ' +
+        `or POST ${API_PREFIX}/auth/token with a local user's name and password).`,
+    },
+    servers: [{ url: '/' }],
+    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
+    components: {
+      schemas: { ErrorBody: ERROR_BODY },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        session: { type: 'apiKey', in: 'cookie', name: 'next-auth.session-token' },
+      },
+    },
+    security: [{ bearer: [] }, { session: [] }],
+    paths,
+  };
+}

@@ -1,0 +1,316 @@
+/**
+ * The REST API over real HTTP (a loopback server running the same
+ * dispatcher as the Next.js route): the authorisation matrix — every route
+ * has rows, and each row is a real request as five people of the demo
+ * policy — then the envelope and every refusal a client can meet, and the
+ * OpenAPI document.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { DEMO_USERS_FILE, loadLocalUsers } from '../auth/users';
+import { memoryRepos } from '../repo/memory';
+import type { Repos } from '../repo/types';
+import { seedDemo } from '../seed/demo';
+import { createServices, type Services } from '../services';
+import type { Actor } from '../services/actor';
+import { API_PREFIX, type Authenticate } from './dispatch';
+import { restApi, REST_ROUTES } from './index';
+import { openApiDocument } from './openapi';
+import { RateLimiter } from './rate-limit';
+import { serveForTests, type TestServer } from './testing';
+
+type Who = 'anonymous' | 'outsider' | 'consumer' | 'nsadmin' | 'domain';
+const WHO: readonly Who[] = ['anonymous', 'outsider', 'consumer', 'nsadmin', 'domain'];
+const NAMES: Record<Exclude<Who, 'anonymous'>, string> = { outsider: 'nina', consumer: 'Alice', nsadmin: 'John', domain: 'Sam' };
+
+const demoActor = (name: string): Actor => {
+  const u = loadLocalUsers().find((x) => x.name === name);
+  return { id: `local:${name}`, name, labels: u?.labels ?? {}, provider: 'test' };
+};
+
+/**
+ * Tests authenticate with `Bearer test:<name>`: the token service has its
+ * own tests; these are about what each person may do through the API.
+ */
+const testAuth: Authenticate = async (req) => {
+  const h = req.headers.get('authorization');
+  if (h === null) return { actor: null };
+  const m = /^Bearer test:(\w+)$/.exec(h);
+  return m ? { actor: demoActor(m[1]!) } : { refuse: 'The token is unknown, revoked or expired.' };
+};
+
+interface Fixture {
+  services: Services;
+  who: Who;
+  /** Who is calling, by policy name (Sam for anonymous). */
+  name: string;
+  uid: string;
+  /** Call the API as someone else (to set a case up). */
+  as(name: string, method: string, path: string, body?: unknown): Promise<Response>;
+}
+
+interface Row {
+  what: string;
+  /** The request: path below the version prefix, and a body. */
+  request(f: Fixture): Promise<{ path: string; body?: unknown }> | { path: string; body?: unknown };
+  expect: Record<Who, number>;
+}
+
+const signedIn = (status: number): Record<Who, number> => ({ anonymous: 401, outsider: status, consumer: status, nsadmin: status, domain: status });
+const DOMAIN_ONLY: Record<Who, number> = { anonymous: 401, outsider: 403, consumer: 403, nsadmin: 403, domain: 200 };
+
+/** A tenant owned by Sam (by John when Sam calls, so Sam is an outsider to it). */
+async function sams(f: Fixture): Promise<string> {
+  const name = `t-${f.uid}`;
+  const owner = f.who === 'domain' ? 'John' : 'Sam';
+  const r = await f.as(owner, 'POST', `/tenant/${name}`, {});
+  assert.equal(r.status, 201, await r.clone().text());
+  return name;
+}
+
+/** The caller invited to a fresh tenant (Carol stands in for anonymous). */
+async function invited(f: Fixture, role = 'plain'): Promise<string> {
+  const t = await sams(f);
+  const owner = f.who === 'domain' ? 'John' : 'Sam';
+  const r = await f.as(owner, 'POST', `/tenant/${t}/user/${f.who === 'anonymous' ? 'Carol' : f.name}?role=${role}`);
+  assert.equal(r.status, 201, await r.clone().text());
+  return t;
+}
+
+/** Bob a plain member of a fresh tenant owned by someone else than the caller. */
+async function withBob(f: Fixture): Promise<string> {
+  const t = await sams(f);
+  const owner = f.who === 'domain' ? 'John' : 'Sam';
+  assert.equal((await f.as(owner, 'POST', `/tenant/${t}/user/Bob?role=plain`)).status, 201);
+  assert.equal((await f.as('Bob', 'PUT', `/tenant/${t}/user?role=plain`)).status, 200);
+  return t;
+}
+
+const MATRIX: Record<string, Row[]> = {
+  'GET /platform': [{ what: 'platform information', request: () => ({ path: '/platform' }), expect: { anonymous: 200, outsider: 200, consumer: 200, nsadmin: 200, domain: 200 } }],
+  'GET /user/info': [{ what: 'own information', request: () => ({ path: '/user/info' }), expect: signedIn(200) }],
+  'GET /user': [{ what: 'every user', request: () => ({ path: '/user' }), expect: DOMAIN_ONLY }],
+  'GET /tenant': [{ what: 'own tenants', request: () => ({ path: '/tenant?strict=true' }), expect: signedIn(200) }],
+  'POST /tenant/:tenant': [{ what: 'a tenant with no namespace', request: (f) => ({ path: `/tenant/own-${f.uid}`, body: {} }), expect: signedIn(201) }],
+  'PATCH /tenant/:tenant': [
+    { what: "a namespace for someone else's tenant", request: async (f) => ({ path: `/tenant/${await sams(f)}`, body: { namespaces: [`ns-${f.uid}`] } }), expect: DOMAIN_ONLY },
+  ],
+  'DELETE /tenant/:tenant': [{ what: "someone else's tenant", request: async (f) => ({ path: `/tenant/${await sams(f)}` }), expect: DOMAIN_ONLY }],
+  'GET /tenant/:tenant': [{ what: 'a tenant the caller is not in', request: async (f) => ({ path: `/tenant/${await sams(f)}` }), expect: DOMAIN_ONLY }],
+  'POST /tenant/:tenant/user/:user': [
+    { what: "invite Bob to someone else's tenant", request: async (f) => ({ path: `/tenant/${await sams(f)}/user/Bob?role=plain` }), expect: { ...DOMAIN_ONLY, domain: 201 } },
+  ],
+  'PUT /tenant/:tenant/user': [
+    { what: 'confirm an invitation made to the caller', request: async (f) => ({ path: `/tenant/${await invited(f)}/user?role=plain` }), expect: signedIn(200) },
+  ],
+  'DELETE /tenant/:tenant/user': [
+    { what: 'reject an invitation made to the caller', request: async (f) => ({ path: `/tenant/${await invited(f)}/user` }), expect: signedIn(200) },
+  ],
+  'PUT /tenant/:tenant/user/:user': [
+    { what: "change Bob's role in someone else's tenant", request: async (f) => ({ path: `/tenant/${await withBob(f)}/user/Bob?role=admin` }), expect: DOMAIN_ONLY },
+  ],
+  'DELETE /tenant/:tenant/user/:user': [
+    { what: "exclude Bob from someone else's tenant", request: async (f) => ({ path: `/tenant/${await withBob(f)}/user/Bob` }), expect: DOMAIN_ONLY },
+  ],
+};
+
+function key(method: string, path: string) {
+  return `${method} ${path}`;
+}
+
+describe('REST API: authorisation matrix over HTTP', () => {
+  let server: TestServer;
+  let services: Services;
+  let repos: Repos;
+  let dir: string;
+
+  before(async () => {
+    repos = memoryRepos();
+    await seedDemo(repos);
+    dir = mkdtempSync(join(tmpdir(), 'keelson-rest-'));
+    const usersFile = join(dir, 'users.yaml');
+    // The demo users, and nina, who has no role anywhere.
+    writeFileSync(usersFile, `${readFileSync(DEMO_USERS_FILE, 'utf8').replace(/\s*$/, '\n')}- name: nina\n  labels: {}\n`);
+    services = createServices(repos, { usersFile, domainAdmins: [] });
+    server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth }));
+  });
+  after(async () => {
+    await server.close();
+    await services.resolution.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('every route has a row, and every row a route', () => {
+    const routes = REST_ROUTES.map((r) => key(r.method, r.path));
+    assert.deepEqual(routes.filter((r) => !MATRIX[r]?.length), [], 'REST routes without a row in the authorisation matrix');
+    assert.deepEqual(Object.keys(MATRIX).filter((r) => !routes.includes(r)), [], 'rows for REST routes that do not exist');
+  });
+
+  let n = 0;
+  for (const [route, rows] of Object.entries(MATRIX)) {
+    const [method] = route.split(' ') as [string];
+    for (const row of rows) {
+      test(`${route}: ${row.what}`, async () => {
+        const got: Partial<Record<Who, number>> = {};
+        for (const who of WHO) {
+          const name = who === 'anonymous' ? 'Sam' : NAMES[who];
+          const as = (user: string, m: string, path: string, body?: unknown) =>
+            fetch(`${server.url}${API_PREFIX}${path}`, {
+              method: m,
+              headers: { authorization: `Bearer test:${user}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+              ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+            });
+          const f: Fixture = { services, who, name, uid: `${who}-${++n}`, as };
+          const req = await row.request(f);
+          const res = await fetch(`${server.url}${API_PREFIX}${req.path}`, {
+            method,
+            headers: {
+              ...(who === 'anonymous' ? {} : { authorization: `Bearer test:${name}` }),
+              ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+            },
+            ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
+          });
+          got[who] = res.status;
+          const body = (await res.json()) as Record<string, unknown>;
+          // Every answer is the envelope: {data?, events?} on success, {code, content: {message}} otherwise.
+          if (res.status < 300) assert.ok(Object.keys(body).every((k) => k === 'data' || k === 'events'), `${who}: ${JSON.stringify(body)}`);
+          else assert.ok(typeof body.code === 'string' && typeof (body.content as { message?: unknown })?.message === 'string', `${who}: ${JSON.stringify(body)}`);
+        }
+        assert.deepEqual(got, row.expect);
+      });
+    }
+  }
+});
+
+describe('REST API: the envelope and every refusal', () => {
+  let server: TestServer;
+  let services: Services;
+  let now = 0;
+
+  before(async () => {
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [] });
+    // A small bucket with a clock the test moves: 3 requests, then one a second.
+    const rateLimit = new RateLimiter({ perSecond: 1, burst: 3 }, () => now);
+    const api = restApi({ services: async () => services, authenticate: testAuth });
+    const limited = (await import('./dispatch')).createRestHandler({ routes: REST_ROUTES, services: async () => services, authenticate: testAuth, rateLimit, maxBodyBytes: 1024 });
+    server = await serveForTests((req) => (new URL(req.url).searchParams.has('limited') ? limited(req) : api(req)));
+  });
+  after(async () => {
+    await server.close();
+    await services.resolution.close();
+  });
+
+  const call = (path: string, init: RequestInit = {}) => fetch(`${server.url}${API_PREFIX}${path}`, init);
+  const alice = { authorization: 'Bearer test:Alice' };
+
+  test('a success is {data}; the platform answers without sign-in', async () => {
+    const res = await call('/platform');
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { data: { apiVersions: string[]; instanceName: string } };
+    assert.deepEqual(body.data.apiVersions, ['1.0-beta']);
+    assert.equal(typeof body.data.instanceName, 'string');
+  });
+
+  test('401 without a sign-in, and for a wrong or malformed token (never anonymous instead)', async () => {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic YWxpY2U6YWxpY2U=' }] as Record<string, string>[]) {
+      const res = await call('/user/info', { headers });
+      assert.equal(res.status, 401);
+      assert.equal(((await res.json()) as { code: string }).code, 'Unauthenticated');
+    }
+    // A bad token is refused on public routes too: the client believes it is signed in.
+    assert.equal((await call('/platform', { headers: { authorization: 'Bearer nope' } })).status, 401);
+  });
+
+  test('404 for an unknown route and 405 (with Allow) for a known path with another verb', async () => {
+    const missing = await call('/nothing/here', { headers: alice });
+    assert.equal(missing.status, 404);
+    assert.equal(((await missing.json()) as { code: string }).code, 'NotFound');
+    const wrong = await call('/platform', { method: 'DELETE', headers: alice });
+    assert.equal(wrong.status, 405);
+    assert.equal(wrong.headers.get('allow'), 'GET');
+  });
+
+  test('400 names each invalid field: path, query and body alike', async () => {
+    const badName = await call('/tenant/9lives', { method: 'POST', headers: { ...alice, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(badName.status, 400);
+    const b1 = (await badName.json()) as { code: string; content: { message: string; issues: { where: string; path: string }[] } };
+    assert.equal(b1.code, 'BadRequest');
+    assert.deepEqual(b1.content.issues.map((i) => [i.where, i.path]), [['path', 'tenant']]);
+    assert.match(b1.content.message, /^path tenant: must start with a letter/);
+    const badRole = await call('/tenant/x/user/Bob?role=king', { method: 'POST', headers: alice });
+    assert.equal(badRole.status, 400);
+    assert.equal(((await badRole.json()) as { content: { issues: { where: string }[] } }).content.issues[0]?.where, 'query');
+    const badBody = await call('/tenant/abc', { method: 'PATCH', headers: { ...alice, 'content-type': 'application/json' }, body: '{"namespaces": "one"}' });
+    assert.equal(badBody.status, 400);
+    assert.equal(((await badBody.json()) as { content: { issues: { where: string; path: string }[] } }).content.issues[0]?.path, 'namespaces');
+  });
+
+  test('400 for a body that is not JSON, 415 for one that is not declared JSON, 413 past the size limit', async () => {
+    const notJson = await call('/tenant/abc', { method: 'POST', headers: { ...alice, 'content-type': 'application/json' }, body: '{namespaces:' });
+    assert.equal(notJson.status, 400);
+    assert.match(((await notJson.json()) as { content: { message: string } }).content.message, /not valid JSON/);
+    const form = await call('/tenant/abc', { method: 'POST', headers: { ...alice, 'content-type': 'application/x-www-form-urlencoded' }, body: 'namespaces=a' });
+    assert.equal(form.status, 415);
+    assert.equal(((await form.json()) as { code: string }).code, 'UnsupportedMediaType');
+    const big = await call('/tenant/abc?limited', { method: 'POST', headers: { ...alice, 'content-type': 'application/json' }, body: JSON.stringify({ namespaces: ['x'.repeat(2000)] }) });
+    assert.equal(big.status, 413);
+  });
+
+  test('429 with Retry-After past the per-user rate, and the bucket refills', async () => {
+    now = 0;
+    const carol = { authorization: 'Bearer test:Carol' };
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call('/user/info?limited', { headers: carol })).status);
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+    const refused = await call('/user/info?limited', { headers: carol });
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.equal(((await refused.json()) as { code: string }).code, 'TooManyRequests');
+    // Another user has their own bucket.
+    assert.equal((await call('/user/info?limited', { headers: { authorization: 'Bearer test:Bob' } })).status, 200);
+    now = 1500;
+    assert.equal((await call('/user/info?limited', { headers: carol })).status, 200);
+  });
+
+  test('a refusal from a service keeps its message: 403 and 409 as the document says', async () => {
+    const list = await call('/user', { headers: alice });
+    assert.equal(list.status, 403);
+    assert.match(((await list.json()) as { content: { message: string } }).content.message, /Only domain admins/);
+    const sam = { authorization: 'Bearer test:Sam', 'content-type': 'application/json' };
+    assert.equal((await call('/tenant/dup-t', { method: 'POST', headers: sam, body: '{}' })).status, 201);
+    const again = await call('/tenant/dup-t', { method: 'POST', headers: sam, body: '{}' });
+    assert.equal(again.status, 409);
+    assert.equal(((await again.json()) as { code: string }).code, 'Conflict');
+  });
+
+  test('the OpenAPI document is valid OpenAPI 3.1, lists every route, and the docs page loads its assets', async () => {
+    const res = await call('/openapi.json');
+    assert.equal(res.status, 200);
+    const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
+    const validator = new Validator();
+    const verdict = await validator.validate(doc as never);
+    assert.ok(verdict.valid, JSON.stringify(verdict.errors, null, 2)?.slice(0, 2000));
+    for (const r of REST_ROUTES) {
+      const p = API_PREFIX + r.path.replace(/:(\w+)/g, '{$1}');
+      assert.ok(doc.paths[p]?.[r.method.toLowerCase()], `${r.method} ${p} is documented`);
+    }
+    assert.deepEqual(doc, JSON.parse(JSON.stringify(openApiDocument(REST_ROUTES))));
+    const page = await call('/docs');
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs-init.js']) {
+      assert.ok(html.includes(`${API_PREFIX}/docs/${asset}`), asset);
+      const a = await call(`/docs/${asset}`);
+      assert.equal(a.status, 200, asset);
+      assert.ok((await a.arrayBuffer()).byteLength > 50, asset);
+    }
+    // Nothing else from the package (or the file system) is served.
+    assert.equal((await call('/docs/package.json')).status, 404);
+    assert.equal((await call('/docs/..%2F..%2Fpackage.json')).status, 404);
+  });
+});

@@ -1,0 +1,7 @@
+/** Every REST route, in documentation order. A route missing here is not served, documented or authorised. */
+import type { RestRoute } from '../route';
+import { platformRoutes } from './platform';
+import { tenantRoutes } from './tenants';
+import { userRoutes } from './users';
+
+export const REST_ROUTES: readonly RestRoute[] = [...platformRoutes, ...userRoutes, ...tenantRoutes];
