@@ -8,6 +8,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { Marks } from '../repo/estate.types';
 
 /**
  * A single row holding the newest generation number. Writers move it with a
@@ -246,3 +247,37 @@ export const settings = pgTable('settings', {
   value: text('value').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** Axebow accounts of a tenant: group environments and cap their marks (server/services/estate.ts). */
+export const tenantAccounts = pgTable(
+  'tenant_accounts',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id').notNull(),
+    name: text('name').notNull(),
+    marks: jsonb('marks').$type<Marks>().notNull(),
+    labels: jsonb('labels').$type<Record<string, string>>().notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('tenant_accounts_name_key').on(t.tenantId, t.name)],
+);
+
+/** A tenant's deployment environment: a slice of one Keelson cluster, with marks. */
+export const tenantEnvironments = pgTable(
+  'tenant_environments',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id').notNull(),
+    name: text('name').notNull(),
+    /** `system/<cluster>`. */
+    cluster: text('cluster').notNull(),
+    k8sNamespace: text('k8s_namespace'),
+    marks: jsonb('marks').$type<Marks>().notNull(),
+    labels: jsonb('labels').$type<Record<string, string>>().notNull(),
+    meta: jsonb('meta').$type<unknown>().notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('tenant_environments_name_key').on(t.accountId, t.name)],
+);

@@ -2,6 +2,7 @@
  * PolicyRepo, UserRepo and ResolutionRepo on drizzle (PGlite or
  * PostgreSQL); `drizzleRepos` adds the revision and tenant stores.
  */
+import { DrizzleEstateRepository } from './estate';
 import { and, desc, eq, gt, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { policyGenerations, policyHead, policyObjects, resolutions, users } from '../db/schema';
@@ -228,6 +229,7 @@ export function drizzleRepos(db: Db): Repos {
     resolutions: new DrizzleResolutionRepo(db),
     revisions: new DrizzleRevisionRepository(db),
     tenants: new DrizzleTenantRepository(db),
+    estate: new DrizzleEstateRepository(db),
   };
 }
 

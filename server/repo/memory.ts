@@ -3,6 +3,7 @@
  * the drizzle ones, no database. Commits are serialised by JavaScript's
  * single thread. `memoryRepos` adds the revision and tenant stores.
  */
+import { MemoryEstateRepository } from './memory-estate';
 import {
   objectIdKey,
   planCommit,
@@ -126,5 +127,6 @@ export function memoryRepos(): Repos {
     resolutions: new MemoryResolutionRepo(),
     revisions: new MemoryRevisionRepository(),
     tenants: new MemoryTenantRepository(),
+    estate: new MemoryEstateRepository(),
   };
 }

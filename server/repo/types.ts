@@ -7,6 +7,7 @@
  * give a whole set.
  */
 import type { RevisionRepository } from './revisions.types';
+import type { EstateRepository } from './estate.types';
 import type { TenantRepository } from './tenants.types';
 
 export type * from './revisions.types';
@@ -124,6 +125,8 @@ export interface Repos {
   resolutions: ResolutionRepo;
   revisions: RevisionRepository;
   tenants: TenantRepository;
+  /** Tenants' accounts and deployment environments. */
+  estate: EstateRepository;
 }
 
 export function sameObject(a: ObjectId, b: ObjectId): boolean {

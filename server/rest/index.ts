@@ -5,6 +5,7 @@
 import { createRestHandler, type Authenticate } from './dispatch';
 import { docsResponse } from './docs';
 import { openApiDocument } from './openapi';
+import type { RateLimiter } from './rate-limit';
 import type { RestRoute } from './route';
 import { REST_ROUTES } from './routes';
 import type { Services } from '../services';
@@ -36,6 +37,7 @@ export function restApi(opts: {
   authenticate: Authenticate;
   routes?: readonly RestRoute[];
   trustedProxies?: number;
+  rateLimit?: RateLimiter;
 }): (req: Request) => Promise<Response> {
   const routes = opts.routes ?? REST_ROUTES;
   let doc: Record<string, unknown> | undefined;
@@ -44,6 +46,7 @@ export function restApi(opts: {
     services: opts.services,
     authenticate: opts.authenticate,
     trustedProxies: opts.trustedProxies,
+    rateLimit: opts.rateLimit,
     extra: (req, path) => {
       if (req.method !== 'GET') return undefined;
       if (path === '/openapi.json') return Response.json((doc ??= openApiDocument(routes)));

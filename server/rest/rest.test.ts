@@ -11,37 +11,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { DEMO_USERS_FILE, loadLocalUsers } from '../auth/users';
+import { DEMO_USERS_FILE } from '../auth/users';
 import { memoryRepos } from '../repo/memory';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import { createServices, type Services } from '../services';
-import type { Actor } from '../services/actor';
-import { API_PREFIX, type Authenticate } from './dispatch';
+import { API_PREFIX } from './dispatch';
 import { restApi, REST_ROUTES } from './index';
 import { openApiDocument } from './openapi';
 import { RateLimiter } from './rate-limit';
-import { serveForTests, type TestServer } from './testing';
+import { serveForTests, testAuth, type TestServer } from '../testing/rest';
 
 type Who = 'anonymous' | 'outsider' | 'consumer' | 'nsadmin' | 'domain';
 const WHO: readonly Who[] = ['anonymous', 'outsider', 'consumer', 'nsadmin', 'domain'];
 const NAMES: Record<Exclude<Who, 'anonymous'>, string> = { outsider: 'nina', consumer: 'Alice', nsadmin: 'John', domain: 'Sam' };
-
-const demoActor = (name: string): Actor => {
-  const u = loadLocalUsers().find((x) => x.name === name);
-  return { id: `local:${name}`, name, labels: u?.labels ?? {}, provider: 'test' };
-};
-
-/**
- * Tests authenticate with `Bearer test:<name>`: the token service has its
- * own tests; these are about what each person may do through the API.
- */
-const testAuth: Authenticate = async (req) => {
-  const h = req.headers.get('authorization');
-  if (h === null) return { actor: null };
-  const m = /^Bearer test:(\w+)$/.exec(h);
-  return m ? { actor: demoActor(m[1]!) } : { refuse: 'The token is unknown, revoked or expired.' };
-};
 
 interface Fixture {
   services: Services;
@@ -90,6 +73,26 @@ async function withBob(f: Fixture): Promise<string> {
   return t;
 }
 
+/** A tenant with a fresh policy namespace and an account `main`, owned by Sam (John when Sam calls). */
+async function withAccount(f: Fixture): Promise<string> {
+  const name = `e-${f.uid}`;
+  const owner = f.who === 'domain' ? 'John' : 'Sam';
+  const t = await f.as(owner, 'POST', `/tenant/${name}`, { namespaces: [`n-${f.uid}`] });
+  assert.equal(t.status, 201, await t.clone().text());
+  const a = await f.as(owner, 'POST', `/tenant/${name}/account/main`, { marks: { vcpu: 4 } });
+  assert.equal(a.status, 201, await a.clone().text());
+  return name;
+}
+
+/** …and an environment `prod` on the demo cluster. */
+async function withEnvironment(f: Fixture): Promise<string> {
+  const t = await withAccount(f);
+  const owner = f.who === 'domain' ? 'John' : 'Sam';
+  const e = await f.as(owner, 'POST', `/tenant/${t}/account/main/environment/prod`, { cluster: 'k8s-example', marks: { vcpu: 2 } });
+  assert.equal(e.status, 201, await e.clone().text());
+  return t;
+}
+
 const MATRIX: Record<string, Row[]> = {
   'GET /platform': [{ what: 'platform information', request: () => ({ path: '/platform' }), expect: { anonymous: 200, outsider: 200, consumer: 200, nsadmin: 200, domain: 200 } }],
   'GET /user/info': [{ what: 'own information', request: () => ({ path: '/user/info' }), expect: signedIn(200) }],
@@ -113,6 +116,36 @@ const MATRIX: Record<string, Row[]> = {
   'PUT /tenant/:tenant/user/:user': [
     { what: "change Bob's role in someone else's tenant", request: async (f) => ({ path: `/tenant/${await withBob(f)}/user/Bob?role=admin` }), expect: DOMAIN_ONLY },
   ],
+  'GET /tenant/:tenant/account': [{ what: "accounts of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withAccount(f)}/account` }), expect: DOMAIN_ONLY }],
+  'POST /tenant/:tenant/account/:account': [
+    { what: "an account in someone else's tenant", request: async (f) => ({ path: `/tenant/${await withAccount(f)}/account/spare`, body: {} }), expect: { ...DOMAIN_ONLY, domain: 201 } },
+  ],
+  'PATCH /tenant/:tenant/account/:account': [
+    { what: "marks of someone else's account", request: async (f) => ({ path: `/tenant/${await withAccount(f)}/account/main`, body: { marks: { vcpu: 8 } } }), expect: DOMAIN_ONLY },
+  ],
+  'GET /tenant/:tenant/account/:account': [{ what: "someone else's account", request: async (f) => ({ path: `/tenant/${await withAccount(f)}/account/main` }), expect: DOMAIN_ONLY }],
+  'DELETE /tenant/:tenant/account/:account': [
+    { what: "someone else's account, purged", request: async (f) => ({ path: `/tenant/${await withEnvironment(f)}/account/main?purge=true` }), expect: DOMAIN_ONLY },
+  ],
+  'GET /tenant/:tenant/account/:account/environment': [
+    { what: "environments of someone else's account", request: async (f) => ({ path: `/tenant/${await withEnvironment(f)}/account/main/environment` }), expect: DOMAIN_ONLY },
+  ],
+  'POST /tenant/:tenant/account/:account/environment/:environment': [
+    {
+      what: "an environment in someone else's account",
+      request: async (f) => ({ path: `/tenant/${await withAccount(f)}/account/main/environment/dev`, body: { cluster: 'k8s-example', marks: { vcpu: 1 } } }),
+      expect: { ...DOMAIN_ONLY, domain: 201 },
+    },
+  ],
+  'PATCH /tenant/:tenant/account/:account/environment/:environment': [
+    { what: "marks of someone else's environment", request: async (f) => ({ path: `/tenant/${await withEnvironment(f)}/account/main/environment/prod`, body: { marks: { vcpu: 1 } } }), expect: DOMAIN_ONLY },
+  ],
+  'DELETE /tenant/:tenant/account/:account/environment/:environment': [
+    { what: "someone else's environment", request: async (f) => ({ path: `/tenant/${await withEnvironment(f)}/account/main/environment/prod` }), expect: DOMAIN_ONLY },
+  ],
+  'GET /tenant/:tenant/account/:account/environment/:environment': [
+    { what: "someone else's environment", request: async (f) => ({ path: `/tenant/${await withEnvironment(f)}/account/main/environment/prod` }), expect: DOMAIN_ONLY },
+  ],
   'DELETE /tenant/:tenant/user/:user': [
     { what: "exclude Bob from someone else's tenant", request: async (f) => ({ path: `/tenant/${await withBob(f)}/user/Bob` }), expect: DOMAIN_ONLY },
   ],
@@ -135,8 +168,11 @@ describe('REST API: authorisation matrix over HTTP', () => {
     const usersFile = join(dir, 'users.yaml');
     // The demo users, and nina, who has no role anywhere.
     writeFileSync(usersFile, `${readFileSync(DEMO_USERS_FILE, 'utf8').replace(/\s*$/, '\n')}- name: nina\n  labels: {}\n`);
-    services = createServices(repos, { usersFile, domainAdmins: [] });
-    server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth }));
+    // `n-*` namespaces are free to take, so tenants of any caller can own one.
+    services = createServices(repos, { usersFile, domainAdmins: [], freeNamespaces: ['n-*'] });
+    // The matrix sets every case up as Sam: far past a client's rate, which has its own test.
+    const rateLimit = new RateLimiter({ perSecond: 1e6, burst: 1e6 });
+    server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit }));
   });
   after(async () => {
     await server.close();

@@ -8,6 +8,7 @@ import type { Repos } from '../repo/types';
 import { AccessService } from './access';
 import { ClaimService } from './claims';
 import { GraphService } from './graphs';
+import { EstateService } from './estate';
 import { PlatformService } from './platform';
 import { PolicyService } from './policy';
 import { ResolutionService } from './resolution';
@@ -26,6 +27,8 @@ export interface Services {
   access: AccessService;
   tenants: TenantService;
   platform: PlatformService;
+  /** Tenants' accounts and deployment environments. */
+  estate: EstateService;
 }
 
 export function createServices(
@@ -51,5 +54,6 @@ export function createServices(
   const tenants = new TenantService(repos, access, policyUsers, env.freeNamespaces ?? []);
   const claims = new ClaimService(resolution, access);
   const platform = new PlatformService(env);
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform };
+  const estate = new EstateService(repos, access, revisions);
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate };
 }

@@ -142,6 +142,18 @@ export class RevisionService {
     throw new AppError('CONFLICT', `Could not compute the revision of generation ${generation}: deployments kept changing. Try again.`);
   }
 
+  /**
+   * What the newest accepted revision deploys (applied, or queued for it):
+   * what the tenants' environments are using, in Axebow's terms. Null
+   * before anything was accepted.
+   */
+  async acceptedState(): Promise<DesiredState | null> {
+    const head = await this.revisions.head();
+    if (head.acceptedRevisionId == null) return null;
+    const rev = await this.revisions.get(head.acceptedRevisionId);
+    return rev ? this.reallyDeployed(rev) : null;
+  }
+
   /** What runs once `rev` is applied: its desired state, held-back instances as they were before. */
   /**
    * What runs once `rev` was applied, as far as its apply got: instances

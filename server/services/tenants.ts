@@ -34,7 +34,7 @@ import type {
 
 export class TenantService {
   constructor(
-    private readonly repos: Pick<Repos, 'tenants' | 'revisions'>,
+    private readonly repos: Pick<Repos, 'tenants' | 'revisions' | 'estate'>,
     private readonly access: AccessService,
     private readonly knownUsers: () => Promise<PolicyUser[]> = async () => [],
     /** Namespace patterns (`*` wildcards) anyone may give to their tenant while nobody uses them (KEELSON_FREE_NAMESPACES). */
@@ -240,6 +240,7 @@ export class TenantService {
     const namespaces = new Set((await this.tenants.namespaces(t.id)).map((n) => n.namespace));
     const running = (await this.repos.revisions.instanceStates()).filter((s) => s.status === 'applied' && namespaces.has(instanceKey.namespaceOf(s.key)));
     if (running.length > 0) throw new AppError('CONFLICT', `Tenant ${t.name} still runs ${running.length} instances in ${[...namespaces].join(', ')}; remove its claims first.`);
+    await this.repos.estate.removeForTenant(t.id);
     await this.tenants.remove(t.id);
     return { ok: true } as const;
   }

@@ -20,7 +20,7 @@ export type { PlanStep } from './order';
 export { ACTION_KINDS, codeEqual, diffSortedLists, diffStates, parentRootKey, type InstanceDiff } from './diff';
 export { CostCalculator, costAndQuota, DEFAULT_CURRENCY, MIXED_CURRENCY } from './cost';
 export { orderSteps } from './order';
-export { allowedKubernetesNamespaces, chartRepoAllowed, instanceReach, kindScope, manifestObjects, MAX_REACH_REASONS, type SectionDeploys } from './reach';
+export { allowedKubernetesNamespaces, globMatch, chartRepoAllowed, instanceReach, kindScope, manifestObjects, MAX_REACH_REASONS, type SectionDeploys } from './reach';
 export * from './quantity';
 
 export interface RevisionSection {

@@ -100,7 +100,7 @@ const NAMESPACED: Record<string, readonly string[]> = {
 };
 
 /** `*` matches any run of characters; everything else literally. */
-function globMatch(pattern: string, value: string): boolean {
+export function globMatch(pattern: string, value: string): boolean {
   if (!pattern.includes('*')) return pattern === value;
   const parts = pattern.split('*');
   const first = parts[0]!;

@@ -1,7 +1,8 @@
 /** Every REST route, in documentation order. A route missing here is not served, documented or authorised. */
 import type { RestRoute } from '../route';
+import { estateRoutes } from './estate';
 import { platformRoutes } from './platform';
 import { tenantRoutes } from './tenants';
 import { userRoutes } from './users';
 
-export const REST_ROUTES: readonly RestRoute[] = [...platformRoutes, ...userRoutes, ...tenantRoutes];
+export const REST_ROUTES: readonly RestRoute[] = [...platformRoutes, ...userRoutes, ...tenantRoutes, ...estateRoutes];

@@ -6,6 +6,26 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { loadLocalUsers } from '../auth/users';
+import type { Actor } from '../services/actor';
+import type { Authenticate } from '../rest/dispatch';
+
+function demoActor(name: string): Actor {
+  const u = loadLocalUsers().find((x) => x.name === name);
+  return { id: `local:${name}`, name, labels: u?.labels ?? {}, provider: 'test' };
+}
+
+/**
+ * Tests authenticate with `Bearer test:<name>` (a demo user, or any name
+ * with no labels): the token service has its own tests; these are about
+ * what each person may do through the API.
+ */
+export const testAuth: Authenticate = async (req) => {
+  const h = req.headers.get('authorization');
+  if (h === null) return { actor: null };
+  const m = /^Bearer test:(\w+)$/.exec(h);
+  return m ? { actor: demoActor(m[1]!) } : { refuse: 'The token is unknown, revoked or expired.' };
+};
 
 export interface TestServer {
   url: string;

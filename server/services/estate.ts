@@ -1,0 +1,263 @@
+/**
+ * Accounts and deployment environments of tenants (Axebow §5.4–5.5).
+ *
+ * An environment is a tenant's slice of one Keelson cluster: the cluster
+ * must admit one of the tenant's policy namespaces (its `allowedNamespaces`),
+ * and the environment's marks are the tenant's quota there. An account
+ * caps the sum of its environments' marks (409 MarksExceedParent), so
+ * marks can be handed down without over-committing. Usage is what the
+ * newest accepted revision deploys in the tenant's namespaces on that
+ * cluster — Axebow's "cost of the accepted revisions of its services".
+ *
+ * Owners and admins of the tenant manage; every member reads; domain
+ * admins (operators) may do everything.
+ */
+import { SYSTEM_NAMESPACE, type Cluster } from '../engine/model/kinds';
+import { allowedKubernetesNamespaces, costAndQuota, globMatch, millisToVcpu, parseBytes, parseCpuMillis } from '../engine/plan';
+import type { AccountRow, EnvironmentRow, Marks } from '../repo/estate.types';
+import { ROLE_RANK, type TenantRole } from '../repo/tenants.types';
+import type { Repos } from '../repo/types';
+import type { AccessService } from './access';
+import type { Actor, MaybeActor } from './actor';
+import { AppError, notFound, unauthorized } from './errors';
+import type { AccountInput, AccountUpdateInput, AccountView, EnvironmentInput, EnvironmentUpdateInput, EnvironmentView } from './estate.types';
+import type { RevisionService } from './revisions';
+
+type Dimension = keyof Marks;
+const DIMENSIONS: readonly Dimension[] = ['vcpu', 'memory', 'storage', 'instances', 'services'];
+
+/** A mark in integer units (millicores, bytes, counts), so sums do not drift. */
+function units(d: Dimension, v: number | string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (d === 'vcpu') {
+    const r = parseCpuMillis(v);
+    return r.ok ? r.value : undefined;
+  }
+  if (d === 'memory' || d === 'storage') {
+    const r = parseBytes(v);
+    return r.ok ? r.value : undefined;
+  }
+  return typeof v === 'number' ? v : Number(v);
+}
+
+/** Dimensions where `children` together ask for more than `parent` allows. */
+export function overParent(parent: Marks, children: readonly Marks[]): { dimension: Dimension; mark: number; requested: number }[] {
+  const out: { dimension: Dimension; mark: number; requested: number }[] = [];
+  for (const d of DIMENSIONS) {
+    const cap = units(d, parent[d]);
+    if (cap === undefined) continue;
+    // An unlimited child under a limited parent is bounded by the parent anyway: count it as the whole cap.
+    const requested = children.reduce((sum, c) => sum + (units(d, c[d]) ?? cap), 0);
+    if (requested > cap) out.push({ dimension: d, mark: cap, requested });
+  }
+  return out;
+}
+
+export class EstateService {
+  constructor(
+    private readonly repos: Repos,
+    private readonly access: AccessService,
+    private readonly revisions: RevisionService,
+  ) {}
+
+  private signedIn(actor: MaybeActor, what: string): Actor {
+    if (!actor) throw unauthorized(what);
+    return actor;
+  }
+
+  /** The tenant, and the caller's role in it ('operator' for a domain admin who is not a member). */
+  private async tenantFor(actor: Actor, name: string, need: TenantRole, what: string) {
+    const tenant = await this.repos.tenants.byName(name.toLowerCase());
+    const operator = await this.access.isDomainAdmin(actor);
+    if (!tenant) throw notFound(`Tenant ${name}`);
+    const member = (await this.repos.tenants.members(tenant.id)).find((m) => m.user === actor.name.toLowerCase());
+    if (operator) return tenant;
+    if (!member) throw new AppError('FORBIDDEN', `Only members of tenant ${tenant.name} may ${what}.`);
+    if (ROLE_RANK[member.role as TenantRole] < ROLE_RANK[need]) {
+      throw new AppError('FORBIDDEN', `Only ${need === 'admin' ? 'owners and admins' : 'owners'} of tenant ${tenant.name} may ${what} (you are ${member.role}).`);
+    }
+    return tenant;
+  }
+
+  private async accountOf(tenantId: number, tenant: string, name: string): Promise<AccountRow> {
+    const a = await this.repos.estate.account(tenantId, name);
+    if (!a) throw notFound(`Account ${name} of tenant ${tenant}`);
+    return a;
+  }
+
+  private async accountView(tenant: string, a: AccountRow): Promise<AccountView> {
+    const envs = await this.repos.estate.environments(a.id);
+    return { tenant, name: a.name, marks: a.marks as AccountView['marks'], labels: a.labels, environments: envs.map((e) => e.name), createdBy: a.createdBy, createdAt: a.createdAt };
+  }
+
+  async listAccounts(actor: MaybeActor, tenant: string): Promise<AccountView[]> {
+    const who = this.signedIn(actor, 'see accounts');
+    const t = await this.tenantFor(who, tenant, 'plain', 'see its accounts');
+    return Promise.all((await this.repos.estate.accounts(t.id)).map((a) => this.accountView(t.name, a)));
+  }
+
+  async getAccount(actor: MaybeActor, input: { tenant: string; account: string }): Promise<AccountView> {
+    const who = this.signedIn(actor, 'see accounts');
+    const t = await this.tenantFor(who, input.tenant, 'plain', 'see its accounts');
+    return this.accountView(t.name, await this.accountOf(t.id, t.name, input.account));
+  }
+
+  async addAccount(actor: MaybeActor, input: { tenant: string; account: string } & AccountInput): Promise<AccountView> {
+    const who = this.signedIn(actor, 'add accounts');
+    const t = await this.tenantFor(who, input.tenant, 'admin', 'add accounts');
+    const row = await this.repos.estate.addAccount({ tenantId: t.id, name: input.account, marks: input.marks, labels: input.labels, createdBy: who.name });
+    if (!row) throw new AppError('CONFLICT', `Tenant ${t.name} already has an account ${input.account}.`);
+    return this.accountView(t.name, row);
+  }
+
+  async updateAccount(actor: MaybeActor, input: { tenant: string; account: string } & AccountUpdateInput): Promise<AccountView> {
+    const who = this.signedIn(actor, 'change accounts');
+    const t = await this.tenantFor(who, input.tenant, 'admin', 'change accounts');
+    const a = await this.accountOf(t.id, t.name, input.account);
+    if (input.marks) {
+      const over = overParent(input.marks, (await this.repos.estate.environments(a.id)).map((e) => e.marks));
+      if (over.length > 0) throw marksExceedParent(`account ${a.name}`, over);
+    }
+    const row = await this.repos.estate.updateAccount(a.id, { marks: input.marks, labels: input.labels });
+    return this.accountView(t.name, row ?? a);
+  }
+
+  async removeAccount(actor: MaybeActor, input: { tenant: string; account: string; purge: boolean }): Promise<{ ok: true }> {
+    const who = this.signedIn(actor, 'remove accounts');
+    const t = await this.tenantFor(who, input.tenant, 'owner', 'remove accounts');
+    const a = await this.accountOf(t.id, t.name, input.account);
+    const envs = await this.repos.estate.environments(a.id);
+    if (envs.length > 0 && !input.purge) {
+      throw new AppError('CONFLICT', `Account ${a.name} still has environments (${envs.map((e) => e.name).join(', ')}); remove them first, or purge the account with ?purge=true.`);
+    }
+    await this.repos.estate.removeAccount(a.id);
+    return { ok: true };
+  }
+
+  // ------------------------------------------------------------ environments
+
+  private async clusterOf(ref: string): Promise<{ namespace: string; name: string; spec: Cluster } | undefined> {
+    const [ns, name] = ref.includes('/') ? (ref.split('/', 2) as [string, string]) : [SYSTEM_NAMESPACE, ref];
+    const o = await this.repos.policy.getObject({ kind: 'cluster', namespace: ns, name });
+    return o && { namespace: o.namespace, name: o.name, spec: o.spec as Cluster };
+  }
+
+  /** Usage of an environment: the newest accepted revision's instances of the tenant's namespaces on its cluster. */
+  private async usage(tenantId: number, env: EnvironmentRow) {
+    const state = await this.revisions.acceptedState();
+    const namespaces = new Set((await this.repos.tenants.namespaces(tenantId)).map((n) => n.namespace));
+    const [cns, cname] = env.cluster.split('/', 2) as [string, string];
+    const mine = (state?.instances ?? []).filter(
+      (i) => namespaces.has(i.namespace) && i.target.clusterNamespace === cns && i.target.cluster === cname && (env.k8sNamespace === null || i.target.namespace === env.k8sNamespace),
+    );
+    const cluster = await this.clusterOf(env.cluster);
+    const { cost } = costAndQuota([], mine, cluster ? [cluster] : []);
+    const t = cost.total.after;
+    return { cpuMillis: t.cpuMillis, memoryBytes: t.memoryBytes, storageBytes: t.storageBytes, instances: t.instances };
+  }
+
+  private async environmentView(tenant: { id: number; name: string }, account: AccountRow, e: EnvironmentRow): Promise<EnvironmentView> {
+    const u = await this.usage(tenant.id, e);
+    const used: Record<Dimension, number> = { vcpu: u.cpuMillis, memory: u.memoryBytes, storage: u.storageBytes, instances: u.instances, services: 0 };
+    const over = DIMENSIONS.filter((d) => {
+      const cap = units(d, e.marks[d]);
+      return cap !== undefined && used[d] > cap;
+    });
+    return {
+      tenant: tenant.name,
+      account: account.name,
+      name: e.name,
+      cluster: e.cluster,
+      namespace: e.k8sNamespace,
+      marks: e.marks as EnvironmentView['marks'],
+      labels: e.labels,
+      meta: e.meta,
+      usage: { vcpu: millisToVcpu(u.cpuMillis), memory: u.memoryBytes, storage: u.storageBytes, instances: u.instances },
+      status: { state: over.length > 0 ? 'over-marks' : 'ok', over },
+      createdBy: e.createdBy,
+      createdAt: e.createdAt,
+    };
+  }
+
+  private async environmentOf(accountId: number, account: string, name: string): Promise<EnvironmentRow> {
+    const e = await this.repos.estate.environment(accountId, name);
+    if (!e) throw notFound(`Environment ${name} of account ${account}`);
+    return e;
+  }
+
+  async listEnvironments(actor: MaybeActor, input: { tenant: string; account: string }): Promise<EnvironmentView[]> {
+    const who = this.signedIn(actor, 'see environments');
+    const t = await this.tenantFor(who, input.tenant, 'plain', 'see its environments');
+    const a = await this.accountOf(t.id, t.name, input.account);
+    return Promise.all((await this.repos.estate.environments(a.id)).map((e) => this.environmentView(t, a, e)));
+  }
+
+  async getEnvironment(actor: MaybeActor, input: { tenant: string; account: string; environment: string }): Promise<EnvironmentView> {
+    const who = this.signedIn(actor, 'see environments');
+    const t = await this.tenantFor(who, input.tenant, 'plain', 'see its environments');
+    const a = await this.accountOf(t.id, t.name, input.account);
+    return this.environmentView(t, a, await this.environmentOf(a.id, a.name, input.environment));
+  }
+
+  async createEnvironment(actor: MaybeActor, input: { tenant: string; account: string; environment: string } & EnvironmentInput): Promise<EnvironmentView> {
+    const who = this.signedIn(actor, 'create environments');
+    const t = await this.tenantFor(who, input.tenant, 'admin', 'create environments');
+    const a = await this.accountOf(t.id, t.name, input.account);
+    const cluster = await this.clusterOf(input.cluster);
+    if (!cluster) throw notFound(`Cluster ${input.cluster}`);
+    const namespaces = (await this.repos.tenants.namespaces(t.id)).map((n) => n.namespace);
+    if (namespaces.length === 0) throw new AppError('CONFLICT', `Tenant ${t.name} has no policy namespace yet: an operator grants one first, and environments deploy what its namespaces hold.`);
+    // The cluster must admit the tenant: one of its namespaces, in the Kubernetes namespace asked for.
+    const admits = namespaces.some((ns) => {
+      const allowed = allowedKubernetesNamespaces(cluster.spec, ns);
+      if (allowed === null) return input.namespace === undefined || input.namespace === ns;
+      return allowed.length > 0 && (input.namespace === undefined || allowed.some((p) => globMatch(p, input.namespace!)));
+    });
+    if (!admits) {
+      throw new AppError('FORBIDDEN', `Cluster ${cluster.namespace}/${cluster.name} does not admit tenant ${t.name}'s namespaces (${namespaces.join(', ')})${input.namespace ? ` in Kubernetes namespace ${input.namespace}` : ''}; its allowedNamespaces decide, and a domain admin sets them.`);
+    }
+    const siblings = (await this.repos.estate.environments(a.id)).map((e) => e.marks);
+    const over = overParent(a.marks, [...siblings, input.marks]);
+    if (over.length > 0) throw marksExceedParent(`account ${a.name}`, over);
+    const row = await this.repos.estate.addEnvironment({
+      accountId: a.id,
+      name: input.environment,
+      cluster: `${cluster.namespace}/${cluster.name}`,
+      k8sNamespace: input.namespace ?? null,
+      marks: input.marks,
+      labels: input.labels,
+      meta: input.meta,
+      createdBy: who.name,
+    });
+    if (!row) throw new AppError('CONFLICT', `Account ${a.name} already has an environment ${input.environment}.`);
+    return this.environmentView(t, a, row);
+  }
+
+  async updateEnvironment(actor: MaybeActor, input: { tenant: string; account: string; environment: string } & EnvironmentUpdateInput): Promise<EnvironmentView> {
+    const who = this.signedIn(actor, 'change environments');
+    const t = await this.tenantFor(who, input.tenant, 'admin', 'change environments');
+    const a = await this.accountOf(t.id, t.name, input.account);
+    const e = await this.environmentOf(a.id, a.name, input.environment);
+    if (input.marks) {
+      const siblings = (await this.repos.estate.environments(a.id)).filter((x) => x.id !== e.id).map((x) => x.marks);
+      const over = overParent(a.marks, [...siblings, input.marks]);
+      if (over.length > 0) throw marksExceedParent(`account ${a.name}`, over);
+    }
+    const row = await this.repos.estate.updateEnvironment(e.id, { marks: input.marks, labels: input.labels, meta: input.meta });
+    return this.environmentView(t, a, row ?? e);
+  }
+
+  async removeEnvironment(actor: MaybeActor, input: { tenant: string; account: string; environment: string }): Promise<{ ok: true }> {
+    const who = this.signedIn(actor, 'remove environments');
+    const t = await this.tenantFor(who, input.tenant, 'admin', 'remove environments');
+    const a = await this.accountOf(t.id, t.name, input.account);
+    const e = await this.environmentOf(a.id, a.name, input.environment);
+    await this.repos.estate.removeEnvironment(e.id);
+    return { ok: true };
+  }
+}
+
+function marksExceedParent(parent: string, over: { dimension: string; mark: number; requested: number }[]): AppError {
+  const what = over.map((o) => `${o.dimension}: ${o.requested} requested, ${o.mark} allowed`).join('; ');
+  return new AppError('CONFLICT', `The marks would exceed those of ${parent} (${what}).`, { details: { restCode: 'MarksExceedParent', over } });
+}
