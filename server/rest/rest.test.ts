@@ -73,10 +73,17 @@ async function withBob(f: Fixture): Promise<string> {
   return t;
 }
 
-/** A tenant with a fresh policy namespace and an account `main`, owned by Sam (John when Sam calls). */
+/**
+ * Who owns the estate fixtures: Sam, or Alice when Sam calls (Alice's claim
+ * of twitter_stats gets her own instances, so its revision has something to
+ * decide; John's would share the demo's prod instances).
+ */
+const estateOwner = (f: Fixture) => (f.who === 'domain' ? 'Alice' : 'Sam');
+
+/** A tenant with a fresh policy namespace and an account `main`. */
 async function withAccount(f: Fixture): Promise<string> {
   const name = `e-${f.uid}`;
-  const owner = f.who === 'domain' ? 'John' : 'Sam';
+  const owner = estateOwner(f);
   const t = await f.as(owner, 'POST', `/tenant/${name}`, { namespaces: [`n-${f.uid}`] });
   assert.equal(t.status, 201, await t.clone().text());
   const a = await f.as(owner, 'POST', `/tenant/${name}/account/main`, { marks: { vcpu: 4 } });
@@ -87,10 +94,22 @@ async function withAccount(f: Fixture): Promise<string> {
 /** …and an environment `prod` on the demo cluster. */
 async function withEnvironment(f: Fixture): Promise<string> {
   const t = await withAccount(f);
-  const owner = f.who === 'domain' ? 'John' : 'Sam';
+  const owner = estateOwner(f);
   const e = await f.as(owner, 'POST', `/tenant/${t}/account/main/environment/prod`, { cluster: 'k8s-example', marks: { vcpu: 2 } });
   assert.equal(e.status, 201, await e.clone().text());
   return t;
+}
+
+/** …and a service `web` (a claim of social/twitter_stats) created by the owner; answers the tenant and its revision. */
+async function withService(f: Fixture): Promise<{ tenant: string; revision: number }> {
+  const t = await withAccount(f);
+  const owner = estateOwner(f);
+  // The image tag Alice's demo claim uses: the same instance, the same parameters.
+  const r = await f.as(owner, 'POST', `/tenant/${t}/service/web`, { service: 'social/twitter_stats', labels: { tsvisimage: 'demo12' } });
+  const body = (await r.clone().json()) as { data?: { revision?: { id: number | null } } };
+  assert.equal(r.status, 202, await r.clone().text());
+  assert.ok(body.data?.revision?.id, JSON.stringify(body));
+  return { tenant: t, revision: body.data.revision.id };
 }
 
 const MATRIX: Record<string, Row[]> = {
@@ -145,6 +164,36 @@ const MATRIX: Record<string, Row[]> = {
   ],
   'GET /tenant/:tenant/account/:account/environment/:environment': [
     { what: "someone else's environment", request: async (f) => ({ path: `/tenant/${await withEnvironment(f)}/account/main/environment/prod` }), expect: DOMAIN_ONLY },
+  ],
+  'GET /tenant/:tenant/service': [{ what: "services of someone else's tenant", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/service` }), expect: DOMAIN_ONLY }],
+  'GET /tenant/:tenant/service/:name': [{ what: "someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/service/web?summary=true` }), expect: DOMAIN_ONLY }],
+  'GET /tenant/:tenant/service/:name/history': [
+    { what: "history of someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/service/web/history` }), expect: DOMAIN_ONLY },
+  ],
+  'POST /tenant/:tenant/service/:name': [
+    {
+      what: "a service in someone else's tenant",
+      request: async (f) => ({ path: `/tenant/${await withAccount(f)}/service/api`, body: { service: 'social/twitter_stats' } }),
+      expect: { ...DOMAIN_ONLY, domain: 202 },
+    },
+    {
+      what: "a dry run in someone else's tenant",
+      request: async (f) => ({ path: `/tenant/${await withAccount(f)}/service/api?dryrun=true`, body: { service: 'social/twitter_stats' } }),
+      expect: DOMAIN_ONLY,
+    },
+  ],
+  'PUT /tenant/:tenant/service/:name/revision/:revision': [
+    {
+      what: "reject the revision of someone else's service",
+      request: async (f) => {
+        const s = await withService(f);
+        return { path: `/tenant/${s.tenant}/service/web/revision/${s.revision}?accept=false` };
+      },
+      expect: DOMAIN_ONLY,
+    },
+  ],
+  'DELETE /tenant/:tenant/service/:name': [
+    { what: "someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/service/web` }), expect: { ...DOMAIN_ONLY, domain: 202 } },
   ],
   'DELETE /tenant/:tenant/user/:user': [
     { what: "exclude Bob from someone else's tenant", request: async (f) => ({ path: `/tenant/${await withBob(f)}/user/Bob` }), expect: DOMAIN_ONLY },

@@ -8,6 +8,7 @@ import type { Repos } from '../repo/types';
 import { AccessService } from './access';
 import { ClaimService } from './claims';
 import { GraphService } from './graphs';
+import { DeploymentService } from './deployments';
 import { EstateService } from './estate';
 import { PlatformService } from './platform';
 import { PolicyService } from './policy';
@@ -29,6 +30,8 @@ export interface Services {
   platform: PlatformService;
   /** Tenants' accounts and deployment environments. */
   estate: EstateService;
+  /** Axebow services: tenants' claims, addressed by tenant and name. */
+  deployments: DeploymentService;
 }
 
 export function createServices(
@@ -55,5 +58,6 @@ export function createServices(
   const claims = new ClaimService(resolution, access);
   const platform = new PlatformService(env);
   const estate = new EstateService(repos, access, revisions);
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate };
+  const deployments = new DeploymentService(repos, access, policy, resolution, claims, revisions);
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments };
 }

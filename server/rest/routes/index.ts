@@ -2,7 +2,8 @@
 import type { RestRoute } from '../route';
 import { estateRoutes } from './estate';
 import { platformRoutes } from './platform';
+import { serviceRoutes } from './services';
 import { tenantRoutes } from './tenants';
 import { userRoutes } from './users';
 
-export const REST_ROUTES: readonly RestRoute[] = [...platformRoutes, ...userRoutes, ...tenantRoutes, ...estateRoutes];
+export const REST_ROUTES: readonly RestRoute[] = [...platformRoutes, ...userRoutes, ...tenantRoutes, ...estateRoutes, ...serviceRoutes];

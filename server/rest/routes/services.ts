@@ -1,0 +1,104 @@
+/**
+ * Tenants' services (Axebow §5.9): claims in the tenant's namespaces,
+ * created in the caller's name, each write a Keelson revision to accept or
+ * reject. `dryrun` answers the revision a write would make and writes
+ * nothing; `accept` accepts at once where the caller may.
+ */
+import { z } from 'zod';
+import { createServiceInput, serviceOutput, serviceRevisionOutput, serviceSummaryOutput, serviceWriteOutput } from '../../services/deployments.types';
+import { decideOutput } from '../../services/revisions.types';
+import { route } from '../route';
+import { pathName, queryFlag } from './common';
+
+const tenantParam = z.object({ tenant: pathName });
+const serviceParams = z.object({ tenant: pathName, name: pathName });
+
+export const serviceRoutes = [
+  route({
+    method: 'GET',
+    path: '/tenant/:tenant/service',
+    tag: 'services',
+    summary: 'Services of a tenant: each claim with its status, instance count and target',
+    auth: 'user',
+    access: 'members of the tenant and domain admins',
+    params: tenantParam,
+    response: z.array(serviceSummaryOutput),
+    async handler({ actor, services }, { params }) {
+      return { data: await services.deployments.list(actor, params.tenant) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/tenant/:tenant/service/:name',
+    tag: 'services',
+    summary: 'A service: its claim’s outcome with the decision trace (summary=true leaves the trace out) and its instances',
+    auth: 'user',
+    access: 'members of the tenant and domain admins (secret-rendered parameters only for those who may manage them)',
+    params: serviceParams,
+    query: z.object({ summary: queryFlag }),
+    response: serviceOutput,
+    async handler({ actor, services }, { params, query }) {
+      const view = await services.deployments.get(actor, params);
+      return { data: query.summary ? { ...view, outcome: { ...view.outcome, trace: [] } } : view };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/tenant/:tenant/service/:name/history',
+    tag: 'services',
+    summary: 'The service’s revisions, newest first: each generation that changed it, with its Keelson revision',
+    auth: 'user',
+    access: 'members of the tenant and domain admins',
+    params: serviceParams,
+    response: z.array(serviceRevisionOutput),
+    async handler({ actor, services }, { params }) {
+      return { data: await services.deployments.history(actor, params) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/tenant/:tenant/service/:name',
+    tag: 'services',
+    summary: 'Create a service (a claim in the caller’s name); dryrun=true answers the revision it would make and writes nothing',
+    auth: 'user',
+    access: 'members of the tenant who may claim in the namespace (the policy’s rules and ACL decide, as for any save)',
+    params: serviceParams,
+    query: z.object({ dryrun: queryFlag, accept: queryFlag }),
+    body: createServiceInput,
+    response: serviceWriteOutput,
+    status: 202,
+    async handler({ actor, services }, { params, query, body }) {
+      const r = await services.deployments.create(actor, { ...params, ...body, dryrun: query.dryrun ?? false, accept: query.accept ?? false });
+      return { data: r, status: r.dryrun ? 200 : 202 };
+    },
+  }),
+  route({
+    method: 'PUT',
+    path: '/tenant/:tenant/service/:name/revision/:revision',
+    tag: 'services',
+    summary: 'Accept (accept=true) or reject (accept=false) a revision of the service, for its namespace’s section',
+    auth: 'user',
+    access: 'who may decide the section: namespace admins of the service’s namespace (tenant owners and admins) and domain admins',
+    params: serviceParams.extend({ revision: z.coerce.number().int().min(1) }),
+    query: z.object({ accept: z.enum(['true', 'false']).transform((v) => v === 'true') }),
+    response: decideOutput,
+    async handler({ actor, services }, { params, query }) {
+      return { data: await services.deployments.decide(actor, { tenant: params.tenant, name: params.name, revision: params.revision, accept: query.accept }) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/tenant/:tenant/service/:name',
+    tag: 'services',
+    summary: 'Remove a service: delete its claim (a new revision)',
+    auth: 'user',
+    access: 'who may delete the claim: its author, namespace admins, domain admins',
+    params: serviceParams,
+    query: z.object({ accept: queryFlag }),
+    response: serviceWriteOutput,
+    status: 202,
+    async handler({ actor, services }, { params, query }) {
+      return { data: await services.deployments.remove(actor, { ...params, accept: query.accept ?? false }) };
+    },
+  }),
+];

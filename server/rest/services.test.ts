@@ -1,0 +1,110 @@
+/**
+ * A tenant's service through the REST API, the way a client drives it:
+ * a dry run that writes nothing, the real create (a claim in the caller's
+ * name on the environment's cluster), acceptance of its revision by who may
+ * accept it, history, removal and a rejected removal.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { memoryRepos } from '../repo/memory';
+import { seedDemo } from '../seed/demo';
+import { createServices, type Services } from '../services';
+import { serveForTests, testAuth, type TestServer } from '../testing/rest';
+import { API_PREFIX } from './dispatch';
+import { restApi } from './index';
+import { RateLimiter } from './rate-limit';
+
+type Body = { data?: any; code?: string; content?: { message?: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('REST API: a service from dry run to removal', () => {
+  let server: TestServer;
+  let services: Services;
+
+  before(async () => {
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*'] });
+    server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
+  });
+  after(async () => {
+    await server.close();
+    await services.resolution.close();
+  });
+
+  const call = async (user: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> => {
+    const res = await fetch(`${server.url}${API_PREFIX}${path}`, {
+      method,
+      headers: { authorization: `Bearer test:${user}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Body };
+  };
+
+  const spec = { service: 'social/twitter_stats', environment: 'main/prod', labels: { tsvisimage: 'demo12' } };
+
+  test('the story', async () => {
+    assert.equal((await call('Alice', 'POST', '/tenant/acme', { namespaces: ['acme-web'] })).status, 201);
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main', {})).status, 201);
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main/environment/prod', { cluster: 'k8s-example' })).status, 201);
+
+    // A dry run answers the revision it would make, and writes nothing.
+    const head = await services.policy.head({ id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' });
+    const dry = await call('Alice', 'POST', '/tenant/acme/service/stats?dryrun=true', spec);
+    assert.equal(dry.status, 200, JSON.stringify(dry.body));
+    assert.equal(dry.body.data.dryrun, true);
+    assert.equal(dry.body.data.preview.ok, true);
+    assert.ok(dry.body.data.preview.changedClaims.includes('acme-web/stats'));
+    assert.equal(await services.policy.head({ id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' }), head);
+    assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/service')).body.data, []);
+
+    // The real create: a claim in Alice's name, targeting the environment's cluster.
+    const created = await call('Alice', 'POST', '/tenant/acme/service/stats', spec);
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    const rev = created.body.data.revision.id as number;
+    assert.deepEqual([created.body.data.dryrun, created.body.data.revision.status], [false, 'pending']);
+    const claim = await services.policy.getObject({ id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' }, { kind: 'claim', namespace: 'acme-web', name: 'stats' });
+    assert.match(claim.text, /user: Alice/);
+    assert.match(claim.text, /target: k8s-example/);
+    const again = await call('Alice', 'POST', '/tenant/acme/service/stats', spec);
+    assert.equal(again.status, 409);
+
+    const list = await call('Alice', 'GET', '/tenant/acme/service');
+    assert.deepEqual(list.body.data.map((s: { name: string; status: string; user: string }) => [s.name, s.status, s.user]), [['stats', 'resolved', 'Alice']]);
+    const one = await call('Alice', 'GET', '/tenant/acme/service/stats?summary=true');
+    assert.equal(one.status, 200);
+    assert.deepEqual(one.body.data.outcome.trace, []);
+    assert.ok(one.body.data.instances.length > 0);
+    assert.ok((await call('Alice', 'GET', '/tenant/acme/service/stats')).body.data.outcome.trace.length > 0);
+
+    // Alice owns the tenant but not the platform and social namespaces her claim reaches: she may not accept.
+    const refused = await call('Alice', 'PUT', `/tenant/acme/service/stats/revision/${rev}?accept=true`);
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    const accepted = await call('Sam', 'PUT', `/tenant/acme/service/stats/revision/${rev}?accept=true`);
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    assert.equal(accepted.body.data.revisionId, rev);
+    assert.notEqual(accepted.body.data.status, 'pending');
+
+    const history = await call('Alice', 'GET', '/tenant/acme/service/stats/history');
+    assert.deepEqual(history.body.data.map((h: { id: number; change: string; author: string }) => [h.id, h.change, h.author]), [[rev, 'create', 'Alice']]);
+
+    // Removing is a new revision; Sam rejects it and the service stays.
+    const removed = await call('Alice', 'DELETE', '/tenant/acme/service/stats');
+    assert.equal(removed.status, 202, JSON.stringify(removed.body));
+    const removal = removed.body.data.revision.id as number;
+    assert.notEqual(removal, rev);
+    const rejected = await call('Sam', 'PUT', `/tenant/acme/service/stats/revision/${removal}?accept=false`);
+    assert.equal(rejected.status, 200, JSON.stringify(rejected.body));
+    assert.equal(rejected.body.data.status, 'rejected');
+    const after = await call('Alice', 'GET', '/tenant/acme/service/stats/history');
+    assert.deepEqual(after.body.data.map((h: { id: number; change: string }) => [h.id, h.change]), [[removal, 'delete'], [rev, 'create']]);
+
+    // A revision that is not this service's is not found under it; neither is an unknown service.
+    assert.equal((await call('Sam', 'PUT', `/tenant/acme/service/stats/revision/999?accept=true`)).status, 404);
+    assert.equal((await call('Alice', 'GET', '/tenant/acme/service/nothing')).status, 404);
+    // Bad input names the field.
+    const bad = await call('Alice', 'POST', '/tenant/acme/service/x', { service: 'a/b/c' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.content && (bad.body.content as { issues: { path: string }[] }).issues[0]?.path, 'service');
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/service/x', { ...spec, environment: 'main/nope' })).status, 404);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * Axebow services as Keelson sees them: a service of a tenant is a claim
+ * in one of the tenant's policy namespaces, and its revisions are the
+ * Keelson revisions of the generations that changed that claim.
+ */
+import { z } from 'zod';
+import { claimOutput } from './resolution.types';
+import { previewOutput } from './revisions.types';
+
+const ident = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'must start with a letter and hold only letters, digits, "_" or "-" (at most 64)');
+
+export const createServiceInput = z.object({
+  /** The Keelson service (offering) to claim: "name" (in the chosen namespace) or "namespace/name". */
+  service: z.string().regex(/^(?:[a-zA-Z][a-zA-Z0-9_-]{0,63}\/)?[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'must be "name" or "namespace/name"'),
+  /** Which of the tenant's policy namespaces holds the claim; default: the tenant's first. */
+  namespace: ident.optional(),
+  /** `account/environment`: deploy there (its cluster becomes the claim's `target` label). */
+  environment: z.string().regex(/^[a-zA-Z][\w-]{0,63}\/[a-zA-Z][\w-]{0,63}$/, 'must be "account/environment"').optional(),
+  labels: z.record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid label name'), z.string().max(1024)).default({}),
+});
+export type CreateServiceInput = z.infer<typeof createServiceInput>;
+
+export const serviceSummaryOutput = z.object({
+  name: z.string(),
+  namespace: z.string(),
+  user: z.string(),
+  service: z.string(),
+  status: z.enum(['resolved', 'rejected', 'error', 'unresolved']),
+  errors: z.array(z.string()),
+  instances: z.number().int(),
+  /** The cluster its bundle instance runs on, when resolved. */
+  target: z.object({ cluster: z.string(), namespace: z.string() }).nullable(),
+});
+export type ServiceSummary = z.infer<typeof serviceSummaryOutput>;
+
+export const serviceRevisionOutput = z.object({
+  /** The Keelson revision (null while it is being computed). */
+  id: z.number().int().nullable(),
+  generation: z.number().int(),
+  status: z.string(),
+  author: z.string(),
+  message: z.string(),
+  createdAt: z.date(),
+  /** What the generation did to this service's claim. */
+  change: z.enum(['create', 'update', 'delete']),
+});
+export type ServiceRevision = z.infer<typeof serviceRevisionOutput>;
+
+/** The answer to a write: the generation written and its revision, or (dryrun) what it would be. */
+export const serviceWriteOutput = z.union([
+  z.object({ dryrun: z.literal(false), generation: z.number().int(), revision: z.object({ id: z.number().int().nullable(), status: z.string() }) }),
+  z.object({ dryrun: z.literal(true), preview: previewOutput }),
+]);
+export type ServiceWrite = z.infer<typeof serviceWriteOutput>;
+
+export { claimOutput as serviceOutput };
