@@ -12,6 +12,8 @@ export const REST_ERRORS: Record<AppErrorCode, { status: number; code: string }>
   // Axebow: 400 for a request the client got wrong.
   INVALID_INPUT: { status: 400, code: 'BadRequest' },
   PAYLOAD_TOO_LARGE: { status: 413, code: 'PayloadTooLarge' },
+  // Axebow: 422 for a request its marks refuse.
+  LIMIT_EXCEEDED: { status: 422, code: 'MarkExceeded' },
   INTERNAL: { status: 500, code: 'InternalError' },
 };
 

@@ -112,7 +112,7 @@ describe('REST API: accounts and environments', () => {
     assert.equal((await call('Sam', 'POST', '/tenant/socialco/account/main', {})).status, 201);
     const env = await call('Sam', 'POST', '/tenant/socialco/account/main/environment/prod', { cluster: 'k8s-example', marks: { instances: 1 } });
     assert.equal(env.status, 201, JSON.stringify(env.body));
-    assert.deepEqual(env.body.data?.usage, { vcpu: 0, memory: 0, storage: 0, instances: 0 }, 'nothing accepted yet');
+    assert.deepEqual(env.body.data?.usage, { vcpu: 0, memory: 0, storage: 0, instances: 0, services: 0 }, 'nothing accepted yet');
     const rev = await services.revisions.ensureForGeneration(await services.policy.head(sam));
     await services.revisions.decide(sam, { revisionId: rev.id, decision: 'accept' });
     const after = await call('Sam', 'GET', '/tenant/socialco/account/main/environment/prod');

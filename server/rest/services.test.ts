@@ -53,6 +53,7 @@ describe('REST API: a service from dry run to removal', () => {
     assert.equal(dry.status, 200, JSON.stringify(dry.body));
     assert.equal(dry.body.data.dryrun, true);
     assert.equal(dry.body.data.preview.ok, true);
+    assert.equal(dry.body.data.admission.ok, true, 'prod has no marks');
     assert.ok(dry.body.data.preview.changedClaims.includes('acme-web/stats'));
     assert.equal(await services.policy.head({ id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' }), head);
     assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/service')).body.data, []);
@@ -97,6 +98,19 @@ describe('REST API: a service from dry run to removal', () => {
     assert.equal(rejected.body.data.status, 'rejected');
     const after = await call('Alice', 'GET', '/tenant/acme/service/stats/history');
     assert.deepEqual(after.body.data.map((h: { id: number; change: string }) => [h.id, h.change]), [[removal, 'delete'], [rev, 'create']]);
+
+    // An environment whose marks the service would exceed: the dry run says so, the create is 422.
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main/environment/tiny', { cluster: 'k8s-example', marks: { instances: 2 } })).status, 201);
+    const tight = { ...spec, environment: 'main/tiny' };
+    const tightDry = await call('Alice', 'POST', '/tenant/acme/service/big?dryrun=true', tight);
+    assert.equal(tightDry.status, 200);
+    assert.equal(tightDry.body.data.admission.ok, false);
+    assert.deepEqual(tightDry.body.data.admission.over.map((o: { dimension: string; mark: number }) => [o.dimension, o.mark]), [['instances', 2]]);
+    const over = await call('Alice', 'POST', '/tenant/acme/service/big', tight);
+    assert.equal(over.status, 422, JSON.stringify(over.body));
+    assert.equal(over.body.code, 'MarkExceeded');
+    assert.match(String(over.body.content?.message), /would take environment main\/tiny over its marks \(instances: \d+ needed, 2 allowed\)/);
+    assert.equal((await call('Alice', 'GET', '/tenant/acme/service/big')).status, 404, 'nothing was written');
 
     // A revision that is not this service's is not found under it; neither is an unknown service.
     assert.equal((await call('Sam', 'PUT', `/tenant/acme/service/stats/revision/999?accept=true`)).status, 404);

@@ -19,6 +19,9 @@ import type { PolicyService } from './policy';
 import type { ResolutionService } from './resolution';
 import type { ClaimView } from './resolution.types';
 import type { RevisionService } from './revisions';
+import type { EstateService } from './estate';
+import { toPolicyInput } from './resolution';
+import { loadObjects } from '../engine/model/validate';
 import type { DecideResult } from './revisions.types';
 
 /** How far back a service's history looks (generations). */
@@ -32,6 +35,7 @@ export class DeploymentService {
     private readonly resolution: ResolutionService,
     private readonly claims: ClaimService,
     private readonly revisions: RevisionService,
+    private readonly estate: EstateService,
   ) {}
 
   private signedIn(actor: MaybeActor, what: string): Actor {
@@ -120,9 +124,32 @@ export class DeploymentService {
       }
     }
     const text = await this.claimText(who, t, input.name, input);
-    if (input.dryrun) return { dryrun: true, preview: await this.revisions.preview(who, { text }) };
+    const admission = input.environment ? await this.admission(t, input.environment, text) : undefined;
+    if (input.dryrun) return { dryrun: true, preview: await this.revisions.preview(who, { text }), ...(admission ? { admission } : {}) };
+    if (admission && !admission.ok) {
+      const what = admission.over.map((o) => `${o.dimension}: ${o.usage} needed, ${o.mark} allowed`).join('; ');
+      throw new AppError('LIMIT_EXCEEDED', `Service ${input.name} would take environment ${input.environment} over its marks (${what}).`, {
+        details: { environment: input.environment, over: admission.over },
+      });
+    }
     const w = await this.policy.apply(who, { text, baseGeneration: await this.repos.policy.head(), message: `service ${input.name} of tenant ${t.name} (API)`, accept: input.accept });
     return { dryrun: false, generation: w.generation, revision: await this.revisions.byGeneration(who, w.generation, { wait: true }) };
+  }
+
+  /**
+   * The environment's marks against what the tenant's services would use
+   * there with this claim added (Axebow: usage − cost(current) + cost(new)
+   * ≤ marks, per dimension), resolved like a preview.
+   */
+  private async admission(t: { id: number }, environment: string, text: string) {
+    const env = await this.estate.environmentFor(t.id, environment);
+    if (!env) throw notFound(`Environment ${environment}`);
+    const added = loadObjects(text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
+    const current = (await this.repos.policy.listObjects()).map(toPolicyInput);
+    const state = await this.resolution.resolveDraft([...current, ...added]);
+    const usage = await this.estate.usageIn(state, t.id, env);
+    const over = this.estate.over(env.marks, usage);
+    return { environment, ok: over.length === 0, usage, over };
   }
 
   /** Accept or reject the revision of a service (its section in the claim's namespace). */

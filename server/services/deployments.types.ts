@@ -49,7 +49,19 @@ export type ServiceRevision = z.infer<typeof serviceRevisionOutput>;
 /** The answer to a write: the generation written and its revision, or (dryrun) what it would be. */
 export const serviceWriteOutput = z.union([
   z.object({ dryrun: z.literal(false), generation: z.number().int(), revision: z.object({ id: z.number().int().nullable(), status: z.string() }) }),
-  z.object({ dryrun: z.literal(true), preview: previewOutput }),
+  z.object({
+    dryrun: z.literal(true),
+    preview: previewOutput,
+    /** The environment's marks against what the tenant's services would use there (when an environment is named). */
+    admission: z
+      .object({
+        environment: z.string(),
+        ok: z.boolean(),
+        usage: z.record(z.string(), z.number()),
+        over: z.array(z.object({ dimension: z.string(), mark: z.number(), usage: z.number() })),
+      })
+      .optional(),
+  }),
 ]);
 export type ServiceWrite = z.infer<typeof serviceWriteOutput>;
 

@@ -17,6 +17,8 @@ export const AppErrorCode = {
   /** Bad input: details carry diagnostics naming object, field and line. */
   INVALID_INPUT: 'INVALID_INPUT',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** A valid request that a limit refuses (a mark, a quota): details say which. */
+  LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   INTERNAL: 'INTERNAL',
 } as const;
 export type AppErrorCode = (typeof AppErrorCode)[keyof typeof AppErrorCode];

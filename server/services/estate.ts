@@ -14,6 +14,7 @@
  */
 import { SYSTEM_NAMESPACE, type Cluster } from '../engine/model/kinds';
 import { allowedKubernetesNamespaces, costAndQuota, globMatch, millisToVcpu, parseBytes, parseCpuMillis } from '../engine/plan';
+import type { DesiredState, Instance } from '../engine/state';
 import type { AccountRow, EnvironmentRow, Marks } from '../repo/estate.types';
 import { ROLE_RANK, type TenantRole } from '../repo/tenants.types';
 import type { Repos } from '../repo/types';
@@ -24,6 +25,8 @@ import type { AccountInput, AccountUpdateInput, AccountView, EnvironmentInput, E
 import type { RevisionService } from './revisions';
 
 type Dimension = keyof Marks;
+/** Usage per mark dimension, in integer units (millicores, bytes, counts). */
+export type Usage = Record<Dimension, number>;
 const DIMENSIONS: readonly Dimension[] = ['vcpu', 'memory', 'storage', 'instances', 'services'];
 
 /** A mark in integer units (millicores, bytes, counts), so sums do not drift. */
@@ -142,27 +145,44 @@ export class EstateService {
     return o && { namespace: o.namespace, name: o.name, spec: o.spec as Cluster };
   }
 
-  /** Usage of an environment: the newest accepted revision's instances of the tenant's namespaces on its cluster. */
-  private async usage(tenantId: number, env: EnvironmentRow) {
-    const state = await this.revisions.acceptedState();
+  /**
+   * What the tenant's services use on an environment in a desired state:
+   * the instances on its cluster (and Kubernetes namespace, when it has one)
+   * that a claim in one of the tenant's namespaces uses — an instance shared
+   * with others counts in full, once. Aptomi instances live in the
+   * offering's namespace, so the claims, not the instances' namespaces, say
+   * whose they are.
+   */
+  async usageIn(state: DesiredState | null, tenantId: number, env: Pick<EnvironmentRow, 'cluster' | 'k8sNamespace'>): Promise<Usage> {
     const namespaces = new Set((await this.repos.tenants.namespaces(tenantId)).map((n) => n.namespace));
     const [cns, cname] = env.cluster.split('/', 2) as [string, string];
-    const mine = (state?.instances ?? []).filter(
-      (i) => namespaces.has(i.namespace) && i.target.clusterNamespace === cns && i.target.cluster === cname && (env.k8sNamespace === null || i.target.namespace === env.k8sNamespace),
-    );
+    const onEnv = (i: Instance) => i.target.clusterNamespace === cns && i.target.cluster === cname && (env.k8sNamespace === null || i.target.namespace === env.k8sNamespace);
+    const ours = (c: string) => namespaces.has(c.slice(0, c.indexOf('/')));
+    const mine = (state?.instances ?? []).filter((i) => onEnv(i) && i.claims.some(ours));
+    const services = new Set(mine.flatMap((i) => i.claims.filter(ours)));
     const cluster = await this.clusterOf(env.cluster);
-    const { cost } = costAndQuota([], mine, cluster ? [cluster] : []);
-    const t = cost.total.after;
-    return { cpuMillis: t.cpuMillis, memoryBytes: t.memoryBytes, storageBytes: t.storageBytes, instances: t.instances };
+    const t = costAndQuota([], mine, cluster ? [cluster] : []).cost.total.after;
+    return { vcpu: t.cpuMillis, memory: t.memoryBytes, storage: t.storageBytes, instances: t.instances, services: services.size };
+  }
+
+  /** Marks the usage goes over, in integer units. */
+  over(marks: Marks, usage: Usage): { dimension: Dimension; mark: number; usage: number }[] {
+    return DIMENSIONS.flatMap((d) => {
+      const cap = units(d, marks[d]);
+      return cap !== undefined && usage[d] > cap ? [{ dimension: d, mark: cap, usage: usage[d] }] : [];
+    });
+  }
+
+  /** The tenant's environment named `account/environment`, for a service being placed there. */
+  async environmentFor(tenantId: number, ref: string): Promise<EnvironmentRow | undefined> {
+    const [account, environment] = ref.split('/') as [string, string];
+    const acc = await this.repos.estate.account(tenantId, account);
+    return acc && this.repos.estate.environment(acc.id, environment);
   }
 
   private async environmentView(tenant: { id: number; name: string }, account: AccountRow, e: EnvironmentRow): Promise<EnvironmentView> {
-    const u = await this.usage(tenant.id, e);
-    const used: Record<Dimension, number> = { vcpu: u.cpuMillis, memory: u.memoryBytes, storage: u.storageBytes, instances: u.instances, services: 0 };
-    const over = DIMENSIONS.filter((d) => {
-      const cap = units(d, e.marks[d]);
-      return cap !== undefined && used[d] > cap;
-    });
+    const u = await this.usageIn(await this.revisions.acceptedState(), tenant.id, e);
+    const over = this.over(e.marks, u).map((o) => o.dimension);
     return {
       tenant: tenant.name,
       account: account.name,
@@ -172,7 +192,7 @@ export class EstateService {
       marks: e.marks as EnvironmentView['marks'],
       labels: e.labels,
       meta: e.meta,
-      usage: { vcpu: millisToVcpu(u.cpuMillis), memory: u.memoryBytes, storage: u.storageBytes, instances: u.instances },
+      usage: { vcpu: millisToVcpu(u.vcpu), memory: u.memory, storage: u.storage, instances: u.instances, services: u.services },
       status: { state: over.length > 0 ? 'over-marks' : 'ok', over },
       createdBy: e.createdBy,
       createdAt: e.createdAt,

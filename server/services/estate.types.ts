@@ -48,6 +48,7 @@ export const usageOutput = z.object({
   memory: z.number().describe('bytes'),
   storage: z.number().describe('bytes'),
   instances: z.number().int(),
+  services: z.number().int().describe('Services (claims) of the tenant with instances there'),
 });
 
 export const environmentOutput = z.object({

@@ -58,6 +58,6 @@ export function createServices(
   const claims = new ClaimService(resolution, access);
   const platform = new PlatformService(env);
   const estate = new EstateService(repos, access, revisions);
-  const deployments = new DeploymentService(repos, access, policy, resolution, claims, revisions);
+  const deployments = new DeploymentService(repos, access, policy, resolution, claims, revisions, estate);
   return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments };
 }
