@@ -112,6 +112,21 @@ async function withService(f: Fixture): Promise<{ tenant: string; revision: numb
   return { tenant: t, revision: body.data.revision.id };
 }
 
+/**
+ * …whose first revision Sam has accepted, so changes may be based on it.
+ * (Only Alice's claim, made when Sam calls, has instances of its own to
+ * accept; the other callers are refused as non-members before any base
+ * is looked at.)
+ */
+// Every row's Alice claim shares Alice's demo instances: the rows change labels, never parameters, so they never conflict.
+async function withAcceptedService(f: Fixture): Promise<{ tenant: string; revision: number }> {
+  const s = await withService(f);
+  if (f.who !== 'domain') return s;
+  const r = await f.as('Sam', 'PUT', `/tenant/${s.tenant}/service/web/revision/${s.revision}?accept=true`);
+  assert.equal(r.status, 200, await r.clone().text());
+  return s;
+}
+
 const MATRIX: Record<string, Row[]> = {
   'GET /platform': [{ what: 'platform information', request: () => ({ path: '/platform' }), expect: { anonymous: 200, outsider: 200, consumer: 200, nsadmin: 200, domain: 200 } }],
   'GET /user/info': [{ what: 'own information', request: () => ({ path: '/user/info' }), expect: signedIn(200) }],
@@ -190,6 +205,46 @@ const MATRIX: Record<string, Row[]> = {
         return { path: `/tenant/${s.tenant}/service/web/revision/${s.revision}?accept=false` };
       },
       expect: DOMAIN_ONLY,
+    },
+  ],
+  'POST /tenant/:tenant/service/:name/revision/:previous': [
+    {
+      what: "replace someone else's service",
+      request: async (f) => {
+        const s = await withAcceptedService(f);
+        return { path: `/tenant/${s.tenant}/service/web/revision/${s.revision}`, body: { service: 'social/twitter_stats', labels: { tsvisimage: 'demo12', note: 'replaced' } } };
+      },
+      expect: { ...DOMAIN_ONLY, domain: 202 },
+    },
+  ],
+  'PATCH /tenant/:tenant/service/:name/revision/:previous': [
+    {
+      what: "relabel someone else's service",
+      request: async (f) => {
+        const s = await withAcceptedService(f);
+        return { path: `/tenant/${s.tenant}/service/web/revision/${s.revision}`, body: { labels: { note: 'relabelled' } } };
+      },
+      expect: { ...DOMAIN_ONLY, domain: 202 },
+    },
+  ],
+  'PATCH /tenant/:tenant/service/:name/revision/:previous/scale': [
+    {
+      what: "scale someone else's service",
+      request: async (f) => {
+        const s = await withAcceptedService(f);
+        return { path: `/tenant/${s.tenant}/service/web/revision/${s.revision}/scale`, body: { scale: { web: 3 } } };
+      },
+      expect: { ...DOMAIN_ONLY, domain: 202 },
+    },
+  ],
+  'PUT /tenant/:tenant/service/:name/revision/:previous/rollback/:target': [
+    {
+      what: "roll someone else's service back to its current revision",
+      request: async (f) => {
+        const s = await withAcceptedService(f);
+        return { path: `/tenant/${s.tenant}/service/web/revision/${s.revision}/rollback/${s.revision}` };
+      },
+      expect: { ...DOMAIN_ONLY, domain: 202 },
     },
   ],
   'DELETE /tenant/:tenant/service/:name': [

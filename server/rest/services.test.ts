@@ -40,6 +40,9 @@ describe('REST API: a service from dry run to removal', () => {
     return { status: res.status, body: (await res.json()) as Body };
   };
 
+  const claimText = async () =>
+    (await services.policy.getObject({ id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' }, { kind: 'claim', namespace: 'acme-web', name: 'stats' })).text;
+
   const spec = { service: 'social/twitter_stats', environment: 'main/prod', labels: { tsvisimage: 'demo12' } };
 
   test('the story', async () => {
@@ -88,6 +91,41 @@ describe('REST API: a service from dry run to removal', () => {
     const history = await call('Alice', 'GET', '/tenant/acme/service/stats/history');
     assert.deepEqual(history.body.data.map((h: { id: number; change: string; author: string }) => [h.id, h.change, h.author]), [[rev, 'create', 'Alice']]);
 
+    // Scaling is a new revision setting the replicas label; twitter_stats reads none, so it deploys nothing (no-op).
+    const scaled = await call('Alice', 'PATCH', `/tenant/acme/service/stats/revision/${rev}/scale`, { scale: 2 });
+    assert.equal(scaled.status, 202, JSON.stringify(scaled.body));
+    const scaleRev = scaled.body.data.revision.id as number;
+    assert.equal(scaled.body.data.revision.status, 'no-op');
+    assert.match(await claimText(), /replicas: "2"/);
+    // It is now the current revision: a change based on the older one is stale.
+    const stale = await call('Alice', 'PATCH', `/tenant/acme/service/stats/revision/${rev}`, { labels: { tsvisimage: 'demo13' } });
+    assert.equal(stale.status, 409);
+    assert.equal(stale.body.code, 'StaleRevision');
+    assert.equal((stale.body.content as { current: number }).current, scaleRev);
+    // A partial update: a new image tag, so a pending revision; while it is pending, no other change may start.
+    const patched = await call('Alice', 'PATCH', `/tenant/acme/service/stats/revision/${scaleRev}`, { labels: { tsvisimage: 'demo13' } });
+    assert.equal(patched.status, 202, JSON.stringify(patched.body));
+    assert.equal(patched.body.data.revision.status, 'pending');
+    const patchRev = patched.body.data.revision.id as number;
+    assert.match(await claimText(), /tsvisimage: demo13[\s\S]*replicas: "2"|replicas: "2"[\s\S]*tsvisimage: demo13/);
+    const busy = await call('Alice', 'PATCH', `/tenant/acme/service/stats/revision/${scaleRev}`, { labels: { color: 'blue' } });
+    assert.equal(busy.status, 409);
+    assert.equal(busy.body.code, 'PendingRevisionExists');
+    // Rejected: the service stays on its current revision, and the next change starts from there.
+    assert.equal((await call('Sam', 'PUT', `/tenant/acme/service/stats/revision/${patchRev}?accept=false`)).body.data.status, 'rejected');
+    // Roll back to the first revision: a new revision with the claim it had (no replicas label).
+    const rolled = await call('Alice', 'PUT', `/tenant/acme/service/stats/revision/${scaleRev}/rollback/${rev}`);
+    assert.equal(rolled.status, 202, JSON.stringify(rolled.body));
+    const text = await claimText();
+    assert.doesNotMatch(text, /replicas/);
+    assert.match(text, /tsvisimage: demo12/);
+    const rollRev = rolled.body.data.revision.id as number;
+    // A full update replaces the spec, from the rollback's revision.
+    const replaced = await call('Alice', 'POST', `/tenant/acme/service/stats/revision/${rollRev}`, { service: 'social/twitter_stats', labels: { tsvisimage: 'demo14' } });
+    assert.equal(replaced.status, 202, JSON.stringify(replaced.body));
+    assert.match(await claimText(), /tsvisimage: demo14/);
+    assert.equal((await call('Sam', 'PUT', `/tenant/acme/service/stats/revision/${replaced.body.data.revision.id}?accept=true`)).status, 200);
+
     // Removing is a new revision; Sam rejects it and the service stays.
     const removed = await call('Alice', 'DELETE', '/tenant/acme/service/stats');
     assert.equal(removed.status, 202, JSON.stringify(removed.body));
@@ -97,7 +135,10 @@ describe('REST API: a service from dry run to removal', () => {
     assert.equal(rejected.status, 200, JSON.stringify(rejected.body));
     assert.equal(rejected.body.data.status, 'rejected');
     const after = await call('Alice', 'GET', '/tenant/acme/service/stats/history');
-    assert.deepEqual(after.body.data.map((h: { id: number; change: string }) => [h.id, h.change]), [[removal, 'delete'], [rev, 'create']]);
+    const changes = after.body.data.map((h: { id: number; change: string }) => [h.id, h.change]);
+    assert.deepEqual(changes[0], [removal, 'delete']);
+    assert.deepEqual(changes.at(-1), [rev, 'create']);
+    assert.equal(changes.length, 6, JSON.stringify(changes));
 
     // An environment whose marks the service would exceed: the dry run says so, the create is 422.
     assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main/environment/tiny', { cluster: 'k8s-example', marks: { instances: 2 } })).status, 201);

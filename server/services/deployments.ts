@@ -95,21 +95,21 @@ export class DeploymentService {
     return this.claims.get(who, { namespace: o.namespace, name: o.name });
   }
 
+  /** Aptomi's target label for an environment (`account/environment`): `cluster` or `cluster.namespace`. */
+  private async targetLabel(t: { id: number; name: string }, ref: string): Promise<string> {
+    const env = await this.estate.environmentFor(t.id, ref);
+    if (!env) throw notFound(`Environment ${ref} of tenant ${t.name}`);
+    const cluster = env.cluster.startsWith('system/') ? env.cluster.slice('system/'.length) : env.cluster;
+    return env.k8sNamespace ? `${cluster}.${env.k8sNamespace}` : cluster;
+  }
+
   /** The claim text for a new service, in the caller's name. */
   private async claimText(who: Actor, t: { id: number; name: string; namespaces: string[] }, name: string, input: CreateServiceInput): Promise<string> {
     const namespace = input.namespace ?? t.namespaces[0];
     if (!namespace) throw new AppError('CONFLICT', `Tenant ${t.name} has no policy namespace yet: an operator grants one first.`);
     if (!t.namespaces.includes(namespace)) throw new AppError('FORBIDDEN', `Namespace ${namespace} does not belong to tenant ${t.name} (its namespaces: ${t.namespaces.join(', ')}).`);
     const labels: Record<string, string> = { ...input.labels };
-    if (input.environment) {
-      const [account, environment] = input.environment.split('/') as [string, string];
-      const acc = await this.repos.estate.account(t.id, account);
-      const env = acc && (await this.repos.estate.environment(acc.id, environment));
-      if (!env) throw notFound(`Environment ${input.environment} of tenant ${t.name}`);
-      const cluster = env.cluster.startsWith('system/') ? env.cluster.slice('system/'.length) : env.cluster;
-      // Aptomi's target label: `cluster` or `cluster.namespace`.
-      labels.target = env.k8sNamespace ? `${cluster}.${env.k8sNamespace}` : cluster;
-    }
+    if (input.environment) labels.target = await this.targetLabel(t, input.environment);
     const claim = { kind: 'claim', metadata: { namespace, name }, user: who.name, service: input.service, ...(Object.keys(labels).length ? { labels } : {}) };
     return stringify(claim);
   }
@@ -198,6 +198,88 @@ export class DeploymentService {
     }
     if (out.length === 0) throw notFound(`Service ${input.name} of tenant ${t.name}`);
     return out;
+  }
+
+  /**
+   * The claim a change starts from, checked against the revision the client
+   * based it on: a pending revision must be decided first (409
+   * PendingRevisionExists), and the base must be the service's current
+   * revision (409 StaleRevision, naming the current one).
+   */
+  private async base(who: Actor, t: { name: string; namespaces: string[] }, tenant: string, name: string, previous: number) {
+    const history = await this.history(who, { tenant, name });
+    const pending = history.find((h) => h.status === 'pending');
+    if (pending) {
+      throw new AppError('CONFLICT', `Service ${name} has a pending revision ${pending.id}: accept or reject it first.`, { details: { restCode: 'PendingRevisionExists', pending: pending.id } });
+    }
+    const current = history.find((h) => h.id !== null && h.status !== 'rejected' && h.status !== 'superseded');
+    if (!current || current.id !== previous) {
+      throw new AppError('CONFLICT', `Revision ${previous} is not the current revision of service ${name} (the current one is ${current?.id ?? 'none'}): base the change on it.`, {
+        details: { restCode: 'StaleRevision', current: current?.id ?? null },
+      });
+    }
+    // Changes start from the claim as the current revision had it: a rejected
+    // change stays in the policy (Keelson keeps it, for a revert), but the
+    // service stays on its current revision (Axebow), and so does its base.
+    const live = await this.claimOf(t, name);
+    const atCurrent = await this.repos.policy.getObject({ kind: 'claim', namespace: live.namespace, name }, current.generation);
+    return { claim: atCurrent ?? live, history };
+  }
+
+  private async write(who: Actor, text: string, message: string, accept: boolean): Promise<ServiceWrite> {
+    const w = await this.policy.apply(who, { text, baseGeneration: await this.repos.policy.head(), message, accept });
+    return { dryrun: false, generation: w.generation, revision: await this.revisions.byGeneration(who, w.generation, { wait: true }) };
+  }
+
+  /**
+   * A new revision of a service from its current one: `replace` gives the
+   * whole new spec (service, labels, environment), `patch` changes only
+   * what it names (labels merge; a null label removes it). The claim keeps
+   * the user it acts for; changing someone else's needs the rights the
+   * policy service checks for any save.
+   */
+  async update(
+    actor: MaybeActor,
+    input: { tenant: string; name: string; previous: number; accept: boolean } & (
+      | { mode: 'replace'; spec: CreateServiceInput }
+      | { mode: 'patch'; spec: { service?: string; environment?: string; labels?: Record<string, string | null> } }
+    ),
+  ): Promise<ServiceWrite> {
+    const who = this.signedIn(actor, 'update services');
+    const t = await this.tenant(who, input.tenant, 'update services');
+    const { claim } = await this.base(who, t, input.tenant, input.name, input.previous);
+    const old = claim.spec as Claim;
+    const labels: Record<string, string> = input.mode === 'replace' ? { ...input.spec.labels } : { ...(old.labels ?? {}) };
+    if (input.mode === 'patch') for (const [k, v] of Object.entries(input.spec.labels ?? {})) v === null ? delete labels[k] : (labels[k] = v);
+    if (input.spec.environment) labels.target = await this.targetLabel(t, input.spec.environment);
+    const next = { kind: 'claim', metadata: { namespace: claim.namespace, name: claim.name }, user: old.user, service: input.spec.service ?? old.service, ...(Object.keys(labels).length ? { labels } : {}) };
+    return this.write(who, stringify(next), `update service ${input.name} of tenant ${t.name} from revision ${input.previous} (API)`, input.accept);
+  }
+
+  /** Scale: a new revision setting `replicas` (or `replicas-<role>` per role) labels, which the bundle's templates read. */
+  async scale(actor: MaybeActor, input: { tenant: string; name: string; previous: number; accept: boolean; scale: number | Record<string, number> }): Promise<ServiceWrite> {
+    const labels: Record<string, string> =
+      typeof input.scale === 'number' ? { replicas: String(input.scale) } : Object.fromEntries(Object.entries(input.scale).map(([role, n]) => [`replicas-${role}`, String(n)]));
+    return this.update(actor, { tenant: input.tenant, name: input.name, previous: input.previous, accept: input.accept, mode: 'patch', spec: { labels } });
+  }
+
+  /**
+   * Roll back to an earlier revision of the service: a new revision whose
+   * claim is the one that revision had (history is never rewritten). The
+   * target must have been accepted at some point.
+   */
+  async rollback(actor: MaybeActor, input: { tenant: string; name: string; previous: number; target: number; accept: boolean }): Promise<ServiceWrite> {
+    const who = this.signedIn(actor, 'roll back services');
+    const t = await this.tenant(who, input.tenant, 'roll back services');
+    const { claim, history } = await this.base(who, t, input.tenant, input.name, input.previous);
+    const target = history.find((h) => h.id === input.target);
+    if (!target) throw notFound(`Revision ${input.target} of service ${input.name}`);
+    if (!['accepted', 'applying', 'applied', 'failed', 'superseded'].includes(target.status)) {
+      throw new AppError('CONFLICT', `Revision ${input.target} was never accepted (it is ${target.status}); roll back only to one that was.`);
+    }
+    const then = await this.repos.policy.getObject({ kind: 'claim', namespace: claim.namespace, name: claim.name }, target.generation);
+    if (!then) throw new AppError('CONFLICT', `At revision ${input.target} service ${input.name} did not exist; remove it instead.`);
+    return this.write(who, then.text, `roll back service ${input.name} of tenant ${t.name} to revision ${input.target} (API)`, input.accept);
   }
 
   /** Remove a service: delete its claim (a new generation and revision). */

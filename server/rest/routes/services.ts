@@ -12,6 +12,12 @@ import { pathName, queryFlag } from './common';
 
 const tenantParam = z.object({ tenant: pathName });
 const serviceParams = z.object({ tenant: pathName, name: pathName });
+const revisionParams = serviceParams.extend({ previous: z.coerce.number().int().min(1) });
+const patchServiceInput = z.object({
+  service: createServiceInput.shape.service.optional(),
+  environment: createServiceInput.shape.environment,
+  labels: z.record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid label name'), z.string().max(1024).nullable()).optional(),
+});
 
 export const serviceRoutes = [
   route({
@@ -84,6 +90,69 @@ export const serviceRoutes = [
     response: decideOutput,
     async handler({ actor, services }, { params, query }) {
       return { data: await services.deployments.decide(actor, { tenant: params.tenant, name: params.name, revision: params.revision, accept: query.accept }) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/tenant/:tenant/service/:name/revision/:previous',
+    tag: 'services',
+    summary: 'Update a service: a new revision with the whole spec, based on its current revision (409 StaleRevision or PendingRevisionExists otherwise)',
+    auth: 'user',
+    access: 'members who may save the claim: its author, namespace admins, domain admins',
+    params: revisionParams,
+    query: z.object({ accept: queryFlag }),
+    body: createServiceInput.omit({ namespace: true }),
+    response: serviceWriteOutput,
+    status: 202,
+    async handler({ actor, services }, { params, query, body }) {
+      return { data: await services.deployments.update(actor, { ...params, accept: query.accept ?? false, mode: 'replace', spec: body }) };
+    },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/tenant/:tenant/service/:name/revision/:previous',
+    tag: 'services',
+    summary: 'Partly update a service: change the offering, the environment or some labels (null removes one)',
+    auth: 'user',
+    access: 'members who may save the claim: its author, namespace admins, domain admins',
+    params: revisionParams,
+    query: z.object({ accept: queryFlag }),
+    body: patchServiceInput,
+    response: serviceWriteOutput,
+    status: 202,
+    async handler({ actor, services }, { params, query, body }) {
+      return { data: await services.deployments.update(actor, { ...params, accept: query.accept ?? false, mode: 'patch', spec: body }) };
+    },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/tenant/:tenant/service/:name/revision/:previous/scale',
+    tag: 'services',
+    summary: 'Change the scale: a new revision setting the replicas labels (replicas, or replicas-<role> per role) the bundle reads',
+    auth: 'user',
+    access: 'members who may save the claim: its author, namespace admins, domain admins',
+    params: revisionParams,
+    query: z.object({ accept: queryFlag }),
+    body: z.object({ scale: z.union([z.number().int().min(0).max(1000), z.record(z.string().regex(/^[a-zA-Z][\w-]{0,40}$/), z.number().int().min(0).max(1000))]) }),
+    response: serviceWriteOutput,
+    status: 202,
+    async handler({ actor, services }, { params, query, body }) {
+      return { data: await services.deployments.scale(actor, { ...params, accept: query.accept ?? false, scale: body.scale }) };
+    },
+  }),
+  route({
+    method: 'PUT',
+    path: '/tenant/:tenant/service/:name/revision/:previous/rollback/:target',
+    tag: 'services',
+    summary: 'Roll back: a new revision with the claim an earlier accepted revision had',
+    auth: 'user',
+    access: 'members who may save the claim: its author, namespace admins, domain admins',
+    params: revisionParams.extend({ target: z.coerce.number().int().min(1) }),
+    query: z.object({ accept: queryFlag }),
+    response: serviceWriteOutput,
+    status: 202,
+    async handler({ actor, services }, { params, query }) {
+      return { data: await services.deployments.rollback(actor, { ...params, accept: query.accept ?? false }) };
     },
   }),
   route({
