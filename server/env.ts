@@ -42,6 +42,13 @@ const envSchema = z
     KEELSON_RESOLVE_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.05).max(3600).default(60)),
     KEELSON_RESOLVE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).max(65536).default(2048)),
     KEELSON_GITOPS_DIR: optionalString,
+    KEELSON_SECRET_KEY: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .refine((s) => Buffer.from(s, 'base64').length === 32, { message: 'must be 32 bytes in base64 (openssl rand -base64 32)' })
+        .optional(),
+    ),
   })
   .superRefine((e, ctx) => {
     const oidc = [e.KEELSON_OIDC_ISSUER, e.KEELSON_OIDC_CLIENT_ID, e.KEELSON_OIDC_CLIENT_SECRET];
@@ -65,6 +72,8 @@ export interface Env {
   usersFile?: string;
   seed: 'demo' | 'none';
   authSecret: string;
+  /** AES-256-GCM key for resource secrets at rest (KEELSON_SECRET_KEY, else generated under the data folder). */
+  secretKey: Buffer;
   authUrl: string;
   oidc?: { issuer: string; clientId: string; clientSecret: string; name: string; labelClaims: string[] };
   domainAdmins: string[];
@@ -112,6 +121,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     sessionSeconds: Math.round(e.KEELSON_SESSION_HOURS * 3600),
     freeNamespaces: e.KEELSON_FREE_NAMESPACES.split(',').map((s) => s.trim()).filter(Boolean),
     authSecret: e.NEXTAUTH_SECRET ?? persistentSecret(dataDir),
+    secretKey: e.KEELSON_SECRET_KEY ? Buffer.from(e.KEELSON_SECRET_KEY, 'base64') : persistentKey(dataDir),
     authUrl: e.NEXTAUTH_URL ?? `http://localhost:${e.PORT}`,
     oidc:
       e.KEELSON_OIDC_ISSUER && e.KEELSON_OIDC_CLIENT_ID && e.KEELSON_OIDC_CLIENT_SECRET
@@ -140,6 +150,18 @@ function persistentSecret(dataDir: string): string {
   const s = randomBytes(32).toString('base64url');
   writeFileSync(file, s + '\n', { mode: 0o600 });
   return s;
+}
+
+/** A 32-byte key kept beside the embedded database (one process owns that folder). */
+function persistentKey(dataDir: string): Buffer {
+  const file = join(dataDir, 'secret-key');
+  if (existsSync(file)) {
+    const k = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    if (k.length === 32) return k;
+  }
+  const k = randomBytes(32);
+  writeFileSync(file, k.toString('base64') + '\n', { mode: 0o600 });
+  return k;
 }
 
 let cached: Env | undefined;

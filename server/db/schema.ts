@@ -281,3 +281,22 @@ export const tenantEnvironments = pgTable(
   },
   (t) => [uniqueIndex('tenant_environments_name_key').on(t.accountId, t.name)],
 );
+
+/** Tenants' registered resources; `claim` keeps ports and domains unique across tenants. */
+export const tenantResources = pgTable(
+  'tenant_resources',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id').notNull(),
+    kind: text('kind').notNull(),
+    name: text('name').notNull(),
+    spec: jsonb('spec').$type<Record<string, unknown>>().notNull(),
+    /** AES-256-GCM sealed secret material (server/services/secret-box.ts). */
+    sealed: text('sealed'),
+    claim: text('claim'),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('tenant_resources_name_key').on(t.tenantId, t.kind, t.name), uniqueIndex('tenant_resources_claim_key').on(t.claim)],
+);

@@ -3,6 +3,7 @@
  * PostgreSQL); `drizzleRepos` adds the revision and tenant stores.
  */
 import { DrizzleEstateRepository } from './estate';
+import { DrizzleResourceRepository } from './resources';
 import { and, desc, eq, gt, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { policyGenerations, policyHead, policyObjects, resolutions, users } from '../db/schema';
@@ -230,6 +231,7 @@ export function drizzleRepos(db: Db): Repos {
     revisions: new DrizzleRevisionRepository(db),
     tenants: new DrizzleTenantRepository(db),
     estate: new DrizzleEstateRepository(db),
+    resources: new DrizzleResourceRepository(db),
   };
 }
 

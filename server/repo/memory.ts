@@ -4,6 +4,7 @@
  * single thread. `memoryRepos` adds the revision and tenant stores.
  */
 import { MemoryEstateRepository } from './memory-estate';
+import { MemoryResourceRepository } from './memory-resources';
 import {
   objectIdKey,
   planCommit,
@@ -128,5 +129,6 @@ export function memoryRepos(): Repos {
     revisions: new MemoryRevisionRepository(),
     tenants: new MemoryTenantRepository(),
     estate: new MemoryEstateRepository(),
+    resources: new MemoryResourceRepository(),
   };
 }

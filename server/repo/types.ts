@@ -8,6 +8,7 @@
  */
 import type { RevisionRepository } from './revisions.types';
 import type { EstateRepository } from './estate.types';
+import type { ResourceRepository } from './resources.types';
 import type { TenantRepository } from './tenants.types';
 
 export type * from './revisions.types';
@@ -127,6 +128,8 @@ export interface Repos {
   tenants: TenantRepository;
   /** Tenants' accounts and deployment environments. */
   estate: EstateRepository;
+  /** Tenants' registered resources (ports, domains, certificates, secrets, volumes). */
+  resources: ResourceRepository;
 }
 
 export function sameObject(a: ObjectId, b: ObjectId): boolean {

@@ -127,6 +127,18 @@ async function withAcceptedService(f: Fixture): Promise<{ tenant: string; revisi
   return s;
 }
 
+/** A distinct port per case and caller (ports are unique across tenants). */
+const portFor = (f: Fixture) => 20000 + Number(f.uid.replace(/\D/g, '')) * 2;
+
+/** A tenant with a port `web` and a secret `token`. */
+async function withPort(f: Fixture): Promise<string> {
+  const t = await sams(f);
+  const owner = f.who === 'domain' ? 'John' : 'Sam';
+  assert.equal((await f.as(owner, 'POST', `/tenant/${t}/port/web`, { port: portFor(f) })).status, 201);
+  assert.equal((await f.as(owner, 'POST', `/tenant/${t}/secret/token`, { value: 's3cr3t' })).status, 201);
+  return t;
+}
+
 const MATRIX: Record<string, Row[]> = {
   'GET /platform': [{ what: 'platform information', request: () => ({ path: '/platform' }), expect: { anonymous: 200, outsider: 200, consumer: 200, nsadmin: 200, domain: 200 } }],
   'GET /user/info': [{ what: 'own information', request: () => ({ path: '/user/info' }), expect: signedIn(200) }],
@@ -250,6 +262,18 @@ const MATRIX: Record<string, Row[]> = {
   'DELETE /tenant/:tenant/service/:name': [
     { what: "someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/service/web` }), expect: { ...DOMAIN_ONLY, domain: 202 } },
   ],
+  'GET /tenant/:tenant/:kind': [{ what: "ports of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/port` }), expect: DOMAIN_ONLY }],
+  'GET /tenant/:tenant/:kind/:name': [
+    { what: "a port of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/port/web` }), expect: DOMAIN_ONLY },
+    { what: "a secret of someone else's tenant, revealed", request: async (f) => ({ path: `/tenant/${await withPort(f)}/secret/token?reveal=true` }), expect: DOMAIN_ONLY },
+  ],
+  'POST /tenant/:tenant/:kind/:name': [
+    { what: "a secret in someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/secret/other`, body: { value: 'x' } }), expect: { ...DOMAIN_ONLY, domain: 201 } },
+  ],
+  'PUT /tenant/:tenant/:kind/:name': [
+    { what: "a port of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/port/web`, body: { port: portFor(f) + 1 } }), expect: DOMAIN_ONLY },
+  ],
+  'DELETE /tenant/:tenant/:kind/:name': [{ what: "a port of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/port/web` }), expect: DOMAIN_ONLY }],
   'DELETE /tenant/:tenant/user/:user': [
     { what: "exclude Bob from someone else's tenant", request: async (f) => ({ path: `/tenant/${await withBob(f)}/user/Bob` }), expect: DOMAIN_ONLY },
   ],

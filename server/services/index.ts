@@ -10,6 +10,9 @@ import { ClaimService } from './claims';
 import { GraphService } from './graphs';
 import { DeploymentService } from './deployments';
 import { EstateService } from './estate';
+import { ResourceService } from './resources';
+import { SecretBox } from './secret-box';
+import { randomBytes } from 'node:crypto';
 import { PlatformService } from './platform';
 import { PolicyService } from './policy';
 import { ResolutionService } from './resolution';
@@ -32,11 +35,13 @@ export interface Services {
   estate: EstateService;
   /** Axebow services: tenants' claims, addressed by tenant and name. */
   deployments: DeploymentService;
+  /** Tenants' registered resources. */
+  resources: ResourceService;
 }
 
 export function createServices(
   repos: Repos,
-  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver' | 'oidc'>>,
+  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver' | 'oidc' | 'secretKey'>>,
 ): Services {
   const users = new UserService(repos, env);
   const access = new AccessService(repos, env.domainAdmins);
@@ -59,5 +64,7 @@ export function createServices(
   const platform = new PlatformService(env);
   const estate = new EstateService(repos, access, revisions);
   const deployments = new DeploymentService(repos, access, policy, resolution, claims, revisions, estate);
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments };
+  // Without a configured key (tests, in-memory use) secrets are sealed under one that lives as long as the process.
+  const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, resources };
 }

@@ -34,7 +34,7 @@ import type {
 
 export class TenantService {
   constructor(
-    private readonly repos: Pick<Repos, 'tenants' | 'revisions' | 'estate'>,
+    private readonly repos: Pick<Repos, 'tenants' | 'revisions' | 'estate' | 'resources'>,
     private readonly access: AccessService,
     private readonly knownUsers: () => Promise<PolicyUser[]> = async () => [],
     /** Namespace patterns (`*` wildcards) anyone may give to their tenant while nobody uses them (KEELSON_FREE_NAMESPACES). */
@@ -241,6 +241,7 @@ export class TenantService {
     const running = (await this.repos.revisions.instanceStates()).filter((s) => s.status === 'applied' && namespaces.has(instanceKey.namespaceOf(s.key)));
     if (running.length > 0) throw new AppError('CONFLICT', `Tenant ${t.name} still runs ${running.length} instances in ${[...namespaces].join(', ')}; remove its claims first.`);
     await this.repos.estate.removeForTenant(t.id);
+    await this.repos.resources.removeForTenant(t.id);
     await this.tenants.remove(t.id);
     return { ok: true } as const;
   }

@@ -2,8 +2,9 @@
 import type { RestRoute } from '../route';
 import { estateRoutes } from './estate';
 import { platformRoutes } from './platform';
+import { resourceRoutes } from './resources';
 import { serviceRoutes } from './services';
 import { tenantRoutes } from './tenants';
 import { userRoutes } from './users';
 
-export const REST_ROUTES: readonly RestRoute[] = [...platformRoutes, ...userRoutes, ...tenantRoutes, ...estateRoutes, ...serviceRoutes];
+export const REST_ROUTES: readonly RestRoute[] = [...platformRoutes, ...userRoutes, ...tenantRoutes, ...estateRoutes, ...serviceRoutes, ...resourceRoutes];

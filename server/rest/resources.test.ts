@@ -1,0 +1,93 @@
+/** Registered resources through the REST API: uniqueness, sealed secrets, rights to reveal, in-use protection. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { memoryRepos } from '../repo/memory';
+import type { Repos } from '../repo/types';
+import { seedDemo } from '../seed/demo';
+import { createServices, type Services } from '../services';
+import { serveForTests, testAuth, type TestServer } from '../testing/rest';
+import { API_PREFIX } from './dispatch';
+import { restApi } from './index';
+import { RateLimiter } from './rate-limit';
+
+type Body = { data?: Record<string, unknown>; code?: string; content?: Record<string, unknown> };
+
+describe('REST API: registered resources', () => {
+  let server: TestServer;
+  let services: Services;
+  let repos: Repos;
+
+  before(async () => {
+    repos = memoryRepos();
+    await seedDemo(repos);
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*', 'beta-*'], secretKey: Buffer.alloc(32, 7) });
+    server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
+  });
+  after(async () => {
+    await server.close();
+    await services.resolution.close();
+  });
+
+  const call = async (user: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> => {
+    const res = await fetch(`${server.url}${API_PREFIX}${path}`, {
+      method,
+      headers: { authorization: `Bearer test:${user}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Body };
+  };
+
+  test('ports and domains are unique across tenants; secrets are sealed and revealed only to admins', async () => {
+    assert.equal((await call('Alice', 'POST', '/tenant/acme', { namespaces: ['acme-web'] })).status, 201);
+    assert.equal((await call('Bob', 'POST', '/tenant/beta', { namespaces: ['beta-web'] })).status, 201);
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/user/Carol?role=plain')).status, 201);
+    assert.equal((await call('Carol', 'PUT', '/tenant/acme/user?role=plain')).status, 200);
+
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/port/web', { port: 30080 })).status, 201);
+    const clash = await call('Bob', 'POST', '/tenant/beta/port/www', { port: 30080 });
+    assert.equal(clash.status, 409);
+    assert.equal(clash.body.code, 'ResourceTaken');
+    assert.doesNotMatch(String(clash.body.content?.message), /acme/, 'whose it is stays private');
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/domain/shop', { domain: 'Shop.Example.com' })).status, 201);
+    assert.equal((await call('Bob', 'POST', '/tenant/beta/domain/shop', { domain: 'shop.example.COM' })).body.code, 'ResourceTaken');
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/port/web', { port: 30081 })).status, 409, 'the name is taken in this tenant');
+    const badBody = await call('Alice', 'POST', '/tenant/acme/port/api', { port: 70000 });
+    assert.equal(badBody.status, 400);
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/port/api', { value: 'x' })).status, 400, "a secret's body is not a port's");
+
+    const sec = await call('Alice', 'POST', '/tenant/acme/secret/db', { value: 'hunter2' });
+    assert.equal(sec.status, 201);
+    assert.deepEqual([sec.body.data?.hasSecret, sec.body.data?.secret, sec.body.data?.spec], [true, undefined, {}]);
+    // At rest: sealed, not the value.
+    const stored = await repos.resources.get((await repos.tenants.byName('acme'))!.id, 'secret', 'db');
+    assert.ok(stored?.sealed?.startsWith('v1.'));
+    assert.doesNotMatch(JSON.stringify(stored), /hunter2/);
+    // A plain member sees that it exists, not what it is.
+    const plain = await call('Carol', 'GET', '/tenant/acme/secret/db');
+    assert.equal(plain.status, 200);
+    assert.doesNotMatch(JSON.stringify(plain.body), /hunter2/);
+    assert.equal((await call('Carol', 'GET', '/tenant/acme/secret/db?reveal=true')).status, 403);
+    assert.equal((await call('Alice', 'GET', '/tenant/acme/secret/db?reveal=true')).body.data?.secret, 'hunter2');
+    const list = await call('Alice', 'GET', '/tenant/acme/secret');
+    assert.doesNotMatch(JSON.stringify(list.body), /hunter2/, 'lists never carry secrets');
+    assert.equal((await call('Bob', 'GET', '/tenant/acme/secret/db')).status, 403, 'another tenant sees nothing');
+  });
+
+  test('a resource a service names cannot be unregistered; an update may move a port to a free one', async () => {
+    const alice = { id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' as const };
+    await services.policy.apply(alice, {
+      text: 'kind: claim\nmetadata: {namespace: acme-web, name: shop}\nuser: Alice\nservice: social/twitter_stats\nlabels: {ingress: "port:web"}\n',
+      baseGeneration: await services.policy.head(alice),
+    });
+    const busy = await call('Alice', 'DELETE', '/tenant/acme/port/web');
+    assert.equal(busy.status, 409);
+    assert.equal(busy.body.code, 'ResourceInUse');
+    assert.deepEqual(busy.body.content?.services, ['shop']);
+    assert.equal((await call('Alice', 'PUT', '/tenant/acme/port/web', { port: 30090 })).status, 200);
+    assert.equal((await call('Bob', 'POST', '/tenant/beta/port/www', { port: 30080 })).status, 201, '30080 is free again');
+    assert.equal((await call('Alice', 'PUT', '/tenant/acme/port/web', { port: 30080 })).body.code, 'ResourceTaken');
+    assert.equal((await call('Alice', 'DELETE', '/tenant/acme/domain/shop')).status, 200);
+    assert.equal((await call('Alice', 'GET', '/tenant/acme/domain/shop')).status, 404);
+    assert.equal((await call('Alice', 'GET', '/tenant/acme/widget')).status, 400, 'unknown kinds are refused by name');
+  });
+});
