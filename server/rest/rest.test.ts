@@ -197,6 +197,9 @@ const MATRIX: Record<string, Row[]> = {
   'GET /tenant/:tenant/service/:name/history': [
     { what: "history of someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/service/web/history` }), expect: DOMAIN_ONLY },
   ],
+  'GET /tenant/:tenant/logs/service/:name': [
+    { what: "apply events of someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/logs/service/web?tail=10` }), expect: DOMAIN_ONLY },
+  ],
   'POST /tenant/:tenant/service/:name': [
     {
       what: "a service in someone else's tenant",

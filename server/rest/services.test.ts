@@ -88,6 +88,14 @@ describe('REST API: a service from dry run to removal', () => {
     assert.equal(accepted.body.data.revisionId, rev);
     assert.notEqual(accepted.body.data.status, 'pending');
 
+    // Logs: the service's code instances and what applying them reported (no worker runs here: nothing yet).
+    const logs = await call('Alice', 'GET', '/tenant/acme/logs/service/stats?tail=5');
+    assert.equal(logs.status, 200, JSON.stringify(logs.body));
+    assert.ok(logs.body.data.instances.length > 0);
+    assert.ok(logs.body.data.instances.every((i: { deployName: string }) => i.deployName.startsWith('a-')));
+    assert.ok(Array.isArray(logs.body.data.events));
+    assert.equal((await call('Alice', 'GET', '/tenant/acme/logs/service/stats?tail=0')).status, 400);
+
     const history = await call('Alice', 'GET', '/tenant/acme/service/stats/history');
     assert.deepEqual(history.body.data.map((h: { id: number; change: string; author: string }) => [h.id, h.change, h.author]), [[rev, 'create', 'Alice']]);
 

@@ -13,7 +13,7 @@ import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import type { ClaimService } from './claims';
-import type { CreateServiceInput, ServiceRevision, ServiceSummary, ServiceWrite } from './deployments.types';
+import type { CreateServiceInput, ServiceLogs, ServiceRevision, ServiceSummary, ServiceWrite } from './deployments.types';
 import { AppError, notFound, unauthorized } from './errors';
 import type { PolicyService } from './policy';
 import type { ResolutionService } from './resolution';
@@ -280,6 +280,32 @@ export class DeploymentService {
     const then = await this.repos.policy.getObject({ kind: 'claim', namespace: claim.namespace, name: claim.name }, target.generation);
     if (!then) throw new AppError('CONFLICT', `At revision ${input.target} service ${input.name} did not exist; remove it instead.`);
     return this.write(who, then.text, `roll back service ${input.name} of tenant ${t.name} to revision ${input.target} (API)`, input.accept);
+  }
+
+  /**
+   * The apply events of the service's instances, newest first, with each
+   * instance's applied state: what Keelson knows of a service's logs (the
+   * workloads' own logs stay on the clusters).
+   */
+  async logs(actor: MaybeActor, input: { tenant: string; name: string; tail: number }): Promise<ServiceLogs> {
+    const who = this.signedIn(actor, 'see service logs');
+    const t = await this.tenant(who, input.tenant, 'see its services');
+    const o = await this.claimOf(t, input.name);
+    const view = await this.claims.get(who, { namespace: o.namespace, name: o.name });
+    const keys = view.instances.filter((i) => i.code !== null).map((i) => i.key);
+    const states = new Map((await this.repos.revisions.instanceStates(keys)).map((s) => [s.key, s]));
+    const events = (
+      await Promise.all(keys.map(async (key) => (await this.repos.revisions.eventsForInstance(key, input.tail)).map((e) => ({ at: e.at, revisionId: e.revisionId, kind: e.kind, instance: key, message: e.message }))))
+    )
+      .flat()
+      .sort((a, b) => b.at.getTime() - a.at.getTime())
+      .slice(0, input.tail);
+    return {
+      instances: view.instances
+        .filter((i) => i.code !== null)
+        .map((i) => ({ key: i.key, deployName: i.deployName, component: i.component, status: states.get(i.key)?.status ?? null, error: states.get(i.key)?.error ?? null })),
+      events,
+    };
   }
 
   /** Remove a service: delete its claim (a new generation and revision). */

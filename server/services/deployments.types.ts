@@ -66,3 +66,10 @@ export const serviceWriteOutput = z.union([
 export type ServiceWrite = z.infer<typeof serviceWriteOutput>;
 
 export { claimOutput as serviceOutput };
+
+/** What applying the service's instances reported (Axebow's logs, as far as Keelson has them: apply events). */
+export const serviceLogsOutput = z.object({
+  instances: z.array(z.object({ key: z.string(), deployName: z.string(), component: z.string(), status: z.string().nullable(), error: z.string().nullable() })),
+  events: z.array(z.object({ at: z.date(), revisionId: z.number().int(), kind: z.string(), instance: z.string(), message: z.string() })),
+});
+export type ServiceLogs = z.infer<typeof serviceLogsOutput>;

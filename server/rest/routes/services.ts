@@ -5,7 +5,7 @@
  * nothing; `accept` accepts at once where the caller may.
  */
 import { z } from 'zod';
-import { createServiceInput, serviceOutput, serviceRevisionOutput, serviceSummaryOutput, serviceWriteOutput } from '../../services/deployments.types';
+import { createServiceInput, serviceLogsOutput, serviceOutput, serviceRevisionOutput, serviceSummaryOutput, serviceWriteOutput } from '../../services/deployments.types';
 import { decideOutput } from '../../services/revisions.types';
 import { route } from '../route';
 import { pathName, queryFlag } from './common';
@@ -59,6 +59,20 @@ export const serviceRoutes = [
     response: z.array(serviceRevisionOutput),
     async handler({ actor, services }, { params }) {
       return { data: await services.deployments.history(actor, params) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/tenant/:tenant/logs/service/:name',
+    tag: 'services',
+    summary: 'The apply events of the service’s instances, newest first (tail: how many, default 100), with each instance’s state',
+    auth: 'user',
+    access: 'members of the tenant and domain admins',
+    params: serviceParams,
+    query: z.object({ tail: z.coerce.number().int().min(1).max(1000).default(100) }),
+    response: serviceLogsOutput,
+    async handler({ actor, services }, { params, query }) {
+      return { data: await services.deployments.logs(actor, { ...params, tail: query.tail }) };
     },
   }),
   route({
