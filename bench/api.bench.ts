@@ -1,0 +1,108 @@
+/**
+ * The REST API under 50 concurrent clients, on the seeded demo, over real
+ * HTTP on loopback (the same dispatcher the Next.js route runs; PGlite, as
+ * `npm start` has it; resolutions in worker threads as on the server).
+ *
+ * Setup: tenant `acme` owns the demo's `social` namespace; Alice is a member.
+ * - api.services.list.p99_ms: 1,000 `GET /tenant/acme/service` (each lists the
+ *   tenant's claims with their outcomes), 50 in flight at a time.
+ * - api.service.create.p99_ms: 100 `POST /tenant/acme/service/<name>`, 50 in
+ *   flight: each writes a policy generation and waits for its revision, so
+ *   writes queue behind each other (one generation at a time).
+ * Targets (issue 12): ≤ 50 ms and ≤ 300 ms.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { figure, registerBenchmark, round, type Figure } from './registry';
+
+function p(values: number[], q: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
+}
+
+async function pool<T>(n: number, concurrency: number, one: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await one(i);
+      }
+    }),
+  );
+  return out;
+}
+
+registerBenchmark({
+  name: 'api',
+  description: 'REST API latency at 50 concurrent clients on the seeded demo (loopback HTTP, PGlite)',
+  measures: {
+    async run() {
+      const { openDb } = await import('../server/db/client');
+      const { drizzleRepos } = await import('../server/repo/drizzle');
+      const { seedDemo } = await import('../server/seed/demo');
+      const { createServices } = await import('../server/services');
+      const { restApi } = await import('../server/rest');
+      const { RateLimiter } = await import('../server/rest/rate-limit');
+      const { testAuth } = await import('../server/testing/rest');
+      const { loadLocalUsers } = await import('../server/auth/users');
+      const h = await openDb({ pgliteDir: 'memory://' });
+      const repos = drizzleRepos(h.db);
+      await seedDemo(repos);
+      const services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 60_000, memoryMb: 2048 } });
+      const sam = { id: 'local:Sam', name: 'Sam', labels: loadLocalUsers().find((u) => u.name === 'Sam')!.labels, provider: 'test' as const };
+      await services.tenants.create(sam, { name: 'acme', namespaces: ['social'] });
+      const inv = await services.tenants.invite(sam, { tenant: 'acme', user: 'Alice', role: 'admin' });
+      const alice = { id: 'local:Alice', name: 'Alice', labels: loadLocalUsers().find((u) => u.name === 'Alice')!.labels, provider: 'test' as const };
+      await services.tenants.answer(alice, { invitationId: inv.id, accept: true, role: 'admin' });
+      await services.revisions.ensureForGeneration(await repos.policy.head());
+      const api = restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e9, burst: 1e9 }) });
+      const server = createServer((req, res) => {
+        void (async () => {
+          const hasBody = req.method !== 'GET';
+          const answer = await api(
+            new Request(`http://127.0.0.1${req.url}`, {
+              method: req.method,
+              headers: req.headers as Record<string, string>,
+              ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: 'half' } : {}),
+            } as RequestInit),
+          );
+          res.statusCode = answer.status;
+          res.setHeader('content-type', 'application/json');
+          res.end(Buffer.from(await answer.arrayBuffer()));
+        })();
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/1.0-beta`;
+      const headers = { authorization: 'Bearer test:Alice', 'content-type': 'application/json' };
+      const timed = async (path: string, init: RequestInit = {}) => {
+        const t = performance.now();
+        const res = await fetch(base + path, { headers, ...init });
+        await res.arrayBuffer();
+        if (res.status >= 400) throw new Error(`${path}: ${res.status}`);
+        return performance.now() - t;
+      };
+      await pool(50, 10, () => timed('/tenant/acme/service')); // warm-up
+      const list = await pool(1000, 50, () => timed('/tenant/acme/service'));
+      const create = await pool(100, 50, (i) =>
+        timed(`/tenant/acme/service/bench${i}`, { method: 'POST', body: JSON.stringify({ service: 'twitter_stats', labels: { tsvisimage: `b${i}` } }) }),
+      );
+      server.close();
+      await services.resolution.close();
+      await h.close();
+      return { listP50: p(list, 0.5), listP99: p(list, 0.99), createP50: p(create, 0.5), createP99: p(create, 0.99) };
+    },
+  },
+  async run(ctx) {
+    const r = (await ctx.inChild('run')).result as Record<string, number>;
+    ctx.table([
+      ['request', 'n', 'p50 ms', 'p99 ms'],
+      ['GET /tenant/acme/service', 1000, round(r.listP50!, 1), round(r.listP99!, 1)],
+      ['POST /tenant/acme/service/<name>', 100, round(r.createP50!, 1), round(r.createP99!, 1)],
+    ]);
+    const figures: Figure[] = [figure('api.services.list.p99_ms', round(r.listP99!, 1)), figure('api.service.create.p99_ms', round(r.createP99!, 1))];
+    return figures;
+  },
+});
