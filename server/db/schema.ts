@@ -300,3 +300,21 @@ export const tenantResources = pgTable(
   },
   (t) => [uniqueIndex('tenant_resources_name_key').on(t.tenantId, t.kind, t.name), uniqueIndex('tenant_resources_claim_key').on(t.claim)],
 );
+
+/** API tokens (server/services/tokens.ts): only their SHA-256 hash is kept. */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: serial('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    userName: text('user_name').notNull(),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    hash: text('hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('api_tokens_hash_key').on(t.hash), index('api_tokens_user_idx').on(t.userId)],
+);

@@ -4,6 +4,7 @@
  */
 import { DrizzleEstateRepository } from './estate';
 import { DrizzleResourceRepository } from './resources';
+import { DrizzleTokenRepository } from './tokens';
 import { and, desc, eq, gt, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { policyGenerations, policyHead, policyObjects, resolutions, users } from '../db/schema';
@@ -232,6 +233,7 @@ export function drizzleRepos(db: Db): Repos {
     tenants: new DrizzleTenantRepository(db),
     estate: new DrizzleEstateRepository(db),
     resources: new DrizzleResourceRepository(db),
+    tokens: new DrizzleTokenRepository(db),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { MemoryEstateRepository } from './memory-estate';
 import { MemoryResourceRepository } from './memory-resources';
+import { MemoryTokenRepository } from './memory-tokens';
 import {
   objectIdKey,
   planCommit,
@@ -130,5 +131,6 @@ export function memoryRepos(): Repos {
     tenants: new MemoryTenantRepository(),
     estate: new MemoryEstateRepository(),
     resources: new MemoryResourceRepository(),
+    tokens: new MemoryTokenRepository(),
   };
 }

@@ -9,6 +9,7 @@
 import type { RevisionRepository } from './revisions.types';
 import type { EstateRepository } from './estate.types';
 import type { ResourceRepository } from './resources.types';
+import type { TokenRepository } from './tokens.types';
 import type { TenantRepository } from './tenants.types';
 
 export type * from './revisions.types';
@@ -130,6 +131,8 @@ export interface Repos {
   estate: EstateRepository;
   /** Tenants' registered resources (ports, domains, certificates, secrets, volumes). */
   resources: ResourceRepository;
+  /** API tokens (hashes only). */
+  tokens: TokenRepository;
 }
 
 export function sameObject(a: ObjectId, b: ObjectId): boolean {

@@ -143,7 +143,8 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
     if (route.auth === 'user' && !actor) {
       return errorResponse(401, 'Unauthenticated', { message: 'Sign in, or send a token as "Authorization: Bearer <token>".' });
     }
-    const wait = limiter.take(actor ? `user:${actor.id}` : `addr:${clientAddress(req.headers, opts.trustedProxies)}`);
+    const address = clientAddress(req.headers, opts.trustedProxies);
+    const wait = limiter.take(actor ? `user:${actor.id}` : `addr:${address}`);
     if (wait > 0) {
       return errorResponse(429, 'TooManyRequests', { message: `Too many requests; try again in ${wait} s.`, retryAfterSeconds: wait }, { 'retry-after': String(wait) });
     }
@@ -177,7 +178,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
 
     try {
       const services = await opts.services();
-      const result = await route.handler({ actor, services }, { params: p, query: q, body: b } as never);
+      const result = await route.handler({ actor, services, address }, { params: p, query: q, body: b } as never);
       const status = result.status ?? route.status ?? 200;
       if (status === 204) return new Response(null, { status });
       const body: Record<string, unknown> = {};
@@ -187,11 +188,19 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
     } catch (e) {
       if (isAppError(e)) {
         const m = REST_ERRORS[e.code];
-        return errorResponse(m.status, (e.details?.restCode as string | undefined) ?? m.code, {
-          message: e.message,
-          ...(e.details ? Object.fromEntries(Object.entries(e.details).filter(([k]) => k !== 'restCode')) : {}),
-          ...(e.diagnostics ? { diagnostics: e.diagnostics } : {}),
-        });
+        // A service may name the Axebow code (and, rarely, the status) a refusal travels as.
+        const status = typeof e.details?.restStatus === 'number' ? e.details.restStatus : m.status;
+        const retry = e.details?.retryAfterSeconds;
+        return errorResponse(
+          status,
+          (e.details?.restCode as string | undefined) ?? m.code,
+          {
+            message: e.message,
+            ...(e.details ? Object.fromEntries(Object.entries(e.details).filter(([k]) => k !== 'restCode' && k !== 'restStatus')) : {}),
+            ...(e.diagnostics ? { diagnostics: e.diagnostics } : {}),
+          },
+          typeof retry === 'number' ? { 'retry-after': String(retry) } : undefined,
+        );
       }
       console.error(`REST ${method} ${path}:`, e);
       return errorResponse(500, 'InternalError', { message: 'The server failed to answer; the fault is logged.' });

@@ -141,6 +141,23 @@ async function withPort(f: Fixture): Promise<string> {
 
 const MATRIX: Record<string, Row[]> = {
   'GET /platform': [{ what: 'platform information', request: () => ({ path: '/platform' }), expect: { anonymous: 200, outsider: 200, consumer: 200, nsadmin: 200, domain: 200 } }],
+  'POST /auth/token': [
+    { what: "a token for Alice's name and password", request: () => ({ path: '/auth/token', body: { username: 'Alice', password: 'alice' } }), expect: { anonymous: 200, outsider: 200, consumer: 200, nsadmin: 200, domain: 200 } },
+  ],
+  'GET /user/token': [{ what: 'own tokens', request: () => ({ path: '/user/token' }), expect: signedIn(200) }],
+  'POST /user/token': [{ what: 'a token for oneself', request: () => ({ path: '/user/token', body: { name: 'ci' } }), expect: signedIn(201) }],
+  'DELETE /user/token/:id': [
+    {
+      what: "someone else's token",
+      request: async (f) => {
+        const owner = f.who === 'domain' ? 'John' : 'Sam';
+        const r = await f.as(owner, 'POST', '/user/token', { name: `t-${f.uid}` });
+        return { path: `/user/token/${((await r.json()) as { data: { id: number } }).data.id}` };
+      },
+      // Not yours: not found (ids do not tell whose tokens exist); a domain admin may revoke it.
+      expect: { anonymous: 401, outsider: 404, consumer: 404, nsadmin: 404, domain: 200 },
+    },
+  ],
   'GET /user/info': [{ what: 'own information', request: () => ({ path: '/user/info' }), expect: signedIn(200) }],
   'GET /user': [{ what: 'every user', request: () => ({ path: '/user' }), expect: DOMAIN_ONLY }],
   'GET /tenant': [{ what: 'own tenants', request: () => ({ path: '/tenant?strict=true' }), expect: signedIn(200) }],

@@ -22,6 +22,8 @@ export interface RestEvent {
 export interface RestContext {
   actor: MaybeActor;
   services: Services;
+  /** The client's address (KEELSON_TRUSTED_PROXIES decides which hop), for sign-in limits. */
+  address: string;
 }
 
 export interface RestInput<P, Q, B> {

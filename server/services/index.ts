@@ -11,6 +11,8 @@ import { GraphService } from './graphs';
 import { DeploymentService } from './deployments';
 import { EstateService } from './estate';
 import { ResourceService } from './resources';
+import { TokenService } from './tokens';
+import { signInLimiter } from '../auth/rate-limit';
 import { SecretBox } from './secret-box';
 import { randomBytes } from 'node:crypto';
 import { PlatformService } from './platform';
@@ -37,6 +39,8 @@ export interface Services {
   deployments: DeploymentService;
   /** Tenants' registered resources. */
   resources: ResourceService;
+  /** API tokens (bearer credentials). */
+  tokens: TokenService;
 }
 
 export function createServices(
@@ -66,5 +70,6 @@ export function createServices(
   const deployments = new DeploymentService(repos, access, policy, resolution, claims, revisions, estate);
   // Without a configured key (tests, in-memory use) secrets are sealed under one that lives as long as the process.
   const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, resources };
+  const tokens = new TokenService(repos, access, users, signInLimiter());
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, resources, tokens };
 }

@@ -7,8 +7,10 @@ const services = async () => (await getRuntime()).services;
 
 const handler = restApi({
   services,
-  // API tokens arrive with the token service (next commit); until then a bearer header is refused.
-  authenticate: bearerOrSession(async () => null, async () => actorFromSession(await getServerSession(authOptions()))),
+  authenticate: bearerOrSession(
+    async (token) => (await services()).tokens.authenticate(token),
+    async () => actorFromSession(await getServerSession(authOptions())),
+  ),
   trustedProxies: Number(process.env.KEELSON_TRUSTED_PROXIES ?? 0) || 0,
 });
 
