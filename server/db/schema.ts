@@ -9,6 +9,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { Marks } from '../repo/estate.types';
+import type { TenantRules } from '../repo/tenants.types';
 
 /**
  * A single row holding the newest generation number. Writers move it with a
@@ -63,6 +64,15 @@ export const users = pgTable('users', {
   labels: jsonb('labels').$type<Record<string, string>>().notNull().default({}),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   lastSignInAt: timestamp('last_sign_in_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Axebow user registration (POST /api/1.0-beta/user): who registered, with the profile they gave. */
+export const userRegistrations = pgTable('user_registrations', {
+  userId: text('user_id').primaryKey(),
+  name: text('name').notNull(),
+  surname: text('surname').notNull(),
+  details: jsonb('details').$type<Record<string, string>>().notNull().default({}),
+  registeredAt: timestamp('registered_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
 /**
@@ -200,6 +210,8 @@ export const instanceStates = pgTable('instance_states', {
 export const tenants = pgTable('tenants', {
   id: serial('id').primaryKey(),
   name: text('name').notNull().unique(),
+  /** Axebow's four selector rule sets (server/engine/axebow/select.ts). */
+  rules: jsonb('rules').$type<TenantRules>().notNull().default({}),
   createdBy: text('created_by').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
@@ -317,4 +329,20 @@ export const apiTokens = pgTable(
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
   (t) => [uniqueIndex('api_tokens_hash_key').on(t.hash), index('api_tokens_user_idx').on(t.userId)],
+);
+
+/** Links between services of a tenant: a client channel to a server channel (server/services/links.ts). */
+export const serviceLinks = pgTable(
+  'service_links',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id').notNull(),
+    fromService: text('from_service').notNull(),
+    fromChannel: text('from_channel').notNull(),
+    toService: text('to_service').notNull(),
+    toChannel: text('to_channel').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('service_links_ends_key').on(t.tenantId, t.fromService, t.fromChannel, t.toService, t.toChannel)],
 );

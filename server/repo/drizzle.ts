@@ -5,9 +5,10 @@
 import { DrizzleEstateRepository } from './estate';
 import { DrizzleResourceRepository } from './resources';
 import { DrizzleTokenRepository } from './tokens';
+import { DrizzleLinkRepository } from './links';
 import { and, desc, eq, gt, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { policyGenerations, policyHead, policyObjects, resolutions, users } from '../db/schema';
+import { policyGenerations, policyHead, policyObjects, resolutions, userRegistrations, users } from '../db/schema';
 import {
   objectIdKey,
   planCommit,
@@ -21,6 +22,7 @@ import {
   type ResolutionRepo,
   type StoredObject,
   type StoredResolution,
+  type Registration,
   type UserRecord,
   type UserRepo,
 } from './types';
@@ -205,6 +207,22 @@ export class DrizzleUserRepo implements UserRepo {
   async listUsers(): Promise<UserRecord[]> {
     return this.db.select().from(users).orderBy(users.name);
   }
+
+  async register(r: Omit<Registration, 'registeredAt'>): Promise<boolean> {
+    return (await this.db.insert(userRegistrations).values(r).onConflictDoNothing().returning()).length === 1;
+  }
+
+  async registration(userId: string): Promise<Registration | undefined> {
+    const [r] = await this.db.select().from(userRegistrations).where(eq(userRegistrations.userId, userId));
+    return r;
+  }
+
+  async removeUser(userId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.delete(userRegistrations).where(eq(userRegistrations.userId, userId));
+      await tx.delete(users).where(eq(users.id, userId));
+    });
+  }
 }
 
 export class DrizzleResolutionRepo implements ResolutionRepo {
@@ -234,6 +252,7 @@ export function drizzleRepos(db: Db): Repos {
     estate: new DrizzleEstateRepository(db),
     resources: new DrizzleResourceRepository(db),
     tokens: new DrizzleTokenRepository(db),
+    links: new DrizzleLinkRepository(db),
   };
 }
 

@@ -4,7 +4,7 @@
  * changes that would race in a database (demoting the last two owners at
  * once) are serialised, and exactly one is refused.
  */
-import type { InvitationRow, MemberRow, TenantGrant, TenantNamespace, TenantRepository, TenantRole, TenantRow } from './tenants.types';
+import type { InvitationRow, MemberRow, TenantGrant, TenantNamespace, TenantRepository, TenantRole, TenantRow, TenantRules } from './tenants.types';
 
 const copy = <T>(v: T): T => structuredClone(v);
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -62,11 +62,16 @@ export class MemoryTenantRepository implements TenantRepository {
     if (this.tenants.some((t) => t.name === input.name)) return { ok: false, reason: `A tenant named "${input.name}" already exists.` };
     const taken = input.namespaces.filter((n) => this.owned.has(n));
     if (taken.length) return { ok: false, reason: `Namespace ${taken.join(', ')} already belongs to another tenant.` };
-    const tenant: TenantRow = { id: ++this.ids.tenant, name: input.name, createdBy: input.owner, createdAt: new Date() };
+    const tenant: TenantRow = { id: ++this.ids.tenant, name: input.name, rules: {}, createdBy: input.owner, createdAt: new Date() };
     this.tenants.push(tenant);
     this.memberRows.push({ tenantId: tenant.id, user: input.owner.toLowerCase(), role: 'owner', addedAt: new Date() });
     for (const n of input.namespaces) this.owned.set(n, tenant.id);
     return { ok: true, tenant: copy(tenant) };
+  }
+
+  async setRules(tenantId: number, rules: TenantRules): Promise<void> {
+    const t = this.tenants.find((x) => x.id === tenantId);
+    if (t) t.rules = copy(rules);
   }
 
   async addNamespace(tenantId: number, namespace: string): Promise<boolean> {

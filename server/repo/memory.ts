@@ -6,6 +6,7 @@
 import { MemoryEstateRepository } from './memory-estate';
 import { MemoryResourceRepository } from './memory-resources';
 import { MemoryTokenRepository } from './memory-tokens';
+import { MemoryLinkRepository } from './memory-links';
 import {
   objectIdKey,
   planCommit,
@@ -19,6 +20,7 @@ import {
   type ResolutionRepo,
   type StoredObject,
   type StoredResolution,
+  type Registration,
   type UserRecord,
   type UserRepo,
 } from './types';
@@ -110,6 +112,20 @@ export class MemoryUserRepo implements UserRepo {
   async listUsers(): Promise<UserRecord[]> {
     return [...this.users.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
+  private readonly registrations = new Map<string, Registration>();
+  async register(r: Omit<Registration, 'registeredAt'>): Promise<boolean> {
+    if (this.registrations.has(r.userId)) return false;
+    this.registrations.set(r.userId, { ...structuredClone(r), registeredAt: new Date() });
+    return true;
+  }
+  async registration(userId: string): Promise<Registration | undefined> {
+    const r = this.registrations.get(userId);
+    return r && structuredClone(r);
+  }
+  async removeUser(userId: string): Promise<void> {
+    this.users.delete(userId);
+    this.registrations.delete(userId);
+  }
 }
 
 export class MemoryResolutionRepo implements ResolutionRepo {
@@ -132,5 +148,6 @@ export function memoryRepos(): Repos {
     estate: new MemoryEstateRepository(),
     resources: new MemoryResourceRepository(),
     tokens: new MemoryTokenRepository(),
+    links: new MemoryLinkRepository(),
   };
 }

@@ -7,7 +7,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { tenantInvitations, tenantMembers, tenantNamespaces, tenants } from '../db/schema';
-import type { InvitationRow, MemberRow, TenantGrant, TenantNamespace, TenantRepository, TenantRole, TenantRow } from './tenants.types';
+import type { InvitationRow, MemberRow, TenantGrant, TenantNamespace, TenantRepository, TenantRole, TenantRow, TenantRules } from './tenants.types';
 
 // The stored rows are the contract's records.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -88,6 +88,10 @@ export class DrizzleTenantRepository implements TenantRepository {
       if (input.namespaces.length) await tx.insert(tenantNamespaces).values(input.namespaces.map((namespace) => ({ namespace, tenantId: t!.id })));
       return { ok: true, tenant: t! } as const;
     });
+  }
+
+  async setRules(tenantId: number, rules: TenantRules): Promise<void> {
+    await this.db.update(tenants).set({ rules }).where(eq(tenants.id, tenantId));
   }
 
   async addNamespace(tenantId: number, namespace: string): Promise<boolean> {

@@ -9,9 +9,24 @@ export type TenantRole = 'owner' | 'admin' | 'plain';
 export const TENANT_ROLES: readonly TenantRole[] = ['owner', 'admin', 'plain'];
 export const ROLE_RANK: Record<TenantRole, number> = { owner: 3, admin: 2, plain: 1 };
 
+/** One selector rule: a stack program and what it stands for (reported when it fails). */
+export interface SelectorRule {
+  reason: string;
+  sel: unknown[];
+}
+
+/** Axebow's tenant rules: four lists of selectors run at fixed points of placing a service. */
+export interface TenantRules {
+  selectEnvironmentService?: SelectorRule[];
+  selectAcceptEnvironmentService?: SelectorRule[];
+  validateEnvironmentResource?: SelectorRule[];
+  validateEnvironmentUser?: SelectorRule[];
+}
+
 export interface TenantRow {
   id: number;
   name: string;
+  rules: TenantRules;
   createdBy: string;
   createdAt: Date;
 }
@@ -61,6 +76,8 @@ export interface TenantRepository {
   invitations(filter: { tenantId?: number; user?: string; status?: string }): Promise<(InvitationRow & { tenant: string })[]>;
   /** Create a tenant with its owner and namespaces; refused when the name or a namespace is taken. */
   create(input: { name: string; owner: string; namespaces: string[] }): Promise<{ ok: true; tenant: TenantRow } | { ok: false; reason: string }>;
+  /** Replace the tenant's selector rules. */
+  setRules(tenantId: number, rules: TenantRules): Promise<void>;
   /** False when the namespace already belongs to a tenant. */
   addNamespace(tenantId: number, namespace: string): Promise<boolean>;
   /** Undefined when the user is a member already or has a pending invitation. */

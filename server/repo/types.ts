@@ -10,6 +10,7 @@ import type { RevisionRepository } from './revisions.types';
 import type { EstateRepository } from './estate.types';
 import type { ResourceRepository } from './resources.types';
 import type { TokenRepository } from './tokens.types';
+import type { LinkRepository } from './links.types';
 import type { TenantRepository } from './tenants.types';
 
 export type * from './revisions.types';
@@ -94,10 +95,25 @@ export interface UserRecord {
   lastSignInAt: Date;
 }
 
+/** A user's Axebow registration: the profile they gave. */
+export interface Registration {
+  userId: string;
+  name: string;
+  surname: string;
+  /** discoveryMethod, companyName, companyRole when given. */
+  details: Record<string, string>;
+  registeredAt: Date;
+}
+
 export interface UserRepo {
   upsertUser(u: Omit<UserRecord, 'lastSignInAt'>): Promise<void>;
   getUser(id: string): Promise<UserRecord | undefined>;
   listUsers(): Promise<UserRecord[]>;
+  /** False when the user is registered already. */
+  register(r: Omit<Registration, 'registeredAt'>): Promise<boolean>;
+  registration(userId: string): Promise<Registration | undefined>;
+  /** Forget the user's record and registration. */
+  removeUser(userId: string): Promise<void>;
 }
 
 export interface ResolutionSummary {
@@ -133,6 +149,8 @@ export interface Repos {
   resources: ResourceRepository;
   /** API tokens (hashes only). */
   tokens: TokenRepository;
+  /** Links between services of tenants. */
+  links: LinkRepository;
 }
 
 export function sameObject(a: ObjectId, b: ObjectId): boolean {

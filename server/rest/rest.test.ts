@@ -127,6 +127,18 @@ async function withAcceptedService(f: Fixture): Promise<{ tenant: string; revisi
   return s;
 }
 
+/** Two services of someone else's tenant: `web` with a client channel `out`, `api` with a server channel `in`; linked when asked. */
+async function withPair(f: Fixture, link = false): Promise<string> {
+  const t = await withAccount(f);
+  const owner = estateOwner(f);
+  for (const [name, labels] of [['web', { 'channel-out': 'client' }], ['api', { 'channel-in': 'server' }]] as const) {
+    const r = await f.as(owner, 'POST', `/tenant/${t}/service/${name}`, { service: 'social/twitter_stats', labels: { tsvisimage: 'demo12', ...labels } });
+    assert.equal(r.status, 202, await r.clone().text());
+  }
+  if (link) assert.equal((await f.as(owner, 'POST', `/tenant/${t}/service/web/client/out/tenant/${t}/service/api/server/in`)).status, 201);
+  return t;
+}
+
 /** A distinct port per case and caller (ports are unique across tenants). */
 const portFor = (f: Fixture) => 20000 + Number(f.uid.replace(/\D/g, '')) * 2;
 
@@ -160,10 +172,23 @@ const MATRIX: Record<string, Row[]> = {
   ],
   'GET /user/info': [{ what: 'own information', request: () => ({ path: '/user/info' }), expect: signedIn(200) }],
   'GET /user': [{ what: 'every user', request: () => ({ path: '/user' }), expect: DOMAIN_ONLY }],
+  'POST /user': [{ what: 'register oneself', request: () => ({ path: '/user', body: { name: 'Given', surname: 'Family', companyName: 'Acme' } }), expect: signedIn(201) }],
+  'DELETE /user': [
+    {
+      what: 'remove oneself while the last owner of a tenant',
+      request: async (f) => {
+        if (f.who !== 'anonymous') assert.equal((await f.as(f.name, 'POST', `/tenant/last-${f.uid}`, {})).status, 201);
+        return { path: '/user' };
+      },
+      expect: signedIn(409),
+    },
+  ],
   'GET /tenant': [{ what: 'own tenants', request: () => ({ path: '/tenant?strict=true' }), expect: signedIn(200) }],
   'POST /tenant/:tenant': [{ what: 'a tenant with no namespace', request: (f) => ({ path: `/tenant/own-${f.uid}`, body: {} }), expect: signedIn(201) }],
   'PATCH /tenant/:tenant': [
     { what: "a namespace for someone else's tenant", request: async (f) => ({ path: `/tenant/${await sams(f)}`, body: { namespaces: [`ns-${f.uid}`] } }), expect: DOMAIN_ONLY },
+    { what: "rules for someone else's tenant", request: async (f) => ({ path: `/tenant/${await sams(f)}`, body: { rules: { validateEnvironmentUser: [{ reason: 'anyone', sel: [true] }] } } }), expect: DOMAIN_ONLY },
+    { what: "rules for a tenant the caller is a plain member of", request: async (f) => ({ path: `/tenant/${await invited(f)}`, body: { rules: { validateEnvironmentUser: [{ reason: 'anyone', sel: [true] }] } } }), expect: { ...DOMAIN_ONLY, outsider: 403 } },
   ],
   'DELETE /tenant/:tenant': [{ what: "someone else's tenant", request: async (f) => ({ path: `/tenant/${await sams(f)}` }), expect: DOMAIN_ONLY }],
   'GET /tenant/:tenant': [{ what: 'a tenant the caller is not in', request: async (f) => ({ path: `/tenant/${await sams(f)}` }), expect: DOMAIN_ONLY }],
@@ -281,6 +306,37 @@ const MATRIX: Record<string, Row[]> = {
   ],
   'DELETE /tenant/:tenant/service/:name': [
     { what: "someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/service/web` }), expect: { ...DOMAIN_ONLY, domain: 202 } },
+  ],
+  'POST /tenant/:tenant/service/:name/client/:channel/tenant/:serverTenant/service/:serverName/server/:serverChannel': [
+    {
+      what: "link services of someone else's tenant",
+      request: async (f) => {
+        const t = await withPair(f);
+        return { path: `/tenant/${t}/service/web/client/out/tenant/${t}/service/api/server/in` };
+      },
+      expect: { ...DOMAIN_ONLY, domain: 201 },
+    },
+  ],
+  'DELETE /tenant/:tenant/service/:name/client/:channel/tenant/:serverTenant/service/:serverName/server/:serverChannel': [
+    {
+      what: "unlink services of someone else's tenant",
+      request: async (f) => {
+        const t = await withPair(f, true);
+        return { path: `/tenant/${t}/service/web/client/out/tenant/${t}/service/api/server/in` };
+      },
+      expect: DOMAIN_ONLY,
+    },
+  ],
+  'GET /tenant/:tenant/service/:name/scale': [{ what: "scale of someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/service/web/scale` }), expect: DOMAIN_ONLY }],
+  'GET /tenant/:tenant/service/:name/channels': [{ what: "channels of someone else's service", request: async (f) => ({ path: `/tenant/${await withPair(f)}/service/web/channels` }), expect: DOMAIN_ONLY }],
+  'GET /tenant/:tenant/service/:name/role/:role': [
+    { what: "a role of someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/service/web/role/tweepub` }), expect: DOMAIN_ONLY },
+  ],
+  'GET /service/:tenant/:name/role/:role/instance/:instance': [
+    { what: "an instance of someone else's service", request: async (f) => ({ path: `/service/${(await withService(f)).tenant}/web/role/tweepub/instance/a-nothere` }), expect: { ...DOMAIN_ONLY, domain: 404 } },
+  ],
+  'GET /tenant/:tenant/service/:name/links': [
+    { what: "links of someone else's service", request: async (f) => ({ path: `/tenant/${await withPair(f, true)}/service/web/links` }), expect: DOMAIN_ONLY },
   ],
   'GET /tenant/:tenant/:kind': [{ what: "ports of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/port` }), expect: DOMAIN_ONLY }],
   'GET /tenant/:tenant/:kind/:name': [

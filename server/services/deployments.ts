@@ -20,9 +20,15 @@ import type { ResolutionService } from './resolution';
 import type { ClaimView } from './resolution.types';
 import type { RevisionService } from './revisions';
 import type { EstateService } from './estate';
+import { channelsOf, type LinkService } from './links';
 import { toPolicyInput } from './resolution';
 import { loadObjects } from '../engine/model/validate';
 import type { DecideResult } from './revisions.types';
+import { type Candidate, type NeededResource, type Selection, selectEnvironment } from '../engine/axebow/select';
+import { costAndQuota, millisToVcpu } from '../engine/plan';
+import { units, type Usage } from './estate';
+
+type Admission = { environment: string; ok: boolean; usage: Usage; over: { dimension: string; mark: number; usage: number }[] };
 
 /** How far back a service's history looks (generations). */
 const HISTORY_DEPTH = 2000;
@@ -36,6 +42,7 @@ export class DeploymentService {
     private readonly claims: ClaimService,
     private readonly revisions: RevisionService,
     private readonly estate: EstateService,
+    private readonly links: LinkService,
   ) {}
 
   private signedIn(actor: MaybeActor, what: string): Actor {
@@ -95,6 +102,59 @@ export class DeploymentService {
     return this.claims.get(who, { namespace: o.namespace, name: o.name });
   }
 
+  /** The replicas the service asks for: `replicas` (every role) and `replicas-<role>` labels (Axebow's #Scale). */
+  async scaleOf(actor: MaybeActor, input: { tenant: string; name: string }): Promise<Record<string, number>> {
+    const who = this.signedIn(actor, 'see services');
+    const t = await this.tenant(who, input.tenant, 'see its services');
+    const labels = ((await this.claimOf(t, input.name)).spec as Claim).labels ?? {};
+    const out: Record<string, number> = {};
+    for (const [k, v] of Object.entries(labels)) {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) continue;
+      if (k === 'replicas') out['*'] = n;
+      else if (k.startsWith('replicas-')) out[k.slice('replicas-'.length)] = n;
+    }
+    return out;
+  }
+
+  /** The service's channels, from its `channel-<name>` labels; a duplex channel is both. */
+  async channelsOf(actor: MaybeActor, input: { tenant: string; name: string }): Promise<{ client: Record<string, { duplex: boolean }>; server: Record<string, { duplex: boolean }> }> {
+    const who = this.signedIn(actor, 'see services');
+    const t = await this.tenant(who, input.tenant, 'see its services');
+    const out = { client: {} as Record<string, { duplex: boolean }>, server: {} as Record<string, { duplex: boolean }> };
+    for (const [name, role] of channelsOf(((await this.claimOf(t, input.name)).spec as Claim).labels)) {
+      if (role !== 'server') out.client[name] = { duplex: role === 'duplex' };
+      if (role !== 'client') out.server[name] = { duplex: role === 'duplex' };
+    }
+    return out;
+  }
+
+  /**
+   * A role of the service: Keelson's component of that name among the
+   * instances its claim uses; each instance is addressed by its deploy name.
+   */
+  async role(actor: MaybeActor, input: { tenant: string; name: string; role: string; instance?: string }) {
+    const who = this.signedIn(actor, 'see services');
+    const t = await this.tenant(who, input.tenant, 'see its services');
+    const o = await this.claimOf(t, input.name);
+    const view = await this.claims.get(who, { namespace: o.namespace, name: o.name });
+    const mine = view.instances.filter((i) => i.component === input.role && (input.instance === undefined || i.deployName === input.instance));
+    if (mine.length === 0) throw notFound(input.instance ? `Instance ${input.instance} of role ${input.role} of service ${input.name}` : `Role ${input.role} of service ${input.name}`);
+    const states = new Map((await this.repos.revisions.instanceStates(mine.map((i) => i.key))).map((x) => [x.key, x]));
+    return {
+      role: input.role,
+      instances: mine.map((i) => ({
+        id: i.deployName,
+        key: i.key,
+        cluster: `${i.target.clusterNamespace}/${i.target.cluster}`,
+        namespace: i.target.namespace,
+        code: i.code ? { type: i.code.type } : null,
+        status: states.get(i.key)?.status ?? null,
+        error: states.get(i.key)?.error ?? null,
+      })),
+    };
+  }
+
   /** Aptomi's target label for an environment (`account/environment`): `cluster` or `cluster.namespace`. */
   private async targetLabel(t: { id: number; name: string }, ref: string): Promise<string> {
     const env = await this.estate.environmentFor(t.id, ref);
@@ -123,33 +183,136 @@ export class DeploymentService {
         throw new AppError('CONFLICT', `Tenant ${t.name} already has a service ${input.name} (${namespace}); update it with a new revision instead.`);
       }
     }
-    const text = await this.claimText(who, t, input.name, input);
-    const admission = input.environment ? await this.admission(t, input.environment, text) : undefined;
-    if (input.dryrun) return { dryrun: true, preview: await this.revisions.preview(who, { text }), ...(admission ? { admission } : {}) };
+    const placed = await this.place(who, t, input);
+    const selection = placed.selection;
+    const admission = placed.admission;
+    if (selection && !selection.chosen) {
+      if (input.dryrun) return { dryrun: true, selection, ...(admission ? { admission } : {}) };
+      // A named environment over its marks is Axebow's MarkExceeded; any other refusal lists every environment's reasons.
+      if (!(admission && !admission.ok)) {
+        const why = selection.table.map((r) => `${r.environment}: ${r.reasons.join('; ')}`).join(' | ');
+        throw new AppError('LIMIT_EXCEEDED', `No environment of tenant ${t.name} may take service ${input.name}${why ? ` (${why})` : ''}.`, {
+          details: { restCode: 'NoEnvironment', selection },
+        });
+      }
+    }
+    if (input.dryrun) {
+      return { dryrun: true, preview: await this.revisions.preview(who, { text: placed.text }), ...(admission ? { admission } : {}), ...(selection ? { selection } : {}) };
+    }
     if (admission && !admission.ok) {
       const what = admission.over.map((o) => `${o.dimension}: ${o.usage} needed, ${o.mark} allowed`).join('; ');
-      throw new AppError('LIMIT_EXCEEDED', `Service ${input.name} would take environment ${input.environment} over its marks (${what}).`, {
-        details: { environment: input.environment, over: admission.over },
+      throw new AppError('LIMIT_EXCEEDED', `Service ${input.name} would take environment ${admission.environment} over its marks (${what}).`, {
+        details: { environment: admission.environment, over: admission.over, ...(selection ? { selection } : {}) },
       });
     }
-    const w = await this.policy.apply(who, { text, baseGeneration: await this.repos.policy.head(), message: `service ${input.name} of tenant ${t.name} (API)`, accept: input.accept });
-    return { dryrun: false, generation: w.generation, revision: await this.revisions.byGeneration(who, w.generation, { wait: true }) };
+    // A `requiring` environment takes the service only with an explicit acceptance later.
+    const accept = input.accept && selection?.chosen?.outcome !== 'requiring';
+    const where = selection?.chosen ? `; environment ${selection.chosen.environment} (${selection.chosen.outcome})` : '';
+    const w = await this.policy.apply(who, { text: placed.text, baseGeneration: await this.repos.policy.head(), message: `service ${input.name} of tenant ${t.name} (API)${where}`, accept });
+    return { dryrun: false, generation: w.generation, revision: await this.revisions.byGeneration(who, w.generation, { wait: true }), ...(selection ? { selection } : {}) };
   }
 
   /**
-   * The environment's marks against what the tenant's services would use
-   * there with this claim added (Axebow: usage − cost(current) + cost(new)
-   * ≤ marks, per dimension), resolved like a preview.
+   * Where a new service goes. A tenant without environments places nothing
+   * (the policy's rules choose clusters, as for any claim). Otherwise every
+   * environment in scope — the one named, or all of the tenant's — is
+   * resolved with the service placed there, checked against its marks and
+   * the tenant's selector rules, and one is chosen
+   * (server/engine/axebow/select.ts).
    */
-  private async admission(t: { id: number }, environment: string, text: string) {
-    const env = await this.estate.environmentFor(t.id, environment);
-    if (!env) throw notFound(`Environment ${environment}`);
-    const added = loadObjects(text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
+  private async place(
+    who: Actor,
+    t: { id: number; name: string; namespaces: string[] },
+    input: { name: string } & CreateServiceInput,
+  ): Promise<{ text: string; selection?: Selection; admission?: Admission }> {
+    let scope = await this.estate.environmentsOf(t.id);
+    if (input.environment) {
+      scope = scope.filter((e) => e.ref === input.environment);
+      if (scope.length === 0) throw notFound(`Environment ${input.environment} of tenant ${t.name}`);
+    }
+    if (scope.length === 0) return { text: await this.claimText(who, t, input.name, input) };
+
+    const tenantRow = (await this.repos.tenants.byName(t.name))!;
+    const role = (await this.repos.tenants.members(t.id)).find((m) => m.user === who.name.toLowerCase())?.role ?? null;
+    const resources = await this.neededResources(t, input);
     const current = (await this.repos.policy.listObjects()).map(toPolicyInput);
-    const state = await this.resolution.resolveDraft([...current, ...added]);
-    const usage = await this.estate.usageIn(state, t.id, env);
-    const over = this.estate.over(env.marks, usage);
-    return { environment, ok: over.length === 0, usage, over };
+
+    const placed = new Map<number, { text: string; admission: Admission; cost: Usage }>();
+    const candidates: Candidate[] = [];
+    for (const { ref: name, account, env } of scope) {
+      const text = await this.claimText(who, t, input.name, { ...input, environment: name });
+      const added = loadObjects(text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
+      const state = await this.resolution.resolveDraft([...current, ...added]);
+      const usage = await this.estate.usageIn(state, t.id, env);
+      const over = this.estate.over(env.marks, usage);
+      const claimRef = `${added[0]!.namespace}/${input.name}`;
+      const c = costAndQuota([], state.instances.filter((i) => i.claims.includes(claimRef)), []).cost.total.after;
+      const cost: Usage = { vcpu: c.cpuMillis, memory: c.memoryBytes, storage: c.storageBytes, instances: c.instances, services: 1 };
+      const cap = units('vcpu', env.marks.vcpu);
+      placed.set(env.id, { text, admission: { environment: name, ok: over.length === 0, usage, over }, cost });
+      candidates.push({
+        id: env.id,
+        name,
+        info: {
+          id: env.id,
+          name: env.name,
+          account: account.name,
+          tenant: t.name,
+          cluster: env.cluster,
+          marks: env.marks,
+          labels: env.labels,
+          meta: env.meta ?? {},
+          usage: { ...usage, vcpu: millisToVcpu(usage.vcpu) },
+          free: cap === undefined ? null : { vcpu: millisToVcpu(cap - usage.vcpu) },
+        },
+        // People read vCPU in cores (marks are written so), not millicores.
+        over: over.map((o) => (o.dimension === 'vcpu' ? { ...o, mark: millisToVcpu(o.mark), usage: millisToVcpu(o.usage) } : o)),
+        freeVcpuMillisAfter: cap === undefined ? null : cap - usage.vcpu,
+      });
+    }
+    const selection = selectEnvironment({
+      rules: tenantRow.rules,
+      tenant: { name: t.name, namespaces: t.namespaces },
+      user: { id: who.id, name: who.name, role, labels: who.labels },
+      service: (c) => {
+        const cost = placed.get(c.id)!.cost;
+        return {
+          name: input.name,
+          revision: 1,
+          service: input.service,
+          labels: input.labels,
+          cost: { vcpu: millisToVcpu(cost.vcpu), memory: cost.memory, storage: cost.storage, instances: cost.instances },
+          resources: resources.map((r) => `${r.kind}:${r.name}`),
+          links: [],
+        };
+      },
+      resources,
+      candidates,
+    });
+    // A named environment keeps its admission even when refused: the client asked about that one.
+    const chosen = selection.chosen ? placed.get(selection.chosen.id)! : input.environment ? placed.values().next().value : undefined;
+    return { text: chosen?.text ?? '', selection, ...(chosen ? { admission: chosen.admission } : {}) };
+  }
+
+  /** Registered resources the service names by label (`<kind>:<name>`), with the other services holding them. */
+  private async neededResources(t: { id: number; name: string; namespaces: string[] }, input: { name: string; labels: Record<string, string> }): Promise<NeededResource[]> {
+    const out: NeededResource[] = [];
+    for (const value of new Set(Object.values(input.labels))) {
+      const m = /^(ca|certificate|domain|port|secret|volume):(.+)$/.exec(value);
+      if (!m) continue;
+      const kind = m[1]!;
+      const name = m[2]!;
+      const row = await this.repos.resources.get(t.id, kind, name);
+      const heldBy: string[] = [];
+      for (const namespace of t.namespaces) {
+        for (const o of await this.repos.policy.listObjects({ kind: 'claim', namespace })) {
+          if (o.name !== input.name && Object.values((o.spec as Claim).labels ?? {}).includes(value)) heldBy.push(o.name);
+        }
+      }
+      // A selector sees the resource's public part only: sealed material never leaves the resource service.
+      out.push({ kind, name, info: row ? { kind, name, spec: row.spec, tenant: t.name } : null, heldBy: heldBy.sort() });
+    }
+    return out;
   }
 
   /** Accept or reject the revision of a service (its section in the claim's namespace). */
@@ -240,7 +403,7 @@ export class DeploymentService {
    */
   async update(
     actor: MaybeActor,
-    input: { tenant: string; name: string; previous: number; accept: boolean } & (
+    input: { tenant: string; name: string; previous: number; accept: boolean; removeLinks?: boolean } & (
       | { mode: 'replace'; spec: CreateServiceInput }
       | { mode: 'patch'; spec: { service?: string; environment?: string; labels?: Record<string, string | null> } }
     ),
@@ -253,7 +416,10 @@ export class DeploymentService {
     if (input.mode === 'patch') for (const [k, v] of Object.entries(input.spec.labels ?? {})) v === null ? delete labels[k] : (labels[k] = v);
     if (input.spec.environment) labels.target = await this.targetLabel(t, input.spec.environment);
     const next = { kind: 'claim', metadata: { namespace: claim.namespace, name: claim.name }, user: old.user, service: input.spec.service ?? old.service, ...(Object.keys(labels).length ? { labels } : {}) };
-    return this.write(who, stringify(next), `update service ${input.name} of tenant ${t.name} from revision ${input.previous} (API)`, input.accept);
+    const dropped = await this.links.droppedChannels(t.id, input.name, old.labels, labels, input.removeLinks ?? false);
+    const w = await this.write(who, stringify(next), `update service ${input.name} of tenant ${t.name} from revision ${input.previous} (API)`, input.accept);
+    await this.links.dropChannels(t.id, input.name, dropped);
+    return w;
   }
 
   /** Scale: a new revision setting `replicas` (or `replicas-<role>` per role) labels, which the bundle's templates read. */
@@ -268,7 +434,7 @@ export class DeploymentService {
    * claim is the one that revision had (history is never rewritten). The
    * target must have been accepted at some point.
    */
-  async rollback(actor: MaybeActor, input: { tenant: string; name: string; previous: number; target: number; accept: boolean }): Promise<ServiceWrite> {
+  async rollback(actor: MaybeActor, input: { tenant: string; name: string; previous: number; target: number; accept: boolean; removeLinks?: boolean }): Promise<ServiceWrite> {
     const who = this.signedIn(actor, 'roll back services');
     const t = await this.tenant(who, input.tenant, 'roll back services');
     const { claim, history } = await this.base(who, t, input.tenant, input.name, input.previous);
@@ -279,7 +445,10 @@ export class DeploymentService {
     }
     const then = await this.repos.policy.getObject({ kind: 'claim', namespace: claim.namespace, name: claim.name }, target.generation);
     if (!then) throw new AppError('CONFLICT', `At revision ${input.target} service ${input.name} did not exist; remove it instead.`);
-    return this.write(who, then.text, `roll back service ${input.name} of tenant ${t.name} to revision ${input.target} (API)`, input.accept);
+    const dropped = await this.links.droppedChannels(t.id, input.name, (claim.spec as Claim).labels, (then.spec as Claim).labels, input.removeLinks ?? false);
+    const w = await this.write(who, then.text, `roll back service ${input.name} of tenant ${t.name} to revision ${input.target} (API)`, input.accept);
+    await this.links.dropChannels(t.id, input.name, dropped);
+    return w;
   }
 
   /**
@@ -319,6 +488,7 @@ export class DeploymentService {
       message: `remove service ${input.name} of tenant ${t.name} (API)`,
       accept: input.accept,
     });
+    await this.links.dropService(t.id, input.name);
     return { dryrun: false, generation: w.generation, revision: await this.revisions.byGeneration(who, w.generation, { wait: true }) };
   }
 }

@@ -46,12 +46,32 @@ export const serviceRevisionOutput = z.object({
 });
 export type ServiceRevision = z.infer<typeof serviceRevisionOutput>;
 
+/** Where a new service went: every environment in scope, with its outcome and reasons (server/engine/axebow/select.ts). */
+export const selectionOutput = z.object({
+  chosen: z.object({ environment: z.string(), id: z.number().int(), outcome: z.enum(['accepted', 'requiring']) }).nullable(),
+  table: z.array(
+    z.object({
+      environment: z.string(),
+      outcome: z.enum(['accepted', 'requiring', 'excluded']),
+      reasons: z.array(z.string()),
+      freeVcpuAfter: z.number().nullable().describe('vCPU left free there after placement; null: unlimited'),
+    }),
+  ),
+});
+
 /** The answer to a write: the generation written and its revision, or (dryrun) what it would be. */
 export const serviceWriteOutput = z.union([
-  z.object({ dryrun: z.literal(false), generation: z.number().int(), revision: z.object({ id: z.number().int().nullable(), status: z.string() }) }),
+  z.object({
+    dryrun: z.literal(false),
+    generation: z.number().int(),
+    revision: z.object({ id: z.number().int().nullable(), status: z.string() }),
+    selection: selectionOutput.optional(),
+  }),
   z.object({
     dryrun: z.literal(true),
-    preview: previewOutput,
+    /** Absent when no environment may take the service (the selection says why). */
+    preview: previewOutput.optional(),
+    selection: selectionOutput.optional(),
     /** The environment's marks against what the tenant's services would use there (when an environment is named). */
     admission: z
       .object({

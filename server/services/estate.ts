@@ -30,7 +30,7 @@ export type Usage = Record<Dimension, number>;
 const DIMENSIONS: readonly Dimension[] = ['vcpu', 'memory', 'storage', 'instances', 'services'];
 
 /** A mark in integer units (millicores, bytes, counts), so sums do not drift. */
-function units(d: Dimension, v: number | string | undefined): number | undefined {
+export function units(d: Dimension, v: number | string | undefined): number | undefined {
   if (v === undefined) return undefined;
   if (d === 'vcpu') {
     const r = parseCpuMillis(v);
@@ -171,6 +171,15 @@ export class EstateService {
       const cap = units(d, marks[d]);
       return cap !== undefined && usage[d] > cap ? [{ dimension: d, mark: cap, usage: usage[d] }] : [];
     });
+  }
+
+  /** Every environment of the tenant, as `account/environment` with its row. */
+  async environmentsOf(tenantId: number): Promise<{ ref: string; account: AccountRow; env: EnvironmentRow }[]> {
+    const out: { ref: string; account: AccountRow; env: EnvironmentRow }[] = [];
+    for (const account of await this.repos.estate.accounts(tenantId)) {
+      for (const env of await this.repos.estate.environments(account.id)) out.push({ ref: `${account.name}/${env.name}`, account, env });
+    }
+    return out;
   }
 
   /** The tenant's environment named `account/environment`, for a service being placed there. */

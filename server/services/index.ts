@@ -9,6 +9,7 @@ import { AccessService } from './access';
 import { ClaimService } from './claims';
 import { GraphService } from './graphs';
 import { DeploymentService } from './deployments';
+import { LinkService } from './links';
 import { EstateService } from './estate';
 import { ResourceService } from './resources';
 import { TokenService } from './tokens';
@@ -37,6 +38,7 @@ export interface Services {
   estate: EstateService;
   /** Axebow services: tenants' claims, addressed by tenant and name. */
   deployments: DeploymentService;
+  links: LinkService;
   /** Tenants' registered resources. */
   resources: ResourceService;
   /** API tokens (bearer credentials). */
@@ -67,9 +69,10 @@ export function createServices(
   const claims = new ClaimService(resolution, access);
   const platform = new PlatformService(env);
   const estate = new EstateService(repos, access, revisions);
-  const deployments = new DeploymentService(repos, access, policy, resolution, claims, revisions, estate);
+  const links = new LinkService(repos, access);
+  const deployments = new DeploymentService(repos, access, policy, resolution, claims, revisions, estate, links);
   // Without a configured key (tests, in-memory use) secrets are sealed under one that lives as long as the process.
   const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
   const tokens = new TokenService(repos, access, users, signInLimiter());
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, resources, tokens };
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens };
 }

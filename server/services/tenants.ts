@@ -10,10 +10,12 @@
  * there, plain members service consumers (see AccessService).
  */
 import { isDomainAdmin, roleIn } from '../engine/acl';
+import { checkRules } from '../engine/axebow/select';
 import { IDENTIFIER_RE } from '../engine/model/kinds';
 import type { PolicyUser } from '../engine/model/users';
 import { instanceKey } from '../engine/state/key';
 import { ROLE_RANK, type Repos, type TenantRole } from '../repo/types';
+import type { TenantRules } from '../repo/tenants.types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
@@ -99,6 +101,7 @@ export class TenantService {
       members: (await this.tenants.members(t.id)).map((m) => ({ user: m.user, role: m.role as TenantRole, addedAt: m.addedAt })),
       invitations: (await this.tenants.invitations({ tenantId: t.id, status: 'pending' })).map((i) => ({ id: i.id, user: i.user, role: i.role as TenantRole, invitedBy: i.invitedBy })),
       namespaces: (await this.tenants.namespaces(t.id)).map((n) => n.namespace),
+      rules: t.rules,
     };
   }
 
@@ -142,9 +145,26 @@ export class TenantService {
     const who = this.signedIn(actor, 'create tenants');
     if (!IDENTIFIER_RE.test(input.name)) throw new AppError('INVALID_INPUT', `"${input.name}" is not a valid tenant name (letters, digits, "_" and "-", starting with a letter).`);
     await this.assertMayClaim(who, input.namespaces);
+    if (input.rules) assertRules(input.rules);
     const r = await this.tenants.create({ name: input.name, owner: who.name, namespaces: input.namespaces });
     if (!r.ok) throw new AppError('CONFLICT', r.reason);
+    if (input.rules) await this.tenants.setRules(r.tenant.id, input.rules);
     return { name: r.tenant.name };
+  }
+
+  /**
+   * Replace the tenant's selector rules. They govern where its services may
+   * go and who may deploy there, so only its owners and admins set them
+   * (Axebow: "policies that can only be established by admins of the
+   * tenant"), and a program that can never run is refused here.
+   */
+  async setRules(actor: MaybeActor, input: { tenant: string; rules: TenantRules }): Promise<TenantView> {
+    const who = this.signedIn(actor, 'change tenants');
+    const t = await this.tenantOrThrow(input.tenant);
+    await this.requireRole(t, who, 'admin', 'set its rules');
+    assertRules(input.rules);
+    await this.tenants.setRules(t.id, input.rules);
+    return this.get(actor, input.tenant);
   }
 
   async addNamespace(actor: MaybeActor, input: AddNamespaceInput): Promise<{ ok: true }> {
@@ -186,9 +206,10 @@ export class TenantService {
     return { tenant: pending.tenant, status: done.status };
   }
 
-  /** Update a tenant: grant it more policy namespaces (each as addNamespace decides), then show it. */
-  async update(actor: MaybeActor, input: { tenant: string; namespaces: readonly string[] }): Promise<TenantView> {
-    for (const namespace of input.namespaces) await this.addNamespace(actor, { tenant: input.tenant, namespace });
+  /** Update a tenant: grant it more policy namespaces (each as addNamespace decides) and/or replace its rules, then show it. */
+  async update(actor: MaybeActor, input: { tenant: string; namespaces?: readonly string[]; rules?: TenantRules }): Promise<TenantView> {
+    if (input.rules) await this.setRules(actor, { tenant: input.tenant, rules: input.rules });
+    for (const namespace of input.namespaces ?? []) await this.addNamespace(actor, { tenant: input.tenant, namespace });
     return this.get(actor, input.tenant);
   }
 
@@ -271,4 +292,13 @@ export class TenantService {
 function globMatch(pattern: string, name: string): boolean {
   const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
   return re.test(name);
+}
+
+/** Refuse rules whose programs cannot run, naming each one (`rules.<set>[i].sel`). */
+function assertRules(rules: TenantRules): void {
+  const problems = checkRules(rules);
+  if (problems.length === 0) return;
+  throw new AppError('INVALID_INPUT', `The tenant's rules have errors: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, {
+    details: { issues: problems.map((p) => ({ where: 'body', path: p.path, message: p.message })) },
+  });
 }

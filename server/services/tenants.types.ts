@@ -12,7 +12,26 @@ export const tenantRole = z.enum(TENANT_ROLES as readonly TenantRole[] as [Tenan
 // ---- requests
 
 export const getTenantInput = z.object({ name });
-export const createTenantInput = z.object({ name, namespaces: z.array(name).max(100) });
+
+/** One selector: a JSON stack program (server/engine/lang/selector) and what it stands for. */
+const selectorRule = z.object({
+  reason: z.string().min(1).max(500).describe('What the rule stands for; reported when it fails'),
+  sel: z.array(z.unknown()).max(1024).describe('The stack program: literals, "$.root.path" references and "::op" operators'),
+});
+const ruleList = z.array(selectorRule).max(50).optional();
+/** Axebow's TenantSpec rules: four selector lists run when a service is placed. */
+export const tenantRulesInput = z
+  .object({
+    selectEnvironmentService: ruleList.describe('Every rule true: an environment may take the service and accept it at once'),
+    selectAcceptEnvironmentService: ruleList.describe('For environments the first set refused: every rule true: it may take the service once the revision is accepted explicitly'),
+    validateEnvironmentResource: ruleList.describe('Run per registered resource the service uses'),
+    validateEnvironmentUser: ruleList.describe('Run on the acting user'),
+  })
+  .strict();
+export type TenantRulesInput = z.infer<typeof tenantRulesInput>;
+
+export const createTenantInput = z.object({ name, namespaces: z.array(name).max(100), rules: tenantRulesInput.optional() });
+export const setRulesInput = z.object({ tenant: name, rules: tenantRulesInput });
 export const addNamespaceInput = z.object({ tenant: name, namespace: name });
 export const inviteInput = z.object({ tenant: name, user: userName, role: tenantRole.default('plain') });
 /** Confirming names the role offered (Axebow's rule); rejecting needs none. */
@@ -50,6 +69,7 @@ export const tenantOutput = z.object({
   /** Pending invitations. */
   invitations: z.array(z.object({ id: z.number().int(), user: z.string(), role: tenantRole, invitedBy: z.string() })),
   namespaces: z.array(z.string()),
+  rules: tenantRulesInput,
 });
 
 export const createTenantOutput = z.object({ name: z.string() });

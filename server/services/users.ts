@@ -8,7 +8,7 @@ import type { Env } from '../env';
 import type { Repos } from '../repo/types';
 import type { MaybeActor } from './actor';
 import { AppError, unauthorized } from './errors';
-import type { Profile, UserSummary } from './users.types';
+import type { Profile, RegisterInput, UserSummary } from './users.types';
 
 export type { Profile } from './users.types';
 
@@ -56,13 +56,56 @@ export class UserService {
 
   async profile(actor: MaybeActor): Promise<Profile> {
     if (!actor) throw unauthorized('see your profile');
-    const stored = await this.repos.users.getUser(actor.id);
+    const [stored, registration, memberships] = await Promise.all([
+      this.repos.users.getUser(actor.id),
+      this.repos.users.registration(actor.id),
+      this.repos.tenants.membershipsOf(actor.name),
+    ]);
     return {
       id: actor.id,
       name: actor.name,
       provider: actor.provider,
       email: stored?.email ?? null,
       labels: actor.labels,
+      tenants: Object.fromEntries(memberships.map((m) => [m.tenant, m.role])),
+      registration: registration ? { name: registration.name, surname: registration.surname, ...registration.details, registeredAt: registration.registeredAt } : null,
     };
+  }
+
+  /** Axebow registration: the signed-in user records who they are; once (409 after). */
+  async register(actor: MaybeActor, input: RegisterInput): Promise<{ userid: string }> {
+    if (!actor) throw unauthorized('register');
+    const { name, surname, ...rest } = input;
+    const details = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    if (!(await this.repos.users.register({ userId: actor.id, name, surname, details }))) {
+      throw new AppError('CONFLICT', `User ${actor.name} is registered already.`, { details: { restCode: 'AlreadyRegistered' } });
+    }
+    return { userid: actor.id };
+  }
+
+  /**
+   * Remove the calling user: their tenant memberships, API tokens,
+   * registration and sign-in record. Refused while they are the last owner
+   * of a tenant (it would be left without one), and then nothing changes.
+   * A local user stays in the users file (an operator edits it); they lose
+   * everything Keelson keeps for them.
+   */
+  async remove(actor: MaybeActor): Promise<{ ok: true }> {
+    if (!actor) throw unauthorized('remove your user');
+    const memberships = await this.repos.tenants.membershipsOf(actor.name);
+    const lastOwnerOf: string[] = [];
+    for (const m of memberships) {
+      if (m.role !== 'owner') continue;
+      const owners = (await this.repos.tenants.members(m.tenantId)).filter((x) => x.role === 'owner');
+      if (owners.length === 1) lastOwnerOf.push(m.tenant);
+    }
+    if (lastOwnerOf.length > 0) {
+      throw new AppError('CONFLICT', `${actor.name} is the last owner of tenant ${lastOwnerOf.join(', ')}: hand it to another owner, or remove it, first.`, { details: { restCode: 'LastOwner', tenants: lastOwnerOf } });
+    }
+    for (const m of memberships) await this.repos.tenants.changeMember(m.tenantId, m.user, null);
+    const now = new Date();
+    for (const t of await this.repos.tokens.forUser(actor.id)) if (!t.revokedAt) await this.repos.tokens.revoke(t.id, now);
+    await this.repos.users.removeUser(actor.id);
+    return { ok: true };
   }
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { createServiceInput, serviceLogsOutput, serviceOutput, serviceRevisionOutput, serviceSummaryOutput, serviceWriteOutput } from '../../services/deployments.types';
 import { decideOutput } from '../../services/revisions.types';
+import { okOutput } from '../../services/tenants.types';
 import { route } from '../route';
 import { pathName, queryFlag } from './common';
 
@@ -17,6 +18,33 @@ const patchServiceInput = z.object({
   service: createServiceInput.shape.service.optional(),
   environment: createServiceInput.shape.environment,
   labels: z.record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid label name'), z.string().max(1024).nullable()).optional(),
+});
+
+const channelName = z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'must be a channel name');
+const linkParams = serviceParams.extend({ channel: channelName, serverTenant: pathName, serverName: pathName, serverChannel: channelName });
+function linkInput(p: z.infer<typeof linkParams>) {
+  return { tenant: p.tenant, client: { service: p.name, channel: p.channel }, server: { tenant: p.serverTenant, service: p.serverName, channel: p.serverChannel } };
+}
+const linkOutput = z.object({
+  id: z.number().int(),
+  spec: z.object({ client_tenant: z.string(), client_service: z.string(), client_channel: z.string(), server_tenant: z.string(), server_service: z.string(), server_channel: z.string() }),
+  meta: z.object({ createdBy: z.string(), createdAt: z.date() }),
+  status: z.object({ linked: z.boolean() }),
+});
+
+const roleOutput = z.object({
+  role: z.string(),
+  instances: z.array(
+    z.object({
+      id: z.string().describe('Deploy name'),
+      key: z.string(),
+      cluster: z.string(),
+      namespace: z.string(),
+      code: z.object({ type: z.string() }).nullable(),
+      status: z.string().nullable(),
+      error: z.string().nullable(),
+    }),
+  ),
 });
 
 export const serviceRoutes = [
@@ -114,12 +142,12 @@ export const serviceRoutes = [
     auth: 'user',
     access: 'members who may save the claim: its author, namespace admins, domain admins',
     params: revisionParams,
-    query: z.object({ accept: queryFlag }),
+    query: z.object({ accept: queryFlag, remove_links: queryFlag }),
     body: createServiceInput.omit({ namespace: true }),
     response: serviceWriteOutput,
     status: 202,
     async handler({ actor, services }, { params, query, body }) {
-      return { data: await services.deployments.update(actor, { ...params, accept: query.accept ?? false, mode: 'replace', spec: body }) };
+      return { data: await services.deployments.update(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, mode: 'replace', spec: body }) };
     },
   }),
   route({
@@ -130,12 +158,12 @@ export const serviceRoutes = [
     auth: 'user',
     access: 'members who may save the claim: its author, namespace admins, domain admins',
     params: revisionParams,
-    query: z.object({ accept: queryFlag }),
+    query: z.object({ accept: queryFlag, remove_links: queryFlag }),
     body: patchServiceInput,
     response: serviceWriteOutput,
     status: 202,
     async handler({ actor, services }, { params, query, body }) {
-      return { data: await services.deployments.update(actor, { ...params, accept: query.accept ?? false, mode: 'patch', spec: body }) };
+      return { data: await services.deployments.update(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, mode: 'patch', spec: body }) };
     },
   }),
   route({
@@ -162,11 +190,11 @@ export const serviceRoutes = [
     auth: 'user',
     access: 'members who may save the claim: its author, namespace admins, domain admins',
     params: revisionParams.extend({ target: z.coerce.number().int().min(1) }),
-    query: z.object({ accept: queryFlag }),
+    query: z.object({ accept: queryFlag, remove_links: queryFlag }),
     response: serviceWriteOutput,
     status: 202,
     async handler({ actor, services }, { params, query }) {
-      return { data: await services.deployments.rollback(actor, { ...params, accept: query.accept ?? false }) };
+      return { data: await services.deployments.rollback(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false }) };
     },
   }),
   route({
@@ -182,6 +210,98 @@ export const serviceRoutes = [
     status: 202,
     async handler({ actor, services }, { params, query }) {
       return { data: await services.deployments.remove(actor, { ...params, accept: query.accept ?? false }) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/tenant/:tenant/service/:name/client/:channel/tenant/:serverTenant/service/:serverName/server/:serverChannel',
+    tag: 'services',
+    summary: 'Link a client channel of a service to a server channel of another in the same environment (channels are claim labels channel-<name>: client|server|duplex)',
+    auth: 'user',
+    access: 'members of the tenant (both services are its own)',
+    params: linkParams,
+    response: linkOutput,
+    status: 201,
+    async handler({ actor, services }, { params }) {
+      return { data: await services.links.link(actor, linkInput(params)) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/tenant/:tenant/service/:name/client/:channel/tenant/:serverTenant/service/:serverName/server/:serverChannel',
+    tag: 'services',
+    summary: 'Remove a link between two services',
+    auth: 'user',
+    access: 'members of the tenant',
+    params: linkParams,
+    response: okOutput,
+    async handler({ actor, services }, { params }) {
+      return { data: await services.links.unlink(actor, linkInput(params)) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/tenant/:tenant/service/:name/links',
+    tag: 'services',
+    summary: 'The links a service is part of',
+    auth: 'user',
+    access: 'members of the tenant and domain admins',
+    params: serviceParams,
+    response: z.array(linkOutput),
+    async handler({ actor, services }, { params }) {
+      return { data: await services.links.list(actor, { tenant: params.tenant, service: params.name }) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/tenant/:tenant/service/:name/scale',
+    tag: 'services',
+    summary: "The replicas the service asks for, per role ('*': every role), from its replicas labels",
+    auth: 'user',
+    access: 'members of the tenant and domain admins',
+    params: serviceParams,
+    response: z.record(z.string(), z.number().int()),
+    async handler({ actor, services }, { params }) {
+      return { data: await services.deployments.scaleOf(actor, params) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/tenant/:tenant/service/:name/channels',
+    tag: 'services',
+    summary: 'The client and server channels the service declares (labels channel-<name>: client|server|duplex)',
+    auth: 'user',
+    access: 'members of the tenant and domain admins',
+    params: serviceParams,
+    response: z.object({ client: z.record(z.string(), z.object({ duplex: z.boolean() })), server: z.record(z.string(), z.object({ duplex: z.boolean() })) }),
+    async handler({ actor, services }, { params }) {
+      return { data: await services.deployments.channelsOf(actor, params) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/tenant/:tenant/service/:name/role/:role',
+    tag: 'services',
+    summary: 'A role of the service: the instances of that component, with their applied state',
+    auth: 'user',
+    access: 'members of the tenant and domain admins',
+    params: serviceParams.extend({ role: pathName }),
+    response: roleOutput,
+    async handler({ actor, services }, { params }) {
+      return { data: await services.deployments.role(actor, params) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/service/:tenant/:name/role/:role/instance/:instance',
+    tag: 'services',
+    summary: 'One instance of a role, by its deploy name (the path is the Axebow document’s)',
+    auth: 'user',
+    access: 'members of the tenant and domain admins',
+    params: serviceParams.extend({ role: pathName, instance: z.string().regex(/^[a-z0-9-]{1,80}$/, 'must be a deploy name') }),
+    response: roleOutput,
+    async handler({ actor, services }, { params }) {
+      return { data: await services.deployments.role(actor, params) };
     },
   }),
 ];

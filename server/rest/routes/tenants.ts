@@ -13,6 +13,7 @@ import {
   okOutput,
   tenantOutput,
   tenantRole,
+  tenantRulesInput,
 } from '../../services/tenants.types';
 import { route } from '../route';
 import { pathName, pathUser, queryFlag } from './common';
@@ -46,25 +47,27 @@ export const tenantRoutes = [
     auth: 'user',
     access: 'any signed-in user; namespaces already in use by others need a domain admin',
     params: tenantParam,
-    body: z.object({ namespaces: z.array(pathName).max(100).default([]) }).default({ namespaces: [] }),
+    body: z.object({ namespaces: z.array(pathName).max(100).default([]), rules: tenantRulesInput.optional() }).default({ namespaces: [] }),
     response: createTenantOutput,
     status: 201,
     async handler({ actor, services }, { params, body }) {
-      return { data: await services.tenants.create(actor, { name: params.tenant, namespaces: body.namespaces }) };
+      return { data: await services.tenants.create(actor, { name: params.tenant, namespaces: body.namespaces, rules: body.rules }) };
     },
   }),
   route({
     method: 'PATCH',
     path: '/tenant/:tenant',
     tag: 'tenants',
-    summary: 'Update a tenant: add policy namespaces to it',
+    summary: 'Update a tenant: replace its selector rules and/or add policy namespaces to it',
     auth: 'user',
-    access: 'domain admins (a namespace is granted by an operator)',
+    access: 'rules: tenant owners and admins; namespaces: as the namespace decides (a used one is granted by a domain admin)',
     params: tenantParam,
-    body: z.object({ namespaces: z.array(pathName).min(1).max(100) }),
+    body: z
+      .object({ namespaces: z.array(pathName).min(1).max(100).optional(), rules: tenantRulesInput.optional() })
+      .refine((b) => b.namespaces !== undefined || b.rules !== undefined, { message: 'name namespaces to add or rules to set' }),
     response: tenantOutput,
     async handler({ actor, services }, { params, body }) {
-      return { data: await services.tenants.update(actor, { tenant: params.tenant, namespaces: body.namespaces }) };
+      return { data: await services.tenants.update(actor, { tenant: params.tenant, namespaces: body.namespaces, rules: body.rules }) };
     },
   }),
   route({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { profileOutput, userSummaryOutput } from '../../services/users.types';
+import { okOutput } from '../../services/tenants.types';
+import { profileOutput, registerInput, userSummaryOutput } from '../../services/users.types';
 import { route } from '../route';
 
 export const userRoutes = [
@@ -25,6 +26,32 @@ export const userRoutes = [
     response: z.array(userSummaryOutput),
     async handler({ actor, services }) {
       return { data: await services.users.list(actor, services.access) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/user',
+    tag: 'users',
+    summary: 'Register the calling user with a profile (once; 409 after)',
+    auth: 'user',
+    access: 'any signed-in user (themselves)',
+    body: registerInput,
+    response: z.object({ userid: z.string() }),
+    status: 201,
+    async handler({ actor, services }, { body }) {
+      return { data: await services.users.register(actor, body) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/user',
+    tag: 'users',
+    summary: 'Remove the calling user: memberships, tokens, registration (refused while the last owner of a tenant)',
+    auth: 'user',
+    access: 'any signed-in user (themselves)',
+    response: okOutput,
+    async handler({ actor, services }) {
+      return { data: await services.users.remove(actor) };
     },
   }),
 ];

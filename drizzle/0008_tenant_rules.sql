@@ -1,0 +1,1 @@
+ALTER TABLE "tenants" ADD COLUMN "rules" jsonb DEFAULT '{}'::jsonb NOT NULL;
