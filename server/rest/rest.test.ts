@@ -254,6 +254,13 @@ const MATRIX: Record<string, Row[]> = {
       expect: DOMAIN_ONLY,
     },
   ],
+  'POST /tenant/:tenant/service/:name/simple': [
+    {
+      what: "a simple service in someone else's tenant",
+      request: async (f) => ({ path: `/tenant/${await withAccount(f)}/service/api/simple`, body: { deployment: { artifact: { ref: { domain: 'social', name: 'twitter_stats' } } } } }),
+      expect: { ...DOMAIN_ONLY, domain: 202 },
+    },
+  ],
   'PUT /tenant/:tenant/service/:name/revision/:revision': [
     {
       what: "reject the revision of someone else's service",

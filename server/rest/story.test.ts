@@ -194,7 +194,10 @@ describe('REST API: the whole story of a tenant, as a client', () => {
     const u = await call('Alice', 'PATCH', `/tenant/acme/service/web/revision/${current}`, { labels: { tsvisimage: 'demo14' } });
     ok(u, 202);
     const v2 = u.body.data.revision.id;
-    ok(await call('Sam', 'PUT', `/tenant/acme/service/web/revision/${v2}?accept=true`), 200);
+    // Waiting for a revision to run: no apply worker runs here, so the wait runs out (201) with it accepted.
+    const accepted = await call('Sam', 'PUT', `/tenant/acme/service/web/revision/${v2}?accept=true&wait=1`);
+    ok(accepted, 201);
+    assert.equal(accepted.body.data.status, 'accepted');
     const r = await call('Alice', 'PUT', `/tenant/acme/service/web/revision/${v2}/rollback/${first}`);
     ok(r, 202);
     const back = r.body.data.revision.id;
@@ -208,8 +211,13 @@ describe('REST API: the whole story of a tenant, as a client', () => {
   });
 
   test('10. link two services; a revision dropping the linked channel needs remove_links', async () => {
-    const api = await call('Bob', 'POST', '/tenant/acme/service/api?accept=true', { service: 'social/twitter_stats', environment: 'main/prod', labels: { tsvisimage: 'demo12', 'channel-in': 'server' } });
-    ok(api, 202);
+    // Axebow's simple form: an artifact reference with parameters. With wait, the answer comes once the
+    // revision has settled — here at once, as it waits for the platform's acceptance.
+    const api = await call('Bob', 'POST', '/tenant/acme/service/api/simple?accept=true&wait=5', {
+      deployment: { artifact: { ref: { domain: 'social', name: 'twitter_stats' } }, config: { parameter: { tsvisimage: 'demo12', 'channel-in': 'server' } }, environment: 'main/prod' },
+    });
+    ok(api, 200);
+    assert.equal(api.body.data.revision.status, 'pending');
     ok(await call('Alice', 'POST', '/tenant/acme/service/web/client/out/tenant/acme/service/api/server/in'), 201);
     assert.equal((await call('Alice', 'POST', '/tenant/acme/service/web/client/out/tenant/acme/service/api/server/in')).status, 409, 'a link exists once');
     const wrong = await call('Alice', 'POST', '/tenant/acme/service/api/client/in/tenant/acme/service/web/server/out');

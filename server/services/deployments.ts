@@ -209,7 +209,32 @@ export class DeploymentService {
     const accept = input.accept && selection?.chosen?.outcome !== 'requiring';
     const where = selection?.chosen ? `; environment ${selection.chosen.environment} (${selection.chosen.outcome})` : '';
     const w = await this.policy.apply(who, { text: placed.text, baseGeneration: await this.repos.policy.head(), message: `service ${input.name} of tenant ${t.name} (API)${where}`, accept });
-    return { dryrun: false, generation: w.generation, revision: await this.revisions.byGeneration(who, w.generation, { wait: true }), ...(selection ? { selection } : {}) };
+    const revision = await this.revisions.byGeneration(who, w.generation, { wait: true });
+    // The placement is part of the revision's story: who could have taken the service, and why not.
+    if (selection && revision.id !== null) {
+      for (const row of selection.table) {
+        const chosen = row.environment === selection.chosen?.environment ? ' — chosen' : '';
+        await this.repos.revisions.event(revision.id, 'placement', `${row.environment}: ${row.outcome}${chosen}${row.reasons.length ? ` (${row.reasons.join('; ')})` : ''}`, { actor: who.name });
+      }
+    }
+    return { dryrun: false, generation: w.generation, revision, ...(selection ? { selection } : {}) };
+  }
+
+  /**
+   * Axebow's `wait`: answer once the revision runs (applied), failed, or
+   * waits for a person (pending: nothing will happen without one), or after
+   * `seconds` (at most 300; 0 means that cap) — `timedOut` then.
+   */
+  async settle(revision: { id: number | null; status: string }, seconds: number, sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms))): Promise<{ status: string; timedOut: boolean }> {
+    if (revision.id === null) return { status: revision.status, timedOut: false };
+    const settled = new Set(['applied', 'failed', 'pending', 'rejected', 'superseded', 'no-op']);
+    const deadline = Date.now() + Math.min(seconds === 0 ? 300 : seconds, 300) * 1000;
+    for (;;) {
+      const status = (await this.repos.revisions.get(revision.id))?.status ?? revision.status;
+      if (settled.has(status)) return { status, timedOut: false };
+      if (Date.now() >= deadline) return { status, timedOut: true };
+      await sleep(250);
+    }
   }
 
   /**

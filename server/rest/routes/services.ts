@@ -5,9 +5,10 @@
  * nothing; `accept` accepts at once where the caller may.
  */
 import { z } from 'zod';
-import { createServiceInput, serviceLogsOutput, serviceOutput, serviceRevisionOutput, serviceSummaryOutput, serviceWriteOutput } from '../../services/deployments.types';
+import { createServiceInput, type ServiceWrite, serviceLogsOutput, serviceOutput, serviceRevisionOutput, serviceSummaryOutput, serviceWriteOutput } from '../../services/deployments.types';
 import { decideOutput } from '../../services/revisions.types';
 import { okOutput } from '../../services/tenants.types';
+import type { Services } from '../../services';
 import { route } from '../route';
 import { pathName, queryFlag } from './common';
 
@@ -46,6 +47,47 @@ const roleOutput = z.object({
     }),
   ),
 });
+
+/** `?wait=<seconds>` (0: the server's cap): answer when the revision has settled. */
+const waitQuery = z.coerce.number().int().min(0).max(300).optional();
+
+/** A write's answer: 202 at once; with `wait`, 200 once settled or 201 when the wait ran out (Axebow). */
+async function answerWrite(services: Services, r: ServiceWrite, wait: number | undefined) {
+  if (r.dryrun) return { data: r, status: 200 };
+  if (wait === undefined) return { data: r, status: 202 };
+  const s = await services.deployments.settle(r.revision, wait);
+  return { data: { ...r, revision: { ...r.revision, status: s.status } }, status: s.timedOut ? 201 : 200 };
+}
+
+/** Axebow's simple deployment body: an artifact reference with config. */
+const simpleServiceInput = z.object({
+  deployment: z.object({
+    artifact: z.object({
+      ref: z.object({
+        name: z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'must be an offering (service) name'),
+        domain: z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'must be the policy namespace that offers it').optional(),
+      }),
+    }),
+    config: z
+      .object({
+        parameter: z.record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid parameter name'), z.union([z.string().max(1024), z.number(), z.boolean()])).default({}),
+        scale: z.record(z.string().regex(/^[a-zA-Z][\w-]{0,40}$/), z.number().int().min(0).max(1000)).optional(),
+        resilience: z.number().int().min(0).max(100).optional(),
+      })
+      .default({ parameter: {} }),
+    environment: createServiceInput.shape.environment,
+  }),
+  comment: z.string().max(2000).optional(),
+});
+
+/** The simple form as a claim: parameters become labels (as strings), scale the replicas labels, resilience its label. */
+function fromSimple(b: z.infer<typeof simpleServiceInput>) {
+  const d = b.deployment;
+  const labels: Record<string, string> = Object.fromEntries(Object.entries(d.config.parameter).map(([k, v]) => [k, String(v)]));
+  for (const [role, n] of Object.entries(d.config.scale ?? {})) labels[`replicas-${role}`] = String(n);
+  if (d.config.resilience !== undefined) labels.resilience = String(d.config.resilience);
+  return { service: d.artifact.ref.domain ? `${d.artifact.ref.domain}/${d.artifact.ref.name}` : d.artifact.ref.name, labels, ...(d.environment ? { environment: d.environment } : {}) };
+}
 
 export const serviceRoutes = [
   route({
@@ -111,13 +153,30 @@ export const serviceRoutes = [
     auth: 'user',
     access: 'members of the tenant who may claim in the namespace (the policy’s rules and ACL decide, as for any save)',
     params: serviceParams,
-    query: z.object({ dryrun: queryFlag, accept: queryFlag }),
+    query: z.object({ dryrun: queryFlag, accept: queryFlag, wait: waitQuery }),
     body: createServiceInput,
     response: serviceWriteOutput,
     status: 202,
     async handler({ actor, services }, { params, query, body }) {
       const r = await services.deployments.create(actor, { ...params, ...body, dryrun: query.dryrun ?? false, accept: query.accept ?? false });
-      return { data: r, status: r.dryrun ? 200 : 202 };
+      return answerWrite(services, r, query.wait);
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/tenant/:tenant/service/:name/simple',
+    tag: 'services',
+    summary: 'Create a service from an artifact reference (Axebow’s simple form): the offering, its parameters as labels, scale and resilience',
+    auth: 'user',
+    access: 'members of the tenant who may claim in the namespace (the policy’s rules and ACL decide, as for any save)',
+    params: serviceParams,
+    query: z.object({ dryrun: queryFlag, accept: queryFlag, wait: waitQuery }),
+    body: simpleServiceInput,
+    response: serviceWriteOutput,
+    status: 202,
+    async handler({ actor, services }, { params, query, body }) {
+      const r = await services.deployments.create(actor, { ...params, ...fromSimple(body), dryrun: query.dryrun ?? false, accept: query.accept ?? false });
+      return answerWrite(services, r, query.wait);
     },
   }),
   route({
@@ -128,10 +187,14 @@ export const serviceRoutes = [
     auth: 'user',
     access: 'who may decide the section: namespace admins of the service’s namespace (tenant owners and admins) and domain admins',
     params: serviceParams.extend({ revision: z.coerce.number().int().min(1) }),
-    query: z.object({ accept: z.enum(['true', 'false']).transform((v) => v === 'true') }),
+    query: z.object({ accept: z.enum(['true', 'false']).transform((v) => v === 'true'), wait: waitQuery }),
     response: decideOutput,
     async handler({ actor, services }, { params, query }) {
-      return { data: await services.deployments.decide(actor, { tenant: params.tenant, name: params.name, revision: params.revision, accept: query.accept }) };
+      const d = await services.deployments.decide(actor, { tenant: params.tenant, name: params.name, revision: params.revision, accept: query.accept });
+      if (query.wait === undefined) return { data: d };
+      // With wait, answer once the accepted revision has run (or failed), as a create with wait does.
+      const s = await services.deployments.settle({ id: d.revisionId, status: d.status }, query.wait);
+      return { data: { ...d, status: s.status as typeof d.status }, status: s.timedOut ? 201 : 200 };
     },
   }),
   route({
