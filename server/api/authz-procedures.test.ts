@@ -90,6 +90,9 @@ async function freshTenant(f: Fixture): Promise<string> {
   return name;
 }
 
+/** The owner of a token made for a case (only the id and name matter to the token service). */
+const tokenOwner = (name: string): Actor => ({ id: `local:${name}`, name, labels: {}, provider: 'test' });
+
 const MATRIX: Record<string, Case[]> = {
   'graphs.policy': [{ what: 'policy graph of the head', input: () => ({}), expect: READ }],
   'graphs.desired': [{ what: 'desired-state graph of the head', input: () => ({}), expect: READ }],
@@ -246,6 +249,26 @@ const MATRIX: Record<string, Case[]> = {
   'tenants.remove': [{ what: "remove someone else's tenant", input: async (f) => ({ tenant: await freshTenant(f) }), expect: DOMAIN_ONLY }],
   'tenants.roleMap': [{ what: "everyone's roles", input: () => undefined, expect: DOMAIN_ONLY }],
   'tenants.myRoles': [{ what: 'own roles', input: () => undefined, expect: READ }],
+
+  'tokens.list': [{ what: 'own API tokens', input: () => undefined, expect: READ }],
+  'tokens.create': [
+    { what: 'an API token for themselves', input: (f) => ({ name: `t-${f.uid}` }), expect: READ },
+    { what: 'an API token that expires', input: (f) => ({ name: `te-${f.uid}`, expiresInDays: 7 }), expect: READ },
+  ],
+  'tokens.revoke': [
+    {
+      what: 'revoke their own token',
+      // Anonymous callers have no tokens: Sam's stands in (and stays).
+      input: async (f) => ({ id: (await f.services.tokens.create(tokenOwner(f.name), { name: `own-${f.uid}` })).id }),
+      expect: READ,
+    },
+    {
+      what: "revoke Bob's token (not found to anyone but a domain admin)",
+      input: async (f) => ({ id: (await f.services.tokens.create(tokenOwner('Bob'), { name: `bob-${f.uid}` })).id }),
+      expect: { ...signedIn('code:NOT_FOUND'), domain: 'allow' },
+    },
+    { what: 'a token that does not exist', input: () => ({ id: 999_999 }), expect: signedIn('code:NOT_FOUND') },
+  ],
 
   'users.me': [{ what: 'own profile', input: () => undefined, expect: READ }],
 };

@@ -193,6 +193,18 @@ for (const backend of ['memory', 'pglite'] as const) {
       await same(alice, 'users.me');
     });
 
+    test('API tokens', async () => {
+      const t = await same(alice, 'tokens.create', { name: 'outputs' });
+      assert.match(t.token, /^kst_/);
+      await same(alice, 'tokens.create', { name: 'outputs-expiring', expiresInDays: 30 });
+      await services.tokens.authenticate(t.token); // sets lastUsedAt
+      const list = await same(alice, 'tokens.list');
+      assert.equal(list.length, 2);
+      const revoked = await same(alice, 'tokens.revoke', { id: t.id });
+      assert.ok(revoked.revokedAt);
+      await same(alice, 'tokens.list');
+    });
+
     test('every procedure was called above', () => {
       assert.deepEqual(procedurePaths().filter((p) => !called.has(p)), []);
     });

@@ -3,6 +3,7 @@ import { policyRouter } from './routers/policy';
 import { resolutionRouter } from './routers/resolution';
 import { revisionsRouter } from './routers/revisions';
 import { tenantsRouter } from './routers/tenants';
+import { tokensRouter } from './routers/tokens';
 import { usersRouter } from './routers/users';
 import { createCallerFactory, createTRPCRouter } from './trpc';
 
@@ -12,6 +13,7 @@ export const appRouter = createTRPCRouter({
   resolution: resolutionRouter,
   revisions: revisionsRouter,
   tenants: tenantsRouter,
+  tokens: tokensRouter,
   users: usersRouter,
 });
 

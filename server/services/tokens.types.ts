@@ -24,3 +24,7 @@ export type NewToken = z.infer<typeof newTokenOutput>;
 
 export const passwordGrantInput = z.object({ username: z.string().min(1).max(200), password: z.string().min(1).max(200) });
 export const passwordGrantOutput = z.object({ token: z.string(), expiresAt: z.date().nullable() });
+
+/** Revoking one token, by its id (the console; REST takes it in the path). */
+export const revokeTokenInput = z.object({ id: z.number().int().min(1) });
+export type RevokeTokenInput = z.infer<typeof revokeTokenInput>;
