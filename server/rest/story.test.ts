@@ -210,6 +210,22 @@ describe('REST API: the whole story of a tenant, as a client', () => {
     assert.doesNotMatch(JSON.stringify(svc.body.data), /demo14/);
   });
 
+  test('9b. marks are checked again when a revision changes and when it is accepted', async () => {
+    const change = await call('Alice', 'PATCH', `/tenant/acme/service/web/revision/${current}`, { labels: { tsvisimage: 'demo15' } });
+    ok(change, 202);
+    // The room goes before the revision is accepted.
+    ok(await call('Alice', 'PATCH', '/tenant/acme/account/main/environment/prod', { marks: { vcpu: '100m' } }), 200);
+    const late = await call('Sam', 'PUT', `/tenant/acme/service/web/revision/${change.body.data.revision.id}?accept=true`);
+    assert.equal(late.status, 422, JSON.stringify(late.body));
+    assert.equal(late.body.code, 'MarkExceeded');
+    assert.match(late.body.content!.message, /^Accepted now, service web would take environment main\/prod over its marks \(vcpu: [\d.]+ needed, 0\.1 allowed\)/);
+    ok(await call('Sam', 'PUT', `/tenant/acme/service/web/revision/${change.body.data.revision.id}?accept=false`), 200);
+    const grow = await call('Alice', 'PATCH', `/tenant/acme/service/web/revision/${current}`, { labels: { tsvisimage: 'demo16' } });
+    assert.equal(grow.status, 422);
+    assert.match(grow.body.content!.message, /^Changed so, service web would take environment main\/prod over its marks/);
+    ok(await call('Alice', 'PATCH', '/tenant/acme/account/main/environment/prod', { marks: { vcpu: 32 } }), 200);
+  });
+
   test('10. link two services; a revision dropping the linked channel needs remove_links', async () => {
     // Axebow's simple form: an artifact reference with parameters. With wait, the answer comes once the
     // revision has settled — here at once, as it waits for the platform's acceptance.
@@ -239,7 +255,7 @@ describe('REST API: the whole story of a tenant, as a client', () => {
     const r = await call('Alice', 'POST', '/tenant/acme/service/big', { service: 'social/twitter_stats', environment: 'main/tiny', labels: { tsvisimage: 'demo12' } });
     assert.equal(r.status, 422, JSON.stringify(r.body));
     assert.equal(r.body.code, 'MarkExceeded');
-    assert.match(r.body.content!.message, /over its marks \(vcpu: \d+ needed, 1 allowed\)/);
+    assert.match(r.body.content!.message, /over its marks \(vcpu: [\d.]+ needed, 0\.001 allowed\)/);
     assert.match(r.body.content!.selection.table[0].reasons[0], /^over its vcpu mark: [\d.]+ needed, 0\.001 allowed$/);
     // Without an environment, a service no environment admits is NoEnvironment, with every environment's reasons.
     ok(await call('Alice', 'PATCH', '/tenant/acme', { rules: { validateEnvironmentUser: [{ reason: 'operators only', sel: ['$.user.role', 'operator', '::eq'] }] } }), 200);

@@ -24,6 +24,7 @@ import { channelsOf, type LinkService } from './links';
 import { toPolicyInput } from './resolution';
 import { loadObjects } from '../engine/model/validate';
 import type { DecideResult } from './revisions.types';
+import type { DesiredState } from '../engine/state';
 import { type Candidate, type NeededResource, type Selection, selectEnvironment } from '../engine/axebow/select';
 import { costAndQuota, millisToVcpu } from '../engine/plan';
 import { units, type Usage } from './estate';
@@ -155,12 +156,34 @@ export class DeploymentService {
     };
   }
 
+  /** The tenant's environment a claim's `target` label points at (none: the policy chose the cluster). */
+  private async environmentOfClaim(t: { id: number }, labels: Record<string, string> | null | undefined) {
+    const all = await this.estate.environmentsOf(t.id);
+    if (labels?.environment) return all.find((e) => e.ref === labels.environment);
+    // A claim written by hand names only its cluster: that is an environment when exactly one matches.
+    const matching = labels?.target ? all.filter((e) => labelFor(e.env) === labels.target) : [];
+    return matching.length === 1 ? matching[0] : undefined;
+  }
+
+  /**
+   * Axebow's admission, again where a revision changes or is accepted: the
+   * environment's marks against what the tenant's services use there in
+   * the revision's desired state; 422 MarkExceeded when over.
+   */
+  private async assertWithinMarks(t: { id: number }, service: string, labels: Record<string, string> | null | undefined, state: DesiredState, when: string): Promise<void> {
+    const placed = await this.environmentOfClaim(t, labels);
+    if (!placed) return;
+    const over = this.estate.over(placed.env.marks, await this.estate.usageIn(state, t.id, placed.env));
+    if (over.length === 0) return;
+    const what = describeOver(over);
+    throw new AppError('LIMIT_EXCEEDED', `${when}, service ${service} would take environment ${placed.ref} over its marks (${what}).`, { details: { environment: placed.ref, over } });
+  }
+
   /** Aptomi's target label for an environment (`account/environment`): `cluster` or `cluster.namespace`. */
   private async targetLabel(t: { id: number; name: string }, ref: string): Promise<string> {
     const env = await this.estate.environmentFor(t.id, ref);
     if (!env) throw notFound(`Environment ${ref} of tenant ${t.name}`);
-    const cluster = env.cluster.startsWith('system/') ? env.cluster.slice('system/'.length) : env.cluster;
-    return env.k8sNamespace ? `${cluster}.${env.k8sNamespace}` : cluster;
+    return labelFor(env);
   }
 
   /** The claim text for a new service, in the caller's name. */
@@ -169,7 +192,11 @@ export class DeploymentService {
     if (!namespace) throw new AppError('CONFLICT', `Tenant ${t.name} has no policy namespace yet: an operator grants one first.`);
     if (!t.namespaces.includes(namespace)) throw new AppError('FORBIDDEN', `Namespace ${namespace} does not belong to tenant ${t.name} (its namespaces: ${t.namespaces.join(', ')}).`);
     const labels: Record<string, string> = { ...input.labels };
-    if (input.environment) labels.target = await this.targetLabel(t, input.environment);
+    if (input.environment) {
+      labels.target = await this.targetLabel(t, input.environment);
+      // Several environments may share a cluster: the claim names its own.
+      labels.environment = input.environment;
+    }
     const claim = { kind: 'claim', metadata: { namespace, name }, user: who.name, service: input.service, ...(Object.keys(labels).length ? { labels } : {}) };
     return stringify(claim);
   }
@@ -200,7 +227,7 @@ export class DeploymentService {
       return { dryrun: true, preview: await this.revisions.preview(who, { text: placed.text }), ...(admission ? { admission } : {}), ...(selection ? { selection } : {}) };
     }
     if (admission && !admission.ok) {
-      const what = admission.over.map((o) => `${o.dimension}: ${o.usage} needed, ${o.mark} allowed`).join('; ');
+      const what = describeOver(admission.over);
       throw new AppError('LIMIT_EXCEEDED', `Service ${input.name} would take environment ${admission.environment} over its marks (${what}).`, {
         details: { environment: admission.environment, over: admission.over, ...(selection ? { selection } : {}) },
       });
@@ -358,6 +385,10 @@ export class DeploymentService {
     if (sections.length === 0) throw new AppError('CONFLICT', `Revision ${input.revision} changes nothing that service ${input.name} runs: there is nothing of it to accept or reject.`);
     // Rejecting one section rejects the revision; accepting takes every section the service touches.
     if (!input.accept) return this.revisions.decide(who, { revisionId: input.revision, namespace: sections[0]!, decision: 'reject' });
+    // Marks are checked again at acceptance: others may have taken the room since the revision was made.
+    const entry = history.find((h) => h.id === input.revision)!;
+    const then = await this.repos.policy.getObject({ kind: 'claim', namespace, name: input.name }, entry.generation);
+    if (then) await this.assertWithinMarks(t, input.name, (then.spec as Claim).labels, (await this.resolution.ensure(entry.generation)).state, 'Accepted now');
     let result: DecideResult | undefined;
     for (const section of sections) result = await this.revisions.decide(who, { revisionId: input.revision, namespace: section, decision: 'accept' });
     return result!;
@@ -439,10 +470,20 @@ export class DeploymentService {
     const old = claim.spec as Claim;
     const labels: Record<string, string> = input.mode === 'replace' ? { ...input.spec.labels } : { ...(old.labels ?? {}) };
     if (input.mode === 'patch') for (const [k, v] of Object.entries(input.spec.labels ?? {})) v === null ? delete labels[k] : (labels[k] = v);
-    if (input.spec.environment) labels.target = await this.targetLabel(t, input.spec.environment);
+    if (input.spec.environment) {
+      labels.target = await this.targetLabel(t, input.spec.environment);
+      labels.environment = input.spec.environment;
+    }
     const next = { kind: 'claim', metadata: { namespace: claim.namespace, name: claim.name }, user: old.user, service: input.spec.service ?? old.service, ...(Object.keys(labels).length ? { labels } : {}) };
     const dropped = await this.links.droppedChannels(t.id, input.name, old.labels, labels, input.removeLinks ?? false);
-    const w = await this.write(who, stringify(next), `update service ${input.name} of tenant ${t.name} from revision ${input.previous} (API)`, input.accept);
+    const text = stringify(next);
+    if (await this.environmentOfClaim(t, labels)) {
+      const others = (await this.repos.policy.listObjects()).filter((o) => !(o.kind === 'claim' && o.namespace === claim.namespace && o.name === claim.name)).map(toPolicyInput);
+      const added = loadObjects(text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
+      const state = await this.resolution.resolveDraft([...others, ...added]);
+      await this.assertWithinMarks(t, input.name, labels, state, 'Changed so');
+    }
+    const w = await this.write(who, text, `update service ${input.name} of tenant ${t.name} from revision ${input.previous} (API)`, input.accept);
     await this.links.dropChannels(t.id, input.name, dropped);
     return w;
   }
@@ -518,3 +559,14 @@ export class DeploymentService {
   }
 }
 
+/** Aptomi's target label for an environment: `cluster` or `cluster.namespace`. */
+function labelFor(env: { cluster: string; k8sNamespace: string | null }): string {
+  const cluster = env.cluster.startsWith('system/') ? env.cluster.slice('system/'.length) : env.cluster;
+  return env.k8sNamespace ? `${cluster}.${env.k8sNamespace}` : cluster;
+}
+
+/** Marks gone over, as people write them: vCPU in cores, memory and storage in bytes, counts as counts. */
+function describeOver(over: readonly { dimension: string; mark: number; usage: number }[]): string {
+  const show = (d: string, v: number) => (d === 'vcpu' ? String(millisToVcpu(v)) : String(v));
+  return over.map((o) => `${o.dimension}: ${show(o.dimension, o.usage)} needed, ${show(o.dimension, o.mark)} allowed`).join('; ');
+}

@@ -88,7 +88,7 @@ export class LinkService {
     if (!s || s === 'client') {
       throw new AppError('INVALID_INPUT', `Service ${input.server.service} has no server channel ${input.server.channel} (declare it with the label channel-${input.server.channel}: server or duplex).`);
     }
-    const envOf = (x: Claim) => x.labels?.target ?? null;
+    const envOf = (x: Claim) => x.labels?.environment ?? x.labels?.target ?? null;
     if (envOf(client) !== envOf(server)) {
       throw new AppError('CONFLICT', `Services ${input.client.service} and ${input.server.service} are not in the same environment (${envOf(client) ?? 'none'} and ${envOf(server) ?? 'none'}); only services deployed together may be linked.`, {
         details: { restCode: 'DifferentEnvironments' },
