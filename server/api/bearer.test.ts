@@ -8,13 +8,14 @@ import { after, before, describe, test } from 'node:test';
 import { memoryRepos } from '../repo/memory';
 import { seedDemo } from '../seed/demo';
 import { createServices, type Services } from '../services';
+import type { Actor } from '../services/actor';
 import { serveConsoleForTests } from '../testing/console';
 import type { TestServer } from '../testing/rest';
 
 describe('tRPC: bearer API tokens', () => {
   let server: TestServer;
   let services: Services;
-  const alice = { id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' };
+  const alice: Actor = { id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' };
 
   before(async () => {
     const repos = memoryRepos();

@@ -4,6 +4,7 @@
  *
  * Exit codes: 0 success, 1 invalid input or refused, 2 usage error.
  */
+import { loginCommand, logoutCommand } from './login';
 import { resolveCommand } from './resolve';
 import { applyCommand, revisionsCommand } from './server-commands';
 import { validateCommand } from './validate';
@@ -15,7 +16,12 @@ Commands:
                        Prints file:line:col: message per problem; exit 1 on any error.
   resolve PATH...      Resolve claims into the desired state (JSON or YAML).
 
-Against a running console (--server URL, KEELSON_USER / KEELSON_PASSWORD):
+Against a running console (--server URL or KEELSON_SERVER; signed in with
+KEELSON_USER / KEELSON_PASSWORD, or else with the token of keelson login):
+  login --server URL   Sign in as a local user (KEELSON_USER / KEELSON_PASSWORD, or asked)
+                       and save an API token in $KEELSON_CONFIG_DIR/credentials.json
+                       (default ~/.config/keelson/).
+  logout [--server URL]  Revoke the saved token on the console and forget it.
   apply PATH...        Save objects as one generation; print it and its revision.
   delete PATH...       Delete the objects the files describe, as one generation.
   revisions list | show ID | accept ID | reject ID | wait ID --until applied|rejected
@@ -37,6 +43,10 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
       return applyCommand(rest, io, 'delete');
     case 'revisions':
       return revisionsCommand(rest, io);
+    case 'login':
+      return loginCommand(rest, io);
+    case 'logout':
+      return logoutCommand(rest, io);
     case undefined:
     case 'help':
     case '--help':

@@ -1,11 +1,14 @@
 /**
  * Talking to a running console: sign in through next-auth's credentials
- * endpoint (KEELSON_USER / KEELSON_PASSWORD, local users), then call the
- * same tRPC procedures the browser uses, with the session cookie.
+ * endpoint (KEELSON_USER / KEELSON_PASSWORD, local users) and call the same
+ * tRPC procedures the browser uses with the session cookie — or, without
+ * those variables, with the API token `keelson login` saved for that
+ * console, as `Authorization: Bearer`.
  */
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import superjson from 'superjson';
 import type { AppRouter } from '../api/root';
+import { findCredential, normaliseServer, readCredentials } from './credentials';
 
 export type Client = ReturnType<typeof createTRPCClient<AppRouter>>;
 
@@ -35,11 +38,16 @@ class Cookies {
 }
 
 export async function connect(server: string | undefined, env: Record<string, string | undefined> = process.env): Promise<Client> {
-  const base = (server ?? env.KEELSON_SERVER ?? '').replace(/\/$/, '');
-  if (!base) throw new RemoteError('name the console with --server URL (or KEELSON_SERVER)', 2);
+  let base = (server ?? env.KEELSON_SERVER ?? '').replace(/\/$/, '');
   const user = env.KEELSON_USER;
   const password = env.KEELSON_PASSWORD;
-  if (!user || !password) throw new RemoteError('set KEELSON_USER and KEELSON_PASSWORD to sign in to the console', 2);
+  if (!base && !(user && password)) {
+    // Logged in to exactly one console: that one.
+    const saved = readCredentials(env);
+    if (saved.length === 1) base = saved[0]!.server;
+  }
+  if (!base) throw new RemoteError('name the console with --server URL (or KEELSON_SERVER)', 2);
+  if (!user || !password) return tokenClient(base, env);
   const cookies = new Cookies();
   let res: Response;
   try {
@@ -62,10 +70,33 @@ export async function connect(server: string | undefined, env: Record<string, st
   });
 }
 
+/** A client that sends the token `keelson login` saved for `base`. */
+function tokenClient(base: string, env: Record<string, string | undefined>): Client {
+  let key: string;
+  try {
+    key = normaliseServer(base);
+  } catch (e) {
+    throw new RemoteError((e as Error).message, 2);
+  }
+  const saved = findCredential(key, env);
+  if (!saved) throw new RemoteError(`not logged in to ${key}: run keelson login --server ${key}, or set KEELSON_USER and KEELSON_PASSWORD`, 2);
+  if (saved.expiresAt && new Date(saved.expiresAt).getTime() <= Date.now()) {
+    throw new RemoteError(`the token saved for ${key} expired on ${saved.expiresAt.slice(0, 10)}: run keelson login --server ${key} again`);
+  }
+  const authorization = `Bearer ${saved.token}`;
+  return createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${key}/api/trpc`, transformer: superjson, headers: () => ({ authorization }) })],
+  });
+}
+
 /** A tRPC error as one line for the terminal. */
 export function describeError(e: unknown): string {
   if (e instanceof TRPCClientError) {
     const data = e.data as { code?: string; diagnostics?: { file?: string; line?: number; column?: number; message: string }[] } | undefined;
+    const cause = e.cause as (Error & { cause?: { code?: string } }) | undefined;
+    // The server was never reached (the token path connects on the first call).
+    if (!data && cause instanceof TypeError && cause.message === 'fetch failed') return `cannot reach the console: ${cause.cause?.code ?? cause.message}`;
+    if (data?.code === 'UNAUTHORIZED') return `${e.message} (run keelson login --server URL again, or set KEELSON_USER and KEELSON_PASSWORD)`;
     const lines = [e.message];
     for (const d of data?.diagnostics ?? []) if (d.line) lines.push(`  line ${d.line}:${d.column}: ${d.message}`);
     return lines.join('\n');

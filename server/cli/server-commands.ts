@@ -11,7 +11,8 @@ import { connect, describeError, RemoteError, type Client } from './remote';
 
 const COMMON = `  --server URL     the console (default: KEELSON_SERVER)
   --format FORMAT  text (default) or json
-Credentials: KEELSON_USER and KEELSON_PASSWORD (a local user).`;
+Credentials: KEELSON_USER and KEELSON_PASSWORD (a local user), or else the
+token keelson login saved for the console.`;
 
 export const APPLY_HELP = `Usage: keelson apply PATH... [--message TEXT] [--accept] --server URL
 
