@@ -133,6 +133,10 @@ describe('REST API: the whole story of a tenant, as a client', () => {
   const web = { service: 'social/twitter_stats', labels: { tsvisimage: 'demo12', port: 'port:web', 'channel-out': 'client' } };
 
   test('5. a dry run chooses an environment and writes nothing', async () => {
+    // Where a service runs is the environment's to say, not a label's.
+    const spoof = await call('Alice', 'POST', '/tenant/acme/service/web?dryrun=true', { ...web, labels: { ...web.labels, environment: 'main/dev' } });
+    assert.equal(spoof.status, 400);
+    assert.match(spoof.body.content!.message, /labels target and environment are set from the environment field/);
     const before = await call('Alice', 'GET', '/tenant/acme/service');
     const d = await call('Alice', 'POST', '/tenant/acme/service/web?dryrun=true', web);
     ok(d, 200);
@@ -245,6 +249,8 @@ describe('REST API: the whole story of a tenant, as a client', () => {
     );
     const drop = await call('Alice', 'PATCH', `/tenant/acme/service/web/revision/${current}`, { labels: { 'channel-out': null } });
     assert.equal(drop.status, 409);
+    const moved = await call('Alice', 'PATCH', `/tenant/acme/service/web/revision/${current}`, { labels: { target: 'elsewhere' } });
+    assert.equal(moved.status, 400, 'a patch cannot move a service past its environment');
     assert.equal(drop.body.code, 'LinkedChannelRemoved');
     ok(await call('Alice', 'PATCH', `/tenant/acme/service/web/revision/${current}?remove_links=true`, { labels: { 'channel-out': null } }), 202);
     assert.deepEqual((await call('Bob', 'GET', '/tenant/acme/service/api/links')).body.data, []);

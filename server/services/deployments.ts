@@ -31,6 +31,8 @@ import { units, type Usage } from './estate';
 
 type Admission = { environment: string; ok: boolean; usage: Usage; over: { dimension: string; mark: number; usage: number }[] };
 
+/** Environments weighed when a service names none (each costs a resolution). */
+const MAX_CANDIDATES = 32;
 /** How far back a service's history looks (generations). */
 const HISTORY_DEPTH = 2000;
 
@@ -283,6 +285,10 @@ export class DeploymentService {
       if (scope.length === 0) throw notFound(`Environment ${input.environment} of tenant ${t.name}`);
     }
     if (scope.length === 0) return { text: await this.claimText(who, t, input.name, input) };
+    // Each candidate is a resolution of the whole policy: a bounded number, so one request cannot queue hundreds.
+    if (scope.length > MAX_CANDIDATES) {
+      throw new AppError('INVALID_INPUT', `Tenant ${t.name} has ${scope.length} environments; name one (account/environment): at most ${MAX_CANDIDATES} are weighed for a service.`);
+    }
 
     const tenantRow = (await this.repos.tenants.byName(t.name))!;
     const role = (await this.repos.tenants.members(t.id)).find((m) => m.user === who.name.toLowerCase())?.role ?? null;

@@ -9,6 +9,17 @@ import { previewOutput } from './revisions.types';
 
 const ident = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'must start with a letter and hold only letters, digits, "_" or "-" (at most 64)');
 
+/**
+ * Where a service runs is the environment's to say: a `target` or
+ * `environment` label written by the client could place it beside its
+ * environment's marks, so the API sets them and refuses them as input.
+ */
+export const PLACEMENT_LABELS = ['target', 'environment'] as const;
+export const PLACEMENT_LABELS_MESSAGE = 'labels target and environment are set from the environment field, not written directly';
+export function noPlacementLabels(labels: Record<string, unknown>): boolean {
+  return !PLACEMENT_LABELS.some((l) => Object.hasOwn(labels, l));
+}
+
 export const createServiceInput = z.object({
   /** The Keelson service (offering) to claim: "name" (in the chosen namespace) or "namespace/name". */
   service: z.string().regex(/^(?:[a-zA-Z][a-zA-Z0-9_-]{0,63}\/)?[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'must be "name" or "namespace/name"'),
@@ -16,7 +27,10 @@ export const createServiceInput = z.object({
   namespace: ident.optional(),
   /** `account/environment`: deploy there (its cluster becomes the claim's `target` label). */
   environment: z.string().regex(/^[a-zA-Z][\w-]{0,63}\/[a-zA-Z][\w-]{0,63}$/, 'must be "account/environment"').optional(),
-  labels: z.record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid label name'), z.string().max(1024)).default({}),
+  labels: z
+    .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid label name'), z.string().max(1024))
+    .refine(noPlacementLabels, PLACEMENT_LABELS_MESSAGE)
+    .default({}),
 });
 export type CreateServiceInput = z.infer<typeof createServiceInput>;
 

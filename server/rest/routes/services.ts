@@ -5,7 +5,7 @@
  * nothing; `accept` accepts at once where the caller may.
  */
 import { z } from 'zod';
-import { createServiceInput, type ServiceWrite, serviceLogsOutput, serviceOutput, serviceRevisionOutput, serviceSummaryOutput, serviceWriteOutput } from '../../services/deployments.types';
+import { createServiceInput, noPlacementLabels, PLACEMENT_LABELS_MESSAGE, type ServiceWrite, serviceLogsOutput, serviceOutput, serviceRevisionOutput, serviceSummaryOutput, serviceWriteOutput } from '../../services/deployments.types';
 import { decideOutput } from '../../services/revisions.types';
 import { okOutput } from '../../services/tenants.types';
 import type { Services } from '../../services';
@@ -18,7 +18,10 @@ const revisionParams = serviceParams.extend({ previous: z.coerce.number().int().
 const patchServiceInput = z.object({
   service: createServiceInput.shape.service.optional(),
   environment: createServiceInput.shape.environment,
-  labels: z.record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid label name'), z.string().max(1024).nullable()).optional(),
+  labels: z
+    .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid label name'), z.string().max(1024).nullable())
+    .refine(noPlacementLabels, PLACEMENT_LABELS_MESSAGE)
+    .optional(),
 });
 
 const channelName = z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'must be a channel name');
@@ -70,7 +73,10 @@ const simpleServiceInput = z.object({
     }),
     config: z
       .object({
-        parameter: z.record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid parameter name'), z.union([z.string().max(1024), z.number(), z.boolean()])).default({}),
+        parameter: z
+          .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid parameter name'), z.union([z.string().max(1024), z.number(), z.boolean()]))
+          .refine(noPlacementLabels, PLACEMENT_LABELS_MESSAGE)
+          .default({}),
         scale: z.record(z.string().regex(/^[a-zA-Z][\w-]{0,40}$/), z.number().int().min(0).max(1000)).optional(),
         resilience: z.number().int().min(0).max(100).optional(),
       })
