@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useTRPC } from '@/app/_trpc/client';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
+import { ApiTokens } from './api-tokens';
 
 export function ProfileView() {
   const trpc = useTRPC();
@@ -62,6 +63,7 @@ export function ProfileView() {
           </div>
         )}
       </section>
+      <ApiTokens />
     </>
   );
 }
