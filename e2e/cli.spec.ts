@@ -4,7 +4,7 @@
  * with the exit codes scripts rely on.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -14,9 +14,16 @@ test.describe.configure({ mode: 'serial' });
 function keelson(args: string[], user = 'sam') {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
     encoding: 'utf8',
-    env: { ...process.env, KEELSON_USER: user, KEELSON_PASSWORD: user, KEELSON_SERVER: test.info().project.use.baseURL },
+    env: { ...process.env, KEELSON_USER: user, KEELSON_PASSWORD: user, KEELSON_SERVER: test.info().project.use.baseURL, KEELSON_CONFIG_DIR: join(dir, 'no-config') },
     timeout: 120_000,
   });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** The CLI with exactly these variables (no KEELSON_* from this process). */
+function keelsonWith(args: string[], env: Record<string, string>) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KEELSON_')));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], { encoding: 'utf8', env: { ...clean, ...env } as NodeJS.ProcessEnv, timeout: 120_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -117,4 +124,49 @@ test('usage and sign-in errors have their own exit codes', async () => {
   });
   expect(bad.status).toBe(1);
   expect(bad.stderr).toContain('sign-in as sam failed');
+});
+
+test('keelson login saves a token (0600) that later commands use without a password; logout revokes it', async ({ request }) => {
+  const server = test.info().project.use.baseURL!;
+  const config = join(dir, 'config', 'keelson');
+  const login = keelsonWith(['login', '--server', server], { KEELSON_USER: 'john', KEELSON_PASSWORD: 'john', KEELSON_CONFIG_DIR: config });
+  expect(login.code, login.err).toBe(0);
+  expect(login.out).toContain(`Logged in to ${server} as john.`);
+  const file = join(config, 'credentials.json');
+  expect(existsSync(file)).toBe(true);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(statSync(config).mode & 0o777).toBe(0o700);
+  const saved = JSON.parse(readFileSync(file, 'utf8')).credentials as { server: string; token: string; expiresAt: string }[];
+  expect(saved).toHaveLength(1);
+  expect(saved[0]!.server).toBe(server);
+  expect(saved[0]!.token).toMatch(/^kst_/);
+
+  // No KEELSON_USER / KEELSON_PASSWORD: the saved token (over tRPC, as Authorization: Bearer).
+  const listed = keelsonWith(['revisions', 'list', '--server', server, '--format', 'json'], { KEELSON_CONFIG_DIR: config });
+  expect(listed.code, listed.err).toBe(0);
+  expect(Array.isArray(JSON.parse(listed.out))).toBe(true);
+  // …and without --server: the only console logged in to.
+  const plain = keelsonWith(['revisions', 'list'], { KEELSON_CONFIG_DIR: config });
+  expect(plain.code, plain.err).toBe(0);
+  // The token is John's on the REST API too.
+  const me = await request.get('/api/1.0-beta/user/info', { headers: { authorization: `Bearer ${saved[0]!.token}` } });
+  expect((await me.json()).data.name).toBe('John');
+
+  const out = keelsonWith(['logout'], { KEELSON_CONFIG_DIR: config });
+  expect(out.code, out.err).toBe(0);
+  expect(out.out).toContain(`Logged out of ${server}: the token was revoked there`);
+  expect(existsSync(file)).toBe(false);
+  expect((await request.get('/api/1.0-beta/user/info', { headers: { authorization: `Bearer ${saved[0]!.token}` } })).status()).toBe(401);
+  const after = keelsonWith(['revisions', 'list', '--server', server], { KEELSON_CONFIG_DIR: config });
+  expect(after.code).toBe(2);
+  expect(after.err).toContain(`not logged in to ${server}: run keelson login --server ${server}`);
+});
+
+test('keelson login with a wrong password exits 1 with one clear line and saves nothing', async () => {
+  const server = test.info().project.use.baseURL!;
+  const config = join(dir, 'config-wrong');
+  const bad = keelsonWith(['login', '--server', server], { KEELSON_USER: 'john', KEELSON_PASSWORD: 'wrong', KEELSON_CONFIG_DIR: config });
+  expect(bad.code).toBe(1);
+  expect(bad.err).toBe('keelson: sign-in as john failed: wrong user name or password\n');
+  expect(existsSync(join(config, 'credentials.json'))).toBe(false);
 });
