@@ -63,6 +63,29 @@ test('an invitation round trip: Alice creates a tenant, invites Bob as admin, Bo
   await expect(alice.getByTestId('pending-invitations')).toHaveCount(0);
 });
 
+test('placement rules: a program that cannot run is refused by name, and the draft survives a reload until saved', async ({ page }) => {
+  await signIn(page, 'alice');
+  await page.goto('/tenants/alice-team');
+  const rules = page.getByTestId('rules-text');
+  await expect(rules).toHaveValue('{}');
+  await page.getByRole('button', { name: 'Start from an example' }).click();
+  // One operator too many: the stack underflows, which the server finds when saving.
+  const broken = JSON.stringify({ validateEnvironmentUser: [{ reason: 'owners', sel: ['$.user.role', '::eq'] }] }, null, 2);
+  await rules.fill(broken);
+  await page.getByRole('button', { name: 'Save rules' }).click();
+  await expect(page.getByTestId('rules-status')).toContainText('rules.validateEnvironmentUser[0].sel');
+  // Nothing typed is lost: a reload brings the draft back.
+  await page.reload();
+  await expect(page.getByTestId('rules-text')).toHaveValue(broken);
+  const fixed = JSON.stringify({ validateEnvironmentUser: [{ reason: 'owners', sel: ['$.user.role', 'owner', '::eq'] }] }, null, 2);
+  await page.getByTestId('rules-text').fill(fixed);
+  await page.getByRole('button', { name: 'Save rules' }).click();
+  await expect(page.getByTestId('rules-status')).toContainText('Rules saved');
+  await page.reload();
+  await expect(page.getByTestId('rules-text')).toHaveValue(fixed);
+  await expect(page.getByRole('button', { name: 'Save rules' })).toBeDisabled();
+});
+
 function keelson(args: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', ...args], {
     encoding: 'utf8',

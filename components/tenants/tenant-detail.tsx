@@ -6,6 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { ConfirmDialog } from '../ui/confirm';
+import { TenantRules } from './tenant-rules';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 
 type Role = 'owner' | 'admin' | 'plain';
@@ -176,6 +177,7 @@ export function TenantDetail({ name, me }: { name: string; me: string }) {
           </form>
         )}
       </section>
+      <TenantRules tenant={d.name} rules={d.rules} canEdit={d.myRole === 'owner' || d.myRole === 'admin' || d.myRole === null} />
       <ConfirmDialog
         open={confirmRemove}
         title={`Remove tenant ${d.name}?`}

@@ -246,6 +246,13 @@ const MATRIX: Record<string, Case[]> = {
       expect: DOMAIN_ONLY,
     },
   ],
+  'tenants.setRules': [
+    {
+      what: "set the placement rules of someone else's tenant",
+      input: async (f) => ({ tenant: await freshTenant(f), rules: { validateEnvironmentUser: [{ reason: 'owners only', sel: ['$.user.role', 'owner', '::eq'] }] } }),
+      expect: DOMAIN_ONLY,
+    },
+  ],
   'tenants.remove': [{ what: "remove someone else's tenant", input: async (f) => ({ tenant: await freshTenant(f) }), expect: DOMAIN_ONLY }],
   'tenants.roleMap': [{ what: "everyone's roles", input: () => undefined, expect: DOMAIN_ONLY }],
   'tenants.myRoles': [{ what: 'own roles', input: () => undefined, expect: READ }],

@@ -183,6 +183,7 @@ for (const backend of ['memory', 'pglite'] as const) {
       await same(alice, 'tenants.answer', { invitationId: inv.id, accept: true, role: 'plain' });
       await same(john, 'tenants.invite', { tenant: 'outputs', user: 'Bob' });
       await same(john, 'tenants.get', { name: 'outputs' });
+      await same(john, 'tenants.setRules', { tenant: 'outputs', rules: { selectEnvironmentService: [{ reason: 'prod', sel: ['$.environment.meta.tier', 'prod', '::eq'] }] } });
       await same(sam, 'tenants.list');
       await same(john, 'tenants.changeRole', { tenant: 'outputs', user: 'Alice', role: 'admin' });
       await same(alice, 'tenants.myRoles');

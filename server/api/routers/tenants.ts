@@ -16,6 +16,7 @@ import {
   removeMemberInput,
   removeTenantInput,
   roleMapOutput,
+  setRulesInput,
   tenantOutput,
 } from '../../services/tenants.types';
 import { noInput } from '../../services/common.types';
@@ -43,6 +44,10 @@ export const tenantsRouter = createTRPCRouter({
     .input(removeMemberInput)
     .output(okOutput)
     .mutation(({ ctx, input }) => ctx.services.tenants.removeMember(ctx.actor, input)),
+  setRules: protectedProcedure
+    .input(setRulesInput)
+    .output(tenantOutput)
+    .mutation(({ ctx, input }) => ctx.services.tenants.setRules(ctx.actor, input)),
   remove: protectedProcedure.input(removeTenantInput).output(okOutput).mutation(({ ctx, input }) => ctx.services.tenants.remove(ctx.actor, input)),
   roleMap: protectedProcedure.input(noInput).output(roleMapOutput).query(({ ctx }) => ctx.services.tenants.roleMap(ctx.actor)),
   myRoles: protectedProcedure.input(noInput).output(myRolesOutput).query(({ ctx }) => ctx.services.tenants.myRoles(ctx.actor)),
