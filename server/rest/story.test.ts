@@ -168,6 +168,11 @@ describe('REST API: the whole story of a tenant, as a client', () => {
   });
 
   test('7. scale it; then a change that is rejected leaves the service where it was', async () => {
+    const before = (await call('Alice', 'GET', '/tenant/acme/service/web/history')).body.data.length;
+    const dry = await call('Alice', 'PATCH', `/tenant/acme/service/web/revision/${current}/scale?dryrun=true`, { scale: { tweepub: 2 } });
+    ok(dry, 200);
+    assert.equal(dry.body.data.dryrun, true);
+    assert.equal((await call('Alice', 'GET', '/tenant/acme/service/web/history')).body.data.length, before, 'a dry run writes nothing');
     const s = await call('Alice', 'PATCH', `/tenant/acme/service/web/revision/${current}/scale`, { scale: { tweepub: 2 } });
     ok(s, 202);
     assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/service/web/scale')).body.data, { tweepub: 2 });

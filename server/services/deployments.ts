@@ -451,7 +451,9 @@ export class DeploymentService {
     return { claim: atCurrent ?? live, history };
   }
 
-  private async write(who: Actor, text: string, message: string, accept: boolean): Promise<ServiceWrite> {
+  /** Write the claim as a new generation; with `dryrun`, the revision it would make, and nothing written. */
+  private async write(who: Actor, text: string, message: string, accept: boolean, dryrun = false): Promise<ServiceWrite> {
+    if (dryrun) return { dryrun: true, preview: await this.revisions.preview(who, { text }) };
     const w = await this.policy.apply(who, { text, baseGeneration: await this.repos.policy.head(), message, accept });
     return { dryrun: false, generation: w.generation, revision: await this.revisions.byGeneration(who, w.generation, { wait: true }) };
   }
@@ -465,7 +467,7 @@ export class DeploymentService {
    */
   async update(
     actor: MaybeActor,
-    input: { tenant: string; name: string; previous: number; accept: boolean; removeLinks?: boolean } & (
+    input: { tenant: string; name: string; previous: number; accept: boolean; removeLinks?: boolean; dryrun?: boolean } & (
       | { mode: 'replace'; spec: CreateServiceInput }
       | { mode: 'patch'; spec: { service?: string; environment?: string; labels?: Record<string, string | null> } }
     ),
@@ -489,16 +491,16 @@ export class DeploymentService {
       const state = await this.resolution.resolveDraft([...others, ...added]);
       await this.assertWithinMarks(t, input.name, labels, state, 'Changed so');
     }
-    const w = await this.write(who, text, `update service ${input.name} of tenant ${t.name} from revision ${input.previous} (API)`, input.accept);
-    await this.links.dropChannels(t.id, input.name, dropped);
+    const w = await this.write(who, text, `update service ${input.name} of tenant ${t.name} from revision ${input.previous} (API)`, input.accept, input.dryrun);
+    if (!w.dryrun) await this.links.dropChannels(t.id, input.name, dropped);
     return w;
   }
 
   /** Scale: a new revision setting `replicas` (or `replicas-<role>` per role) labels, which the bundle's templates read. */
-  async scale(actor: MaybeActor, input: { tenant: string; name: string; previous: number; accept: boolean; scale: number | Record<string, number> }): Promise<ServiceWrite> {
+  async scale(actor: MaybeActor, input: { tenant: string; name: string; previous: number; accept: boolean; dryrun?: boolean; scale: number | Record<string, number> }): Promise<ServiceWrite> {
     const labels: Record<string, string> =
       typeof input.scale === 'number' ? { replicas: String(input.scale) } : Object.fromEntries(Object.entries(input.scale).map(([role, n]) => [`replicas-${role}`, String(n)]));
-    return this.update(actor, { tenant: input.tenant, name: input.name, previous: input.previous, accept: input.accept, mode: 'patch', spec: { labels } });
+    return this.update(actor, { tenant: input.tenant, name: input.name, previous: input.previous, accept: input.accept, dryrun: input.dryrun, mode: 'patch', spec: { labels } });
   }
 
   /**
@@ -506,7 +508,7 @@ export class DeploymentService {
    * claim is the one that revision had (history is never rewritten). The
    * target must have been accepted at some point.
    */
-  async rollback(actor: MaybeActor, input: { tenant: string; name: string; previous: number; target: number; accept: boolean; removeLinks?: boolean }): Promise<ServiceWrite> {
+  async rollback(actor: MaybeActor, input: { tenant: string; name: string; previous: number; target: number; accept: boolean; removeLinks?: boolean; dryrun?: boolean }): Promise<ServiceWrite> {
     const who = this.signedIn(actor, 'roll back services');
     const t = await this.tenant(who, input.tenant, 'roll back services');
     const { claim, history } = await this.base(who, t, input.tenant, input.name, input.previous);
@@ -518,8 +520,15 @@ export class DeploymentService {
     const then = await this.repos.policy.getObject({ kind: 'claim', namespace: claim.namespace, name: claim.name }, target.generation);
     if (!then) throw new AppError('CONFLICT', `At revision ${input.target} service ${input.name} did not exist; remove it instead.`);
     const dropped = await this.links.droppedChannels(t.id, input.name, (claim.spec as Claim).labels, (then.spec as Claim).labels, input.removeLinks ?? false);
-    const w = await this.write(who, then.text, `roll back service ${input.name} of tenant ${t.name} to revision ${input.target} (API)`, input.accept);
-    await this.links.dropChannels(t.id, input.name, dropped);
+    // The old claim costs what it costs now: a rollback is admitted like any change.
+    const labels = (then.spec as Claim).labels;
+    if (await this.environmentOfClaim(t, labels)) {
+      const others = (await this.repos.policy.listObjects()).filter((o) => !(o.kind === 'claim' && o.namespace === claim.namespace && o.name === claim.name)).map(toPolicyInput);
+      const state = await this.resolution.resolveDraft([...others, { kind: then.kind, namespace: then.namespace, name: then.name, spec: then.spec } as (typeof others)[number]]);
+      await this.assertWithinMarks(t, input.name, labels, state, 'Rolled back so');
+    }
+    const w = await this.write(who, then.text, `roll back service ${input.name} of tenant ${t.name} to revision ${input.target} (API)`, input.accept, input.dryrun);
+    if (!w.dryrun) await this.links.dropChannels(t.id, input.name, dropped);
     return w;
   }
 

@@ -211,12 +211,13 @@ export const serviceRoutes = [
     auth: 'user',
     access: 'members who may save the claim: its author, namespace admins, domain admins',
     params: revisionParams,
-    query: z.object({ accept: queryFlag, remove_links: queryFlag }),
+    query: z.object({ accept: queryFlag, remove_links: queryFlag, dryrun: queryFlag, wait: waitQuery }),
     body: createServiceInput.omit({ namespace: true }),
     response: serviceWriteOutput,
     status: 202,
     async handler({ actor, services }, { params, query, body }) {
-      return { data: await services.deployments.update(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, mode: 'replace', spec: body }) };
+      const r = await services.deployments.update(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, dryrun: query.dryrun, mode: 'replace', spec: body });
+      return answerWrite(services, r, query.wait);
     },
   }),
   route({
@@ -227,12 +228,13 @@ export const serviceRoutes = [
     auth: 'user',
     access: 'members who may save the claim: its author, namespace admins, domain admins',
     params: revisionParams,
-    query: z.object({ accept: queryFlag, remove_links: queryFlag }),
+    query: z.object({ accept: queryFlag, remove_links: queryFlag, dryrun: queryFlag, wait: waitQuery }),
     body: patchServiceInput,
     response: serviceWriteOutput,
     status: 202,
     async handler({ actor, services }, { params, query, body }) {
-      return { data: await services.deployments.update(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, mode: 'patch', spec: body }) };
+      const r = await services.deployments.update(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, dryrun: query.dryrun, mode: 'patch', spec: body });
+      return answerWrite(services, r, query.wait);
     },
   }),
   route({
@@ -243,12 +245,13 @@ export const serviceRoutes = [
     auth: 'user',
     access: 'members who may save the claim: its author, namespace admins, domain admins',
     params: revisionParams,
-    query: z.object({ accept: queryFlag }),
+    query: z.object({ accept: queryFlag, dryrun: queryFlag, wait: waitQuery }),
     body: z.object({ scale: z.union([z.number().int().min(0).max(1000), z.record(z.string().regex(/^[a-zA-Z][\w-]{0,40}$/), z.number().int().min(0).max(1000))]) }),
     response: serviceWriteOutput,
     status: 202,
     async handler({ actor, services }, { params, query, body }) {
-      return { data: await services.deployments.scale(actor, { ...params, accept: query.accept ?? false, scale: body.scale }) };
+      const r = await services.deployments.scale(actor, { ...params, accept: query.accept ?? false, dryrun: query.dryrun, scale: body.scale });
+      return answerWrite(services, r, query.wait);
     },
   }),
   route({
@@ -259,11 +262,12 @@ export const serviceRoutes = [
     auth: 'user',
     access: 'members who may save the claim: its author, namespace admins, domain admins',
     params: revisionParams.extend({ target: z.coerce.number().int().min(1) }),
-    query: z.object({ accept: queryFlag, remove_links: queryFlag }),
+    query: z.object({ accept: queryFlag, remove_links: queryFlag, dryrun: queryFlag, wait: waitQuery }),
     response: serviceWriteOutput,
     status: 202,
     async handler({ actor, services }, { params, query }) {
-      return { data: await services.deployments.rollback(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false }) };
+      const r = await services.deployments.rollback(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, dryrun: query.dryrun });
+      return answerWrite(services, r, query.wait);
     },
   }),
   route({
