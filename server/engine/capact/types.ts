@@ -241,6 +241,8 @@ export interface CapactError {
   field?: string;
   /** Where in the input, e.g. `['interface', 'rules', 0, 'oneOf', 1]`. */
   path?: (string | number)[];
+  /** The individual issues behind a grouped message, by field. */
+  issues?: { field: string; message: string }[];
 }
 
 // ------------------------------------------------------------------ Results
