@@ -39,9 +39,7 @@ const PAGE = `<!doctype html>
 `;
 
 // A separate file rather than inline script, so a strict Content-Security-Policy can allow 'self' only.
-// validatorUrl: null — Swagger UI otherwise loads a badge from validator.swagger.io (sending it the
-// document's URL) whenever the console is not on localhost; the page must not leave the console.
-const INIT = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${API_PREFIX}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, withCredentials: true, validatorUrl: null });\n`;
+const INIT = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${API_PREFIX}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, withCredentials: true });\n`;
 
 export async function docsResponse(path: string): Promise<Response | undefined> {
   if (path === '/docs' || path === '/docs/') return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } });
