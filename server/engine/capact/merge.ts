@@ -82,7 +82,7 @@ export function mergePolicies(policies: PolicySet, options: MergeOptions = {}): 
   if (merged.default !== undefined || merged.rules.length > 0) {
     out.interface = {};
     if (merged.default !== undefined) out.interface.default = { inject: { requiredTypeInstances: merged.default } };
-    out.interface.rules = merged.rules;
+    if (merged.rules.length > 0) out.interface.rules = merged.rules;
   }
   if (merged.tiRules.length > 0) out.typeInstance = { rules: merged.tiRules };
   return clone(out);
