@@ -533,3 +533,26 @@ describe('rule lookup and filters', () => {
     assert.deepEqual(e.backends, ['postgresql is stored in the built-in Local Hub storage (no typeInstance rule matches)', 'rds-instance is stored in the built-in Local Hub storage (no typeInstance rule matches)']);
   });
 });
+
+// ------------------------------------- documented vs capact-compat, end to end
+
+describe('merge mode as a user sees it: which default TypeInstance is injected', () => {
+  // A second Helm template storage, so Global and Action can name different TypeInstances of the same Type.
+  const base = fixtureHub(true);
+  const hub: Hub = { ...base, typeInstances: { ...base.typeInstances, 'action-helm-template': { id: 'action-helm-template', typeRef: { path: 'cap.type.helm.template.storage', revision: '0.1.0' } } } };
+  const allow = [{ interface: { path: 'cap.*' }, oneOf: [{ implementationConstraints: {} }] }];
+  const global: Policy = { interface: { default: { inject: { requiredTypeInstances: [{ id: 'b1fcdf4c-f3e3-4b90-ba37-f8ca40c620e2' }] } }, rules: allow } };
+  const action: Policy = { interface: { default: { inject: { requiredTypeInstances: [{ id: 'action-helm-template' }] } } } };
+  const injectedFor = (mode: MergeMode) => {
+    const plan = planRender(hub, { global, action }, { interface: { path: 'cap.interface.productivity.mattermost.install' } }, { mode, maxDepth: 50 });
+    assert.equal(plan.ok, true, JSON.stringify(plan.errors));
+    assert.equal(at(plan.root?.implementation), 'cap.implementation.mattermost.mattermost-team-edition.install@0.2.0');
+    return injectedAsMaps(plan.root!.injected).requiredTypeInstances;
+  };
+  test('documented (default order ACTION, GLOBAL, WORKFLOW): the Action policy\'s TypeInstance', () => {
+    assert.deepEqual(injectedFor('documented'), { 'helm-template-storage': 'action-helm-template' });
+  });
+  test('capact-compat: the Global policy\'s, because the lower-priority default replaces the higher one', () => {
+    assert.deepEqual(injectedFor('capact-compat'), { 'helm-template-storage': 'b1fcdf4c-f3e3-4b90-ba37-f8ca40c620e2' });
+  });
+});

@@ -176,7 +176,8 @@ export function checkConstraints(impl: Implementation, constraints: Implementati
       return { pass: false, constraint: 'attributes', reason };
     }
   }
-  const unmet = unmetRequirement(impl, ctx);
+  // Capact skips requirement satisfaction when nothing at all exists (never, with the Kubernetes constant).
+  const unmet = ctx.existing.size > 0 ? unmetRequirement(impl, ctx) : undefined;
   if (unmet) return { pass: false, constraint: 'requirements', reason: unmet };
   const requires = constraints.requires ?? [];
   if (requires.length > 0) {
