@@ -5,6 +5,7 @@
  * Exit codes: 0 success, 1 invalid input or refused, 2 usage error.
  */
 import { loginCommand, logoutCommand } from './login';
+import { policyCommand } from './policy';
 import { resolveCommand } from './resolve';
 import { applyCommand, revisionsCommand } from './server-commands';
 import { validateCommand } from './validate';
@@ -15,6 +16,9 @@ Commands:
   validate PATH...     Parse and validate policy files or folders (*.yaml, *.yml).
                        Prints file:line:col: message per problem; exit 1 on any error.
   resolve PATH...      Resolve claims into the desired state (JSON or YAML).
+  policy PATH... --interface PATH[:REV]
+                       Capact: the Implementation an Interface resolves to under
+                       the policies, with injections, backends and the reasons.
 
 Against a running console (--server URL or KEELSON_SERVER; signed in with
 KEELSON_USER / KEELSON_PASSWORD, or else with the token of keelson login):
@@ -37,6 +41,8 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
       return validateCommand(rest, io);
     case 'resolve':
       return resolveCommand(rest, io);
+    case 'policy':
+      return policyCommand(rest, io);
     case 'apply':
       return applyCommand(rest, io, 'apply');
     case 'delete':

@@ -27,7 +27,8 @@ import {
   type TypeInstanceBackendRef,
 } from './index';
 
-const CORPUS = '/work/shared/corpus/capact';
+// The corpus is kept in the repository, as test data used as is.
+const CORPUS = join(process.cwd(), 'corpus/capact');
 const DERIVED = join(CORPUS, 'derived');
 const HUB_DIR = join(CORPUS, 'pkg/sdk/renderer/argo/testdata/hub');
 const POLICY_TESTDATA = join(CORPUS, 'pkg/engine/k8s/policy/testdata');
