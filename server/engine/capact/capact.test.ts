@@ -557,3 +557,35 @@ describe('merge mode as a user sees it: which default TypeInstance is injected',
     assert.deepEqual(injectedFor('capact-compat'), { 'helm-template-storage': 'b1fcdf4c-f3e3-4b90-ba37-f8ca40c620e2' });
   });
 });
+
+describe('memoised lookups stay per Hub and per policy', () => {
+  const iface = { ocfVersion: '0.0.1', kind: 'Interface', revision: '0.1.0', metadata: { prefix: 'cap.interface.memo', name: 'install' }, spec: {} };
+  const impl = (name: string) => ({
+    ocfVersion: '0.0.1',
+    kind: 'Implementation',
+    revision: '0.1.0',
+    metadata: { prefix: 'cap.implementation.memo', name },
+    spec: { implements: [{ path: 'cap.interface.memo.install', revision: '0.1.0' }], requires: {}, imports: [], action: {} },
+  });
+  const creds = { id: 'ti-memo', typeRef: { path: 'cap.type.memo.creds', revision: '0.1.0' }, latestResourceVersion: { resourceVersion: 1, spec: { value: {} } } };
+  const request = { interface: { path: 'cap.interface.memo.install' } };
+
+  test('one policy object against two Hubs: each resolves its TypeInstance ids against its own', () => {
+    const policy = {
+      interface: { rules: [{ interface: { path: 'cap.*' }, oneOf: [{ implementationConstraints: {}, inject: { requiredTypeInstances: [{ id: 'ti-memo', description: 'creds' }] } }] }] },
+    } as Policy;
+    const withCreds = loadHub([iface, impl('a'), creds]).hub;
+    const without = loadHub([iface, impl('a')]).hub;
+    assert.equal(chooseImplementation(withCreds, policy, request).errors.length, 0);
+    assert.match(chooseImplementation(without, policy, request).errors[0]?.message ?? '', /missing Type reference for ID: "ti-memo"/);
+    // And back: the first Hub's answer did not change.
+    assert.equal(chooseImplementation(withCreds, policy, request).errors.length, 0);
+  });
+
+  test('two policies over one Hub: each has its own rule lookup and path patterns', () => {
+    const hub = loadHub([iface, impl('a'), impl('b')]).hub;
+    const only = (name: string) => ({ interface: { rules: [{ interface: { path: 'cap.interface.memo.install' }, oneOf: [{ implementationConstraints: { path: `memo\\.${name}$` } }] }] } }) as Policy;
+    assert.equal(chooseImplementation(hub, only('a'), request).implementation?.path, 'cap.implementation.memo.a');
+    assert.equal(chooseImplementation(hub, only('b'), request).implementation?.path, 'cap.implementation.memo.b');
+  });
+});

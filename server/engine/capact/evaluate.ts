@@ -80,7 +80,21 @@ export function extendsHubStorage(hub: Hub, ref: TypeRef): boolean {
  * know and that carries no TypeRef is an error; so is a backend whose Type
  * is not a Hub storage.
  */
+/**
+ * The resolved policy per (Hub, policy) pair: both are read-only once made,
+ * so 10,000 requests under one merged policy resolve its ids once.
+ */
+const resolvedMetadata = new WeakMap<Policy, WeakMap<Hub, { policy: Policy; errors: CapactError[] }>>();
+
 export function resolvePolicyMetadata(hub: Hub, policy: Policy): { policy: Policy; errors: CapactError[] } {
+  let perHub = resolvedMetadata.get(policy);
+  if (!perHub) resolvedMetadata.set(policy, (perHub = new WeakMap()));
+  let done = perHub.get(hub);
+  if (!done) perHub.set(hub, (done = resolveMetadataOnce(hub, policy)));
+  return done;
+}
+
+function resolveMetadataOnce(hub: Hub, policy: Policy): { policy: Policy; errors: CapactError[] } {
   const out = clone(policy) ?? {};
   const missing: { field: TiKind; message: string }[] = [];
   const resolve = (kind: TiKind, entry: { id: string; typeRef?: TypeRef; description?: string; name?: string }) => {
@@ -134,10 +148,16 @@ export function ruleLookupKeys(iface: TypeRef): string[] {
   return [`${iface.path}:${iface.revision}`, iface.path, ANY_INTERFACE_PATH];
 }
 
+const ruleMaps = new WeakMap<Policy, Map<string, { index: number; rule: RulesForInterface }>>();
+
 export function findRuleForInterface(policy: Policy, iface: TypeRef): { key: string; index: number; rule: RulesForInterface } | null {
-  const byKey = new Map<string, { index: number; rule: RulesForInterface }>();
-  // A later rule with the same key replaces an earlier one, as Capact's map does.
-  (policy.interface?.rules ?? []).forEach((rule, index) => byKey.set(refKey(rule.interface.path, rule.interface.revision), { index, rule }));
+  let byKey = ruleMaps.get(policy);
+  if (!byKey) {
+    byKey = new Map();
+    // A later rule with the same key replaces an earlier one, as Capact's map does.
+    for (const [index, rule] of (policy.interface?.rules ?? []).entries()) byKey.set(refKey(rule.interface.path, rule.interface.revision), { index, rule });
+    ruleMaps.set(policy, byKey);
+  }
   for (const key of ruleLookupKeys(iface)) {
     const found = byKey.get(key);
     if (found) return { key, ...found };
@@ -146,6 +166,18 @@ export function findRuleForInterface(policy: Policy, iface: TypeRef): { key: str
 }
 
 // -------------------------------------------------------------- filters
+
+/** Compiled path patterns: a policy names few, and compiling one costs more than matching it many times. */
+const patterns = new Map<string, ReturnType<typeof compileRe2>>();
+function compiledPath(pattern: string): ReturnType<typeof compileRe2> {
+  let re = patterns.get(pattern);
+  if (!re) {
+    // Bounded: a stream of distinct patterns cannot grow it without limit.
+    if (patterns.size >= 1000) patterns.clear();
+    patterns.set(pattern, (re = compileRe2(pattern)));
+  }
+  return re;
+}
 
 interface FilterContext {
   existing: Set<string>;
@@ -157,7 +189,7 @@ type Verdict = { pass: true } | { pass: false; constraint: RejectionConstraint; 
 /** The first constraint of one oneOf item that the Implementation fails, in Capact's filter order. */
 export function checkConstraints(impl: Implementation, constraints: ImplementationConstraints, ctx: FilterContext): Verdict {
   if (constraints.path !== undefined) {
-    const re = compileRe2(constraints.path);
+    const re = compiledPath(constraints.path);
     // Go's regexp.Match: unanchored; an invalid pattern matches nothing.
     if (!re.ok) return { pass: false, constraint: 'path', reason: `path pattern ${JSON.stringify(constraints.path)} does not compile: ${re.error.message}` };
     if (re.value.test(impl.path) !== true) return { pass: false, constraint: 'path', reason: `path does not match pattern ${JSON.stringify(constraints.path)}` };

@@ -400,13 +400,32 @@ export function findType(hub: Hub, ref: TypeRef): Type | undefined {
 }
 
 /** Every Implementation revision that implements the Interface revision (in index order). */
-export function implementationsFor(hub: Hub, iface: TypeRef): Implementation[] {
-  const out: Implementation[] = [];
-  for (const revs of Object.values(hub.implementations)) {
-    for (const impl of revs) {
-      const matches = impl.implements.some((r) => r.path === iface.path && (hub.implementsMatch === 'path' || r.revision === iface.revision));
-      if (matches) out.push(impl);
+/**
+ * Implementations by the Interface path they implement, per Hub: a Hub is
+ * not changed once loaded, so the index is built once and choosing among
+ * thousands of Implementations does not scan them all per request.
+ */
+const byInterfacePath = new WeakMap<Hub, Map<string, Implementation[]>>();
+
+function implementationIndex(hub: Hub): Map<string, Implementation[]> {
+  let index = byInterfacePath.get(hub);
+  if (!index) {
+    index = new Map();
+    for (const revs of Object.values(hub.implementations)) {
+      for (const impl of revs) {
+        for (const path of new Set(impl.implements.map((r) => r.path))) {
+          const list = index.get(path) ?? [];
+          list.push(impl);
+          index.set(path, list);
+        }
+      }
     }
+    byInterfacePath.set(hub, index);
   }
-  return out;
+  return index;
+}
+
+export function implementationsFor(hub: Hub, iface: TypeRef): Implementation[] {
+  const candidates = implementationIndex(hub).get(iface.path) ?? [];
+  return hub.implementsMatch === 'path' ? [...candidates] : candidates.filter((impl) => impl.implements.some((r) => r.path === iface.path && r.revision === iface.revision));
 }
