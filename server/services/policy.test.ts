@@ -85,7 +85,7 @@ describe('PolicyService writes', () => {
     await refused(
       svc.apply(alice, { text: 'kind: widget\nmetadata: {namespace: main, name: w}\n', baseGeneration: 1 }),
       'INVALID_INPUT',
-      'unknown kind "widget"; known kinds: aclrule, bundle, claim, cluster, rule, service',
+      'unknown kind "widget"; known kinds: aclrule, action, attribute, bundle, claim, cluster, implementation, interface, policy, rule, service, type, typeinstance',
       'line 1, column 7',
     );
     await unchanged();

@@ -6,9 +6,10 @@ import { defineSource, metadataIdentity } from './sources';
 import { loadObjects } from './validate';
 
 test('the kind registry: every built-in kind has one source, a schema, a description and a starting text that loads as is', () => {
-  assert.deepEqual([...KNOWN_KINDS], ['aclrule', 'bundle', 'claim', 'cluster', 'rule', 'service']);
+  assert.deepEqual([...KNOWN_KINDS], ['aclrule', 'action', 'attribute', 'bundle', 'claim', 'cluster', 'implementation', 'interface', 'policy', 'rule', 'service', 'type', 'typeinstance']);
+  const capact = new Set(['action', 'attribute', 'implementation', 'interface', 'policy', 'type', 'typeinstance']);
   for (const k of KNOWN_KINDS) {
-    assert.equal(KINDS.sourceOfKind(k)?.name, 'aptomi', k);
+    assert.equal(KINDS.sourceOfKind(k)?.name, capact.has(k) ? 'capact' : 'aptomi', k);
     assert.ok(KINDS.description(k).length > 10, k);
     const example = loadObjects(KINDS.spec(k)!.example, `${k}.yaml`);
     assert.deepEqual(example.diagnostics.filter((d) => d.severity === 'error'), [], k);
@@ -30,9 +31,12 @@ test('documents of other sources are recognised and named, not skipped as foreig
   );
   assert.match(installation.diagnostics[0]!.message, /Gardener Landscaper Installation "application" recognised/);
 
-  const ocf = loadObjects('ocfVersion: 0.0.1\nkind: Interface\nmetadata: {prefix: cap.interface.database.postgresql, name: install}\n');
-  assert.equal(ocf.diagnostics[0]?.code, 'unsupported_source');
-  assert.match(ocf.diagnostics[0]!.message, /Capact Interface "cap\.interface\.database\.postgresql\.install"/);
+  // Capact's OCF manifests load as written, named by path and revision, in the system namespace.
+  const ocf = loadObjects('ocfVersion: 0.0.1\nrevision: 0.1.0\nkind: Interface\nmetadata: {prefix: cap.interface.database.postgresql, name: install}\n');
+  assert.deepEqual(ocf.diagnostics, []);
+  assert.deepEqual(ocf.objects.map((o) => [o.kind, o.namespace, o.name]), [['interface', 'system', 'cap.interface.database.postgresql.install:0.1.0']]);
+  const noRevision = loadObjects('ocfVersion: 0.0.1\nkind: Interface\nmetadata: {prefix: cap.interface.database.postgresql, name: install}\n');
+  assert.deepEqual(noRevision.diagnostics.map((d) => [d.code, d.path]), [['schema', ['revision']]]);
 
   const dm = loadObjects('resources:\n- name: vm\n  type: compute.v1.instance\n');
   assert.equal(dm.diagnostics[0]?.code, 'unsupported_source');

@@ -70,7 +70,7 @@ export class KindRegistry {
     const schema = z.toJSONSchema(spec.schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
     const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
     // The editor should steer towards the canonical lower-case kind.
-    if (props?.kind) props.kind = { type: 'string', enum: [kind], description: spec.description };
+    if (props?.kind) props.kind = { type: 'string', enum: [kind, ...(spec.kindNames ?? [])], description: spec.description };
     if (spec.systemOnly) {
       const md = props?.metadata as { properties?: Record<string, Record<string, unknown>> } | undefined;
       if (md?.properties?.namespace) md.properties.namespace = { type: 'string', enum: [SYSTEM_NAMESPACE] };

@@ -27,6 +27,8 @@ export interface KindSpec<S extends z.ZodType = z.ZodType> {
   description: string;
   /** Starting YAML for "New object": valid as is, easy to adapt (with `namespace: main` where the kind is namespaced). */
   example: string;
+  /** Other spellings its source writes the kind in (OCF's `Interface`), offered by the editor beside the canonical one. */
+  kindNames?: readonly string[];
   /** Objects of the kind live only in the `system` namespace (clusters, ACL rules). */
   systemOnly?: boolean;
   /** Checks a schema cannot express (templates compile, no dependency loops); pure. */
