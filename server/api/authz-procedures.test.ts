@@ -94,6 +94,15 @@ async function freshTenant(f: Fixture): Promise<string> {
 const tokenOwner = (name: string): Actor => ({ id: `local:${name}`, name, labels: {}, provider: 'test' });
 
 const MATRIX: Record<string, Case[]> = {
+  'capact.interfaces': [{ what: 'the Interfaces of the Hub', input: () => undefined, expect: READ }],
+  'capact.tryIt': [
+    { what: 'which Implementation an Interface resolves to', input: () => ({ interface: { path: 'cap.interface.database.postgresql.install' } }), expect: READ },
+    {
+      what: 'the same under a draft Global policy (trying changes nothing)',
+      input: () => ({ interface: { path: 'cap.interface.database.postgresql.install' }, draft: 'kind: policy\nmetadata: {namespace: system, name: global}\ninterface: {rules: []}\n' }),
+      expect: READ,
+    },
+  ],
   'graphs.policy': [{ what: 'policy graph of the head', input: () => ({}), expect: READ }],
   'graphs.desired': [{ what: 'desired-state graph of the head', input: () => ({}), expect: READ }],
   'graphs.instance': [{ what: 'one instance with its deployed state', input: (f) => ({ key: f.state.instanceKey }), expect: READ }],

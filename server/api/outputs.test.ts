@@ -136,6 +136,8 @@ for (const backend of ['memory', 'pglite'] as const) {
       await same(sam, 'graphs.policy', {});
       await same(sam, 'graphs.desired', {});
       await same(alice, 'graphs.instance', { key: claim.instances[0].key });
+      await same(alice, 'capact.interfaces');
+      await same(alice, 'capact.tryIt', { interface: { path: 'cap.interface.database.postgresql.install' }, draft: 'kind: policy\nmetadata: {namespace: system, name: global}\ninterface: {rules: []}\n' });
     });
 
     test('revisions: computed, decided, applied, rolled back and reverted', async () => {

@@ -1,3 +1,4 @@
+import { capactRouter } from './routers/capact';
 import { graphsRouter } from './routers/graphs';
 import { policyRouter } from './routers/policy';
 import { resolutionRouter } from './routers/resolution';
@@ -8,6 +9,7 @@ import { usersRouter } from './routers/users';
 import { createCallerFactory, createTRPCRouter } from './trpc';
 
 export const appRouter = createTRPCRouter({
+  capact: capactRouter,
   graphs: graphsRouter,
   policy: policyRouter,
   resolution: resolutionRouter,

@@ -18,7 +18,9 @@ export const generation = z.number().int().min(0);
 export const name = z.string().min(1).max(64);
 /** A user name as the API takes it (policy names, e-mail-like OIDC names). */
 export const userName = z.string().min(1).max(200);
-export const objectId = z.object({ kind: z.string().min(1).max(64), namespace: name, name });
+/** An object's name: Aptomi names are short identifiers, Capact's are `path:revision` (longer, with dots). */
+export const objectName = z.string().min(1).max(253);
+export const objectId = z.object({ kind: z.string().min(1).max(64), namespace: name, name: objectName });
 export const yamlText = z.string().max(MAX_REQUEST_BYTES, 'the request is over the limit of 10 MiB');
 /** A commit message or a decision's comment. */
 export const note = z.string().max(2000).optional();

@@ -10,6 +10,7 @@ import { ClaimService } from './claims';
 import { GraphService } from './graphs';
 import { DeploymentService } from './deployments';
 import { LinkService } from './links';
+import { CapactService } from './capact';
 import { EstateService } from './estate';
 import { ResourceService } from './resources';
 import { TokenService } from './tokens';
@@ -39,6 +40,7 @@ export interface Services {
   /** Axebow services: tenants' claims, addressed by tenant and name. */
   deployments: DeploymentService;
   links: LinkService;
+  capact: CapactService;
   /** Tenants' registered resources. */
   resources: ResourceService;
   /** API tokens (bearer credentials). */
@@ -74,5 +76,5 @@ export function createServices(
   // Without a configured key (tests, in-memory use) secrets are sealed under one that lives as long as the process.
   const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
   const tokens = new TokenService(repos, access, users, signInLimiter());
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens };
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, capact: new CapactService(repos) };
 }

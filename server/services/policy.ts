@@ -292,17 +292,40 @@ export class PolicyService {
   /** The redaction placeholder must never be saved as a credential (someone copied what they were shown). */
   private async keepSecrets(objects: AnyLoadedObject[]) {
     for (const o of objects) {
-      if (o.kind !== 'cluster' || JSON.stringify(o.spec).indexOf(REDACTED) < 0) continue;
-      throw new AppError('INVALID_INPUT', `cluster ${o.namespace}/${o.name}: the kubeconfig shows "${REDACTED}"; paste the real value or remove the field. Nothing was saved.`);
+      if (o.kind === 'cluster' && JSON.stringify(o.spec).indexOf(REDACTED) >= 0) {
+        throw new AppError('INVALID_INPUT', `cluster ${o.namespace}/${o.name}: the kubeconfig shows "${REDACTED}"; paste the real value or remove the field. Nothing was saved.`);
+      }
+      if (o.kind === 'typeinstance' && JSON.stringify(o.spec).indexOf(REDACTED_VALUE) >= 0) {
+        throw new AppError('INVALID_INPUT', `typeinstance ${o.namespace}/${o.name}: the value shows "${REDACTED_VALUE}"; paste the real value. Nothing was saved.`);
+      }
     }
   }
 }
 
 export const REDACTED = '<redacted: only domain admins see cluster credentials>';
 
+export const REDACTED_VALUE = '<redacted: only domain admins see TypeInstance values>';
+
+/**
+ * Where an object keeps secrets: a cluster's kubeconfig; a Capact
+ * TypeInstance's value (credentials are what TypeInstances are injected
+ * for), in Keelson's form or as Capact exports it.
+ */
+function secretOf(o: StoredObject): { value: unknown; keys: readonly string[]; marker: string } | undefined {
+  const spec = o.spec as Record<string, unknown> | null;
+  if (o.kind === 'cluster') {
+    const kube = (spec?.config as { kubeconfig?: unknown } | undefined)?.kubeconfig;
+    return kube != null ? { value: kube, keys: ['kubeconfig'], marker: REDACTED } : undefined;
+  }
+  if (o.kind === 'typeinstance') {
+    const value = spec?.value ?? spec?.latestResourceVersion;
+    return value != null ? { value, keys: ['value', 'latestResourceVersion'], marker: REDACTED_VALUE } : undefined;
+  }
+  return undefined;
+}
+
 function hasSecret(o: StoredObject): boolean {
-  const cfg = (o.spec as { config?: { kubeconfig?: unknown } } | null)?.config;
-  return o.kind === 'cluster' && cfg?.kubeconfig != null;
+  return secretOf(o) !== undefined;
 }
 
 /**
@@ -313,17 +336,17 @@ function hasSecret(o: StoredObject): boolean {
  * comments and anchors dropped.
  */
 function redactSecrets<T extends StoredObject>(o: T): T {
-  const kube = (o.spec as { config: { kubeconfig: unknown } }).config.kubeconfig;
-  // Every string inside the kubeconfig is secret wherever else it appears (an alias copies it).
+  const secret = secretOf(o)!;
+  // Every string inside the secret is secret wherever else it appears (an alias copies it).
   const secrets: string[] = [];
   const collect = (v: unknown) => {
     if (typeof v === 'string' && v.length >= 4) secrets.push(v);
     else if (v && typeof v === 'object') Object.values(v).forEach(collect);
   };
-  collect(kube);
+  collect(secret.value);
   const scrub = (v: unknown, key?: string): unknown => {
-    if (key === 'kubeconfig') return REDACTED;
-    if (typeof v === 'string') return secrets.some((x) => v.includes(x)) ? REDACTED : v;
+    if (key !== undefined && secret.keys.includes(key)) return secret.marker;
+    if (typeof v === 'string') return secrets.some((x) => v.includes(x)) ? secret.marker : v;
     if (Array.isArray(v)) return v.map((x) => scrub(x));
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x, k)]));
     return v;

@@ -170,6 +170,8 @@ export function toHubManifest(kind: string, spec: Record<string, unknown>): Reco
     const md = spec.metadata as { name: string };
     return { id: md.name, typeRef: spec.typeRef, latestResourceVersion: { resourceVersion: 1, spec: { value: spec.value ?? null } }, ...(spec.backend ? { backend: spec.backend } : {}) };
   }
+  // The loader pins the canonical lower-case kind; the Hub reader expects Capact's spelling.
+  if (kind === 'typeinstance') return { ...spec, kind: 'TypeInstance' };
   if (kind in OCF_KINDS) {
     const md = { ...(spec.metadata as Record<string, unknown>) };
     const path = ocfPath(md)!;
