@@ -16,6 +16,7 @@ import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { objectHref } from './links';
 import { newObjectTemplates, templateFor } from './templates';
 import { RevisionPreview } from '../revisions/preview';
+import { CapactTryIt } from '../capact/try-it';
 
 type Id = { kind: string; namespace: string; name: string };
 type Status = { kind: 'error' | 'success' | 'info' | 'warning'; text: string; action?: 'reload'; generation?: number } | null;
@@ -351,6 +352,7 @@ function EditorForm(props: {
         reveal={props.reveal}
       />
       <RevisionPreview text={text} enabled={dirty && errors.length === 0} />
+      {kind === 'policy' && <CapactTryIt text={text} />}
       <section aria-label="Problems" style={{ marginTop: 10 }}>
         <div className="toolbar">
           <h3 style={{ margin: 0 }}>
