@@ -22,6 +22,7 @@ import type { PolicyUser } from './model/users';
 import { APTOMI } from './model/sources/aptomi';
 import { claimsOf, ResolveSession, type PolicyInput, type PolicyObjectInput } from './resolve';
 import { claimKey } from './resolve/claim';
+import { CAPACT_INPUT_KINDS } from './resolve/capact';
 import type { ClaimOutcome, DesiredState, Instance } from './state';
 
 export { loadObjects as validate } from './model/validate';
@@ -92,6 +93,8 @@ export const APTOMI_RESOLVE: SourceStage = {
     return {
       output: () => session.state(),
       update(change) {
+        // Capact's Hub and Global policy decide what interface components deploy: a change there starts over.
+        if ([...change.upserts, ...change.deletes].some((o) => CAPACT_INPUT_KINDS.has(o.kind))) return false;
         // Objects of other sources do not reach this stage; of its own, only claims can change in place.
         const upserts = change.upserts.filter((o) => isAptomiKind(o.kind));
         const deletes = change.deletes.filter((o) => isAptomiKind(o.kind));

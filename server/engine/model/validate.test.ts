@@ -58,7 +58,7 @@ describe('loading objects', () => {
     const lines = r.diagnostics.map(formatDiagnostic);
     assert.deepEqual(lines, [
       'web.yaml:5:18: components[0].code.type: must be one of "helm", "raw" (bundle/main/web)',
-      'web.yaml:6:5: components[1]: a component has either code or service, not both (bundle/main/web)',
+      'web.yaml:6:5: components[1]: a component has one of code, service or interface, not several (bundle/main/web)',
     ]);
     assert.equal(r.objects.length, 0);
   });

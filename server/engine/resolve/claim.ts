@@ -520,6 +520,7 @@ class ClaimWalk {
           continue;
         }
       }
+      if (comp.interfaceError) throw new ClaimFailure(`component ${comp.name} of bundle ${bundle.namespace}/${bundle.name}: ${comp.interfaceError}`);
       if (index.componentReadsUser(comp)) this.uses('user');
       const { key, names: own } = level.component(comp.name);
       compKeys.set(comp.name, key);
@@ -555,7 +556,8 @@ class ClaimWalk {
       if (index.componentReadsSecrets(comp)) c.sensitive = true;
       this.record(c);
       pushUnique(root.edges, key);
-      this.step(d, 'component', `component ${comp.name}${comp.service ? ` → service ${comp.service}` : ''}`, { component: comp.name, included: true, key });
+      const via = comp.service ? ` → service ${comp.service}` : comp.implementation ? ` → interface ${comp.interface}: Implementation ${comp.implementation}` : '';
+      this.step(d, 'component', `component ${comp.name}${via}`, { component: comp.name, included: true, key });
 
       if (comp.service) {
         this.resolveNode({

@@ -13,6 +13,7 @@ import { templateMayReadSecrets } from '../lang/gotemplate/reads';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
 import { instanceKey } from '../state/key';
+import { CAPACT_INPUT_KINDS, CapactChooser, type EffectiveComponent } from './capact';
 
 export interface PolicyObjectInput<K extends Kind = Kind> {
   kind: K;
@@ -74,9 +75,13 @@ export class PolicyIndex {
   private readonly rolesCache = new Map<string, UserRoles>();
   private readonly plans = new WeakMap<object, Result<ParamPlan>>();
   private readonly levels = new Map<string, Level>();
+  /** Capact's objects (the Hub and the Global policy), for components that name an Interface. */
+  private readonly capactObjects: { kind: string; spec: unknown; name: string; namespace: string }[] = [];
+  private capact: CapactChooser | undefined;
 
   constructor(input: PolicyInput) {
     for (const o of input.objects) {
+      if (CAPACT_INPUT_KINDS.has(o.kind)) this.capactObjects.push(o);
       switch (o.kind) {
         case 'service':
           put(this.services, o.namespace, o.name, o.spec as Service);
@@ -190,7 +195,7 @@ export class PolicyIndex {
   private readonly ruleClaimReads = new Map<string, boolean>();
   private readonly componentUserReads = new WeakMap<object, boolean>();
   private readonly componentSecretReads = new WeakMap<object, boolean>();
-  private readonly sortedComponents = new WeakMap<object, Component[]>();
+  private readonly sortedComponents = new WeakMap<object, EffectiveComponent[]>();
 
   /** A number per object identity (interned discovery values). */
   objectId(o: object): number {
@@ -286,13 +291,21 @@ export class PolicyIndex {
   }
 
   /** Components of a bundle, dependencies first (cached per bundle). */
-  componentsOf(bundle: Bundle): Component[] {
+  componentsOf(bundle: Bundle): EffectiveComponent[] {
     let list = this.sortedComponents.get(bundle);
     if (!list) {
-      list = sortComponents(bundle);
+      // A component naming a Capact Interface takes its code from the chosen Implementation; from here on it is a code component.
+      list = sortComponents(bundle).map((c) => (c.interface ? this.viaInterface(c, c.interface) : c));
       this.sortedComponents.set(bundle, list);
     }
     return list;
+  }
+
+  private viaInterface(c: Component, ref: string): EffectiveComponent {
+    this.capact ??= new CapactChooser(this.capactObjects);
+    const choice = this.capact.choose(ref);
+    if (!choice.ok) return { ...c, interface: ref, interfaceError: choice.error };
+    return { ...c, code: choice.code, interface: ref, implementation: choice.implementation };
   }
 
   memoLookup(key: string, user: string, claim: string): { result: MemoResult; user: boolean; claim: boolean } | undefined {

@@ -82,16 +82,22 @@ export const componentSchema = z
       .strict()
       .nullish(),
     service: reference.nullish().describe('Service this component consumes: "name" or "namespace/name"'),
+    interface: z
+      .string()
+      .max(220)
+      .regex(/^cap(?:\.[A-Za-z0-9][A-Za-z0-9_-]*)+(?::\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?)?$/, 'must be a Capact Interface: cap.interface.<path>[:<revision>]')
+      .nullish()
+      .describe('Capact Interface whose Implementation (chosen by the Global policy) gives this component its code: cap.interface.<path>[:<revision>]'),
     discovery: paramTree.nullish().describe('Values announced to other components; strings are templates'),
     dependencies: z.array(identifier).nullish().describe('Components of this bundle that must come first'),
   })
   .strict()
   .superRefine((c, ctx) => {
-    const n = (c.code ? 1 : 0) + (c.service ? 1 : 0);
+    const n = (c.code ? 1 : 0) + (c.service ? 1 : 0) + (c.interface ? 1 : 0);
     if (n !== 1) {
       ctx.addIssue({
         code: 'custom',
-        message: n === 0 ? 'a component needs either code or service' : 'a component has either code or service, not both',
+        message: n === 0 ? 'a component needs code, service or interface' : 'a component has one of code, service or interface, not several',
         path: [],
       });
     }

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { loadHub, parsePolicy } from '../../capact';
 import type { Diagnostic } from '../../diagnostics';
 import { objectRef } from '../../diagnostics';
+import { CODE_TYPE_NAMES } from '../../state/code';
 import { defineSource, type CheckedObject, type Identity } from './types';
 
 const SYSTEM = 'system';
@@ -147,10 +148,29 @@ const actionSchema = z
   })
   .strict();
 
+/**
+ * What Keelson deploys for an Implementation: `spec.keelson.code`, a code
+ * component's code (its params are templates rendered for each claim).
+ * Capact's own action (an Argo workflow) is not run by Keelson.
+ */
+const keelsonPart = z.object({ code: z.object({ type: z.enum(CODE_TYPE_NAMES), params: z.record(z.string(), z.unknown()).nullish() }).strict() }).strict();
+
 /** What the Hub loader makes of one manifest, as diagnostics at the object. */
 function checkManifest(o: CheckedObject): Diagnostic[] {
+  const ref = objectRef(o.kind, o.namespace, o.name);
   const { errors } = loadHub([toHubManifest(o.kind, o.spec as Record<string, unknown>)]);
-  return errors.map((e) => ({ code: 'schema' as const, severity: 'error' as const, message: e.message.replace(/^manifest 0: /, ''), object: objectRef(o.kind, o.namespace, o.name), file: o.file, ...o.pos }));
+  const out: Diagnostic[] = errors.map((e) => ({ code: 'schema' as const, severity: 'error' as const, message: e.message.replace(/^manifest 0: /, ''), object: ref, file: o.file, ...o.pos }));
+  const keelson = ((o.spec as { spec?: { keelson?: unknown } }).spec ?? {}).keelson;
+  if (o.kind === 'implementation' && keelson !== undefined) {
+    const r = keelsonPart.safeParse(keelson);
+    if (!r.success) {
+      for (const issue of r.error.issues) {
+        const path = ['spec', 'keelson', ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))];
+        out.push({ code: 'schema', severity: 'error', message: `${path.join('.')}: ${issue.message}`, object: ref, path, file: o.file, ...(o.locate ? o.locate(path) : o.pos) });
+      }
+    }
+  }
+  return out;
 }
 
 function checkPolicyPart(o: CheckedObject, body: unknown, base: (string | number)[]): Diagnostic[] {

@@ -1,0 +1,115 @@
+/**
+ * A bundle component naming a Capact Interface: the Global policy chooses
+ * the Implementation, whose Keelson code becomes the component's (params
+ * rendered in the claim's context); a policy allowing nothing fails the
+ * claim with Capact's reason; a change to the Hub or the policy is not
+ * absorbed in place (the session starts over).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { EngineSession } from '../index';
+import { loadObjects } from '../model/validate';
+import type { PolicyUser } from '../model/users';
+import { resolvePolicy } from './index';
+
+const users: PolicyUser[] = [{ name: 'dev', labels: { team: 'dev' }, secrets: {} }];
+
+function load(yaml: string) {
+  const r = loadObjects(yaml);
+  assert.deepEqual(r.diagnostics.filter((d) => d.severity === 'error'), []);
+  return r.objects;
+}
+
+const HUB = `
+ocfVersion: 0.0.1
+revision: 0.1.0
+kind: Interface
+metadata: {prefix: cap.interface.database.postgresql, name: install}
+spec: {input: {}, output: {}}
+---
+ocfVersion: 0.0.1
+revision: 0.1.0
+kind: Implementation
+metadata: {prefix: cap.implementation.bitnami.postgresql, name: install}
+spec:
+  implements: [{path: cap.interface.database.postgresql.install, revision: 0.1.0}]
+  keelson:
+    code: {type: helm, params: {chartRepo: https://charts.bitnami.com/bitnami, chartName: postgresql, owner: "{{ .User.Name }}"}}
+---
+ocfVersion: 0.0.1
+revision: 0.1.0
+kind: Implementation
+metadata: {prefix: cap.implementation.aws.rds, name: install}
+spec:
+  implements: [{path: cap.interface.database.postgresql.install, revision: 0.1.0}]
+  keelson:
+    code: {type: helm, params: {chartRepo: https://charts.example.com, chartName: rds-proxy}}
+`;
+
+const policy = (oneOf: string) => `
+kind: policy
+metadata: {namespace: system, name: global}
+interface:
+  rules:
+    - interface: {path: cap.interface.database.postgresql.install}
+      oneOf: ${oneOf}
+`;
+
+const APP = `
+- {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
+- {kind: rule, metadata: {namespace: main, name: place}, weight: 10, actions: {change-labels: {set: {target: k8s}}}}
+- kind: bundle
+  metadata: {namespace: main, name: app}
+  components:
+    - {name: db, interface: "cap.interface.database.postgresql.install"}
+    - {name: web, code: {type: helm, params: {chartRepo: https://charts.example.com, chartName: web}}, dependencies: [db]}
+- {kind: service, metadata: {namespace: main, name: app}, contexts: [{name: all, allocation: {bundle: app}}]}
+- {kind: claim, metadata: {namespace: main, name: mine}, user: dev, service: app}
+`;
+
+const BY_PATH = (impl: string) => `[{implementationConstraints: {path: ${impl}}}]`;
+
+describe('components naming a Capact Interface', () => {
+  test('the policy chooses the Implementation; its code is the component code, rendered for the claim', () => {
+    const state = resolvePolicy({ objects: load(`${HUB}---\n${policy(BY_PATH('cap.implementation.aws.rds.install'))}---\n${APP}`), users });
+    const c = state.claims[0]!;
+    assert.equal(c.status, 'resolved', c.errors.join('\n'));
+    const db = state.instances.find((i) => i.component === 'db')!;
+    assert.deepEqual(db.code, { type: 'helm', params: { chartRepo: 'https://charts.example.com', chartName: 'rds-proxy' } });
+    assert.ok(c.trace.some((s) => /component db → interface cap\.interface\.database\.postgresql\.install: Implementation cap\.implementation\.aws\.rds\.install:0\.1\.0/.test(s.message)));
+
+    const bitnami = resolvePolicy({ objects: load(`${HUB}---\n${policy(BY_PATH('cap.implementation.bitnami'))}---\n${APP}`), users });
+    const code = bitnami.instances.find((i) => i.component === 'db')!.code as { params: Record<string, unknown> };
+    assert.equal(code.params.chartName, 'postgresql');
+    assert.equal(code.params.owner, 'dev', 'params are templates, rendered in the claim’s context');
+  });
+
+  test('a policy that allows nothing fails the claim with the reason; no policy at all allows nothing', () => {
+    const denied = resolvePolicy({ objects: load(`${HUB}---\n${policy('[]')}---\n${APP}`), users });
+    assert.equal(denied.claims[0]!.status, 'error');
+    assert.match(denied.claims[0]!.errors.join('\n'), /component db of bundle main\/app: interface cap\.interface\.database\.postgresql\.install: .*No Implementations found/);
+    const none = resolvePolicy({ objects: load(`${HUB}---\n${APP}`), users });
+    assert.equal(none.claims[0]!.status, 'error');
+  });
+
+  test('an Implementation without Keelson code is chosen but cannot be deployed: the claim says so', () => {
+    const hub = HUB.replace(/ {2}keelson:\n {4}code: \{type: helm, params: \{chartRepo: https:\/\/charts\.example\.com, chartName: rds-proxy\}\}\n/, '');
+    const state = resolvePolicy({ objects: load(`${hub}---\n${policy(BY_PATH('cap.implementation.aws'))}---\n${APP}`), users });
+    assert.match(state.claims[0]!.errors.join('\n'), /Implementation cap\.implementation\.aws\.rds\.install:0\.1\.0 was chosen, but it has no spec\.keelson\.code/);
+  });
+
+  test('a change of the Global policy is not absorbed in place: the session starts over', () => {
+    const objects = load(`${HUB}---\n${policy(BY_PATH('cap.implementation.aws'))}---\n${APP}`);
+    const session = new EngineSession({ objects, users });
+    assert.equal(session.state().claims[0]!.status, 'resolved');
+    const [changed] = load(policy(BY_PATH('cap.implementation.bitnami')));
+    assert.equal(session.update({ upserts: [changed!], deletes: [] }), null);
+  });
+
+  test('the Implementation’s Keelson code is checked when it is saved', () => {
+    const r = loadObjects(HUB.replace('code: {type: helm, params: {chartRepo: https://charts.example.com, chartName: rds-proxy}}', 'code: {type: ansible}'), 'hub.yaml');
+    const e = r.diagnostics.find((d) => d.severity === 'error')!;
+    assert.equal(e.object, 'implementation/system/cap.implementation.aws.rds.install:0.1.0');
+    assert.match(e.message, /spec\.keelson\.code\.type/);
+  });
+});

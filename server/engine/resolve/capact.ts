@@ -1,0 +1,85 @@
+/**
+ * Capact inside Aptomi's resolution: a bundle component may name
+ * `interface: cap.interface.<path>[:<revision>]` instead of `code` or
+ * `service`. The Global policy (`policy/system/global`) chooses the
+ * Implementation from the Hub, and the Implementation's Keelson code
+ * (`spec.keelson.code: {type, params}`) becomes the component's code — its
+ * params are templates rendered in the claim's context, like any
+ * component's. Choices are made once per Interface per input.
+ */
+import { chooseImplementation, explain, loadHub, mergePolicies, parsePolicy, type Hub, type Policy } from '../capact';
+import type { Component } from '../model/kinds';
+import { toHubManifest } from '../model/sources/capact';
+
+/** The kinds this reads from the policy. */
+export const CAPACT_INPUT_KINDS: ReadonlySet<string> = new Set(['interface', 'implementation', 'type', 'attribute', 'typeinstance', 'policy']);
+
+/** A component as resolution uses it: with the code an Interface's Implementation gave it, or why none could. */
+export type EffectiveComponent = Component & {
+  /** `path:revision` of the chosen Implementation. */
+  implementation?: string;
+  /** Why the Interface gave no code (the claim fails with it). */
+  interfaceError?: string;
+};
+
+type Choice = { ok: true; code: NonNullable<Component['code']>; implementation: string } | { ok: false; error: string };
+
+export class CapactChooser {
+  private readonly hub: Hub;
+  private readonly hubErrors: string[];
+  private readonly policy: Policy | undefined;
+  private readonly policyError: string | undefined;
+  /** `path:revision` → the Implementation manifest's Keelson part. */
+  private readonly keelson = new Map<string, unknown>();
+  private readonly choices = new Map<string, Choice>();
+
+  constructor(objects: readonly { kind: string; namespace: string; name: string; spec: unknown }[]) {
+    const manifests: unknown[] = [];
+    let global: unknown;
+    for (const o of objects) {
+      if (o.kind === 'policy') {
+        if (o.namespace === 'system' && o.name === 'global') global = o.spec;
+        continue;
+      }
+      const spec = o.spec as Record<string, unknown>;
+      manifests.push(toHubManifest(o.kind, spec));
+      if (o.kind === 'implementation') this.keelson.set(o.name, (spec.spec as { keelson?: unknown } | undefined)?.keelson);
+    }
+    const loaded = loadHub(manifests);
+    this.hub = loaded.hub;
+    this.hubErrors = loaded.errors.map((e) => e.message);
+    if (global) {
+      const g = global as { interface?: unknown; typeInstance?: unknown };
+      const r = parsePolicy({ interface: g.interface, typeInstance: g.typeInstance });
+      this.policy = r.policy ?? undefined;
+      this.policyError = r.errors[0]?.message;
+    }
+  }
+
+  choose(ref: string): Choice {
+    let c = this.choices.get(ref);
+    if (!c) {
+      c = this.chooseOnce(ref);
+      this.choices.set(ref, c);
+    }
+    return c;
+  }
+
+  private chooseOnce(ref: string): Choice {
+    const i = ref.indexOf(':');
+    const request = { interface: i < 0 ? { path: ref } : { path: ref.slice(0, i), revision: ref.slice(i + 1) } };
+    if (this.hubErrors.length > 0) return { ok: false, error: `interface ${ref}: the Hub cannot be read (${this.hubErrors[0]})` };
+    if (this.policyError) return { ok: false, error: `interface ${ref}: the Global policy cannot be read (${this.policyError})` };
+    // No Global policy is Capact's missing ConfigMap: nothing is allowed.
+    const merged = mergePolicies({ global: this.policy });
+    const choice = chooseImplementation(this.hub, merged, request);
+    if (!choice.implementation || !choice.ok) {
+      const x = explain(choice);
+      return { ok: false, error: `interface ${ref}: ${x.errors[0] ?? x.summary}` };
+    }
+    const impl = `${choice.implementation.path}:${choice.implementation.revision}`;
+    const code = (this.keelson.get(impl) as { code?: Component['code'] } | undefined)?.code;
+    if (!code) return { ok: false, error: `interface ${ref}: Implementation ${impl} was chosen, but it has no spec.keelson.code for Keelson to deploy` };
+    return { ok: true, code, implementation: impl };
+  }
+}
