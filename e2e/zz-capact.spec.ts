@@ -7,6 +7,9 @@
  * share, as a new generation.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { setEditorText, signIn } from './fixtures';
 
@@ -64,4 +67,40 @@ test('editing the Global policy: "Try it" answers as the text changes, and nothi
   // Trying saved nothing: there is still no Global policy.
   await page.goto('/objects/policy/system/global');
   await expect(page.getByText(/not found/i).first()).toBeVisible();
+});
+
+test('a bundle whose component names an Interface deploys the Implementation the Global policy chooses', async ({ page }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'keelson-capact-'));
+  const file = join(dir, 'app.yaml');
+  writeFileSync(
+    file,
+    `ocfVersion: 0.0.1
+revision: 0.1.0
+kind: Implementation
+metadata: {prefix: cap.implementation.keelson.postgresql, name: install}
+spec:
+  implements: [{path: cap.interface.database.postgresql.install, revision: 0.1.0}]
+  keelson:
+    code: {type: helm, params: {chartRepo: https://charts.bitnami.com/bitnami, chartName: postgresql}}
+---
+${POLICY('        - implementationConstraints: {path: cap.implementation.keelson}\n')}---
+- kind: bundle
+  metadata: {namespace: capdemo, name: app}
+  components: [{name: db, interface: cap.interface.database.postgresql.install}]
+- {kind: service, metadata: {namespace: capdemo, name: app}, contexts: [{name: all, allocation: {bundle: app}}]}
+- {kind: claim, metadata: {namespace: capdemo, name: shop}, user: Sam, service: app, labels: {target: k8s-example.west}}
+`,
+  );
+  const r = keelson(['apply', file, '--format', 'json']);
+  rmSync(dir, { recursive: true, force: true });
+  expect(r.status, r.stderr).toBe(0);
+  const rev = JSON.parse(r.stdout).revision as { id: number };
+
+  await signIn(page, 'sam');
+  await page.goto(`/revisions/${rev.id}`);
+  // The section of the offering deploys the chart of the chosen Implementation.
+  await expect(page.getByTestId('deploys-capdemo')).toContainText('https://charts.bitnami.com/bitnami');
+  // And the claim's trace says which Implementation, and why.
+  await page.goto('/claims/capdemo/shop');
+  await expect(page.getByText(/interface cap\.interface\.database\.postgresql\.install: Implementation cap\.implementation\.keelson\.postgresql\.install:0\.1\.0/)).toBeVisible();
 });
