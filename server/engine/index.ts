@@ -23,6 +23,7 @@ import { APTOMI } from './model/sources/aptomi';
 import { claimsOf, ResolveSession, type PolicyInput, type PolicyObjectInput } from './resolve';
 import { claimKey } from './resolve/claim';
 import { CAPACT_INPUT_KINDS } from './resolve/capact';
+import { CAPACT_SELECT } from './select';
 import type { ClaimOutcome, DesiredState, Instance } from './state';
 
 export { loadObjects as validate } from './model/validate';
@@ -113,14 +114,17 @@ function isAptomiKind(kind: string): boolean {
 }
 
 /** The built-in source stages; `EngineSession` runs them in STAGE_ORDER. */
-export const ENGINE_STAGES: readonly SourceStage[] = [APTOMI_RESOLVE];
+export const ENGINE_STAGES: readonly SourceStage[] = [CAPACT_SELECT, APTOMI_RESOLVE];
 
 /**
  * Merge: the stages' outputs as one desired state. Instances are sorted by
  * key (a stage's own output already is); two stages claiming one key is an
  * error of the merge, reported rather than letting one silently win.
  */
-export function merge(outputs: readonly StageOutput[]): DesiredState {
+export function merge(all: readonly StageOutput[]): DesiredState {
+  // A stage with nothing to say (no actions, no installations) costs nothing: most policies use one source.
+  const nonEmpty = all.filter((o) => o.instances.length + o.claims.length + o.errors.length > 0);
+  const outputs = nonEmpty.length > 0 ? nonEmpty : all.slice(-1);
   if (outputs.length === 1) {
     const only = outputs[0]!;
     return { claims: only.claims, instances: only.instances, errors: only.errors };

@@ -113,3 +113,41 @@ describe('components naming a Capact Interface', () => {
     assert.match(e.message, /spec\.keelson\.code\.type/);
   });
 });
+
+describe('actions: an Interface requested directly', () => {
+  const ACTION = (extra = '') => `
+- {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
+- kind: action
+  metadata: {namespace: main, name: db}
+  interface: {path: cap.interface.database.postgresql.install}
+  target: k8s.data
+${extra}`;
+
+  test('the Action policy outranks the Global one; the chosen Implementation is one instance on the target', () => {
+    const actionPolicy = `  policy:\n    interface:\n      rules:\n        - interface: {path: cap.interface.database.postgresql.install}\n          oneOf: ${BY_PATH('cap.implementation.bitnami')}\n`;
+    const session = new EngineSession({ objects: load(`${HUB}---\n${policy(BY_PATH('cap.implementation.aws'))}---\n${ACTION(actionPolicy)}`), users });
+    const s = session.state();
+    const db = s.claims.find((c) => c.name === 'db')!;
+    assert.equal(db.status, 'resolved', db.errors.join('\n'));
+    const inst = s.instances.find((i) => i.provenance.source === 'capact')!;
+    assert.equal(inst.key, 'system#k8s#data#main#@capact#db#action');
+    assert.deepEqual(inst.provenance, { source: 'capact', action: 'main/db', interface: 'cap.interface.database.postgresql.install', implementation: 'cap.implementation.bitnami.postgresql.install:0.1.0' });
+    assert.equal((inst.code!.params as { chartName: string }).chartName, 'postgresql');
+    assert.deepEqual(inst.target, { clusterNamespace: 'system', cluster: 'k8s', namespace: 'data' });
+    assert.ok(db.trace.some((t) => /resolves to cap\.implementation\.bitnami\.postgresql\.install:0\.1\.0/.test(t.message)));
+
+    // Without its own policy the Global one decides; the session follows the change in place.
+    const [plain] = load(ACTION()).filter((o) => o.kind === 'action');
+    const next = session.update({ upserts: [plain!], deletes: [] })!;
+    assert.equal(next.instances.find((i) => i.provenance.source === 'capact')!.provenance.source, 'capact');
+    assert.match(JSON.stringify(next.instances.find((i) => i.provenance.source === 'capact')!.provenance), /aws\.rds/);
+  });
+
+  test('an action nothing may serve, or on a missing cluster, is an error naming why', () => {
+    const s = new EngineSession({ objects: load(`${HUB}---\n${policy('[]')}---\n${ACTION()}`), users }).state();
+    assert.match(s.claims.find((c) => c.name === 'db')!.errors[0]!, /interface cap\.interface\.database\.postgresql\.install: .*No Implementations found/);
+    const noCluster = new EngineSession({ objects: load(`${HUB}---\n${policy(BY_PATH('cap.implementation.aws'))}---\n${ACTION().replace('target: k8s.data', 'target: elsewhere')}`), users }).state();
+    assert.match(noCluster.claims.find((c) => c.name === 'db')!.errors[0]!, /cluster 'elsewhere' from target 'elsewhere' does not exist/);
+    assert.equal(noCluster.instances.length, 0);
+  });
+});

@@ -40,13 +40,13 @@ describe('Capact objects in the loader', () => {
   test('a policy lives in system; an action may live in a tenant namespace', () => {
     const p = loadObjects('kind: policy\nmetadata: {namespace: main, name: global}\ninterface: {rules: []}\n');
     assert.match(p.diagnostics.find((d) => d.severity === 'error')!.message, /must be in the "system" namespace/);
-    const a = loadObjects('kind: action\nmetadata: {namespace: main, name: db}\ninterface: {path: cap.interface.database.postgresql.install}\n');
+    const a = loadObjects('kind: action\nmetadata: {namespace: main, name: db}\ninterface: {path: cap.interface.database.postgresql.install}\ntarget: k8s\n');
     assert.deepEqual(a.diagnostics, []);
     assert.deepEqual(a.objects.map((o) => [o.kind, o.namespace, o.name]), [['action', 'main', 'db']]);
   });
 
   test('an action names a Capact path and a semantic revision', () => {
-    const r = loadObjects('kind: action\nmetadata: {namespace: main, name: db}\ninterface: {path: postgres, revision: latest}\n', 'a.yaml');
+    const r = loadObjects('kind: action\nmetadata: {namespace: main, name: db}\ninterface: {path: postgres, revision: latest}\ntarget: k8s\n', 'a.yaml');
     assert.deepEqual(
       r.diagnostics.map((d) => [d.path?.join('.'), d.line]),
       [

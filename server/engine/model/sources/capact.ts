@@ -136,7 +136,10 @@ const actionSchema = z
     kind: z.string().describe('Object kind: action'),
     metadata: keelsonMetadata,
     interface: z.object({ path: capPath, revision: semver.optional() }).strict().describe('The Interface requested'),
-    user: z.string().min(1).max(200).optional().describe('Who the action acts for (its author when absent)'),
+    target: z
+      .string()
+      .regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}(?:\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)?$/, 'must be "cluster" or "cluster.kubernetes-namespace"')
+      .describe('Where the chosen Implementation is deployed: a cluster, and optionally its Kubernetes namespace'),
     policy: z.unknown().optional().describe('The Action policy (same shape as a policy object)'),
     input: z
       .object({
@@ -287,6 +290,7 @@ metadata:
   name: my-database
 interface:
   path: cap.interface.database.postgresql.install
+target: my-cluster
 `,
 };
 

@@ -1,0 +1,139 @@
+/**
+ * The select stage (Capact): each `action` object requests an Interface;
+ * its Action policy merged over the Global one (`policy/system/global`;
+ * Capact's default order, ACTION before GLOBAL) chooses the Implementation,
+ * whose `spec.keelson.code` becomes one instance on the action's target.
+ * An action's outcome is reported like a claim's: resolved with its
+ * instance, or an error naming why (no Implementation allowed, no code, no
+ * such cluster), with the choice in its trace.
+ *
+ * Pure; re-run whole when a Capact object or a cluster changes (an action
+ * is one choice, cheap next to Aptomi's resolution).
+ */
+import { chooseImplementation, explain, loadHub, mergePolicies, parsePolicy, type Policy } from './capact';
+import type { EngineInput, EngineObject, SourceStage, StageOutput } from './index';
+import { deployName, instanceId } from './lang';
+import type { Cluster } from './model/kinds';
+import type { CapactActionObject } from './model/sources/capact';
+import { toHubManifest } from './model/sources/capact';
+import { CAPACT_INPUT_KINDS } from './resolve/capact';
+import { instanceKey } from './state/key';
+import type { ClaimOutcome, Instance, InstanceCode, TraceStep } from './state';
+
+const READS = new Set([...CAPACT_INPUT_KINDS, 'action', 'cluster']);
+
+function selectActions(objects: readonly EngineObject[]): StageOutput {
+  const actions = objects.filter((o) => o.kind === 'action');
+  if (actions.length === 0) return { instances: [], claims: [], errors: [] };
+  const manifests: unknown[] = [];
+  const keelson = new Map<string, unknown>();
+  const clusters = new Map<string, Cluster>();
+  let global: Policy | undefined;
+  const errors: StageOutput['errors'] = [];
+  for (const o of objects) {
+    const spec = o.spec as Record<string, unknown>;
+    if (o.kind === 'cluster') clusters.set(o.name, spec as unknown as Cluster);
+    else if (o.kind === 'policy' && o.namespace === 'system' && o.name === 'global') {
+      const r = parsePolicy({ interface: spec.interface, typeInstance: spec.typeInstance });
+      global = r.policy ?? undefined;
+      for (const e of r.errors) errors.push({ object: 'policy/system/global', message: e.message });
+    } else if (CAPACT_INPUT_KINDS.has(o.kind) && o.kind !== 'policy') {
+      manifests.push(toHubManifest(o.kind, spec));
+      if (o.kind === 'implementation') keelson.set(o.name, (spec.spec as { keelson?: unknown } | undefined)?.keelson);
+    }
+  }
+  const { hub } = loadHub(manifests);
+
+  const instances: Instance[] = [];
+  const claims: ClaimOutcome[] = [];
+  for (const o of actions) {
+    const a = o.spec as CapactActionObject;
+    const ref = a.interface.revision ? `${a.interface.path}:${a.interface.revision}` : a.interface.path;
+    const trace: TraceStep[] = [{ depth: 0, kind: 'claim', message: `action ${o.namespace}/${o.name} requests interface ${ref}` }];
+    const outcome = (status: ClaimOutcome['status'], errs: string[], keys: string[]): ClaimOutcome => ({
+      namespace: o.namespace,
+      name: o.name,
+      user: '',
+      service: `interface ${ref}`,
+      status,
+      errors: errs,
+      instances: keys,
+      ...(keys[0] ? { instance: keys[0] } : {}),
+      trace,
+    });
+    const fail = (message: string) => {
+      trace.push({ depth: 0, kind: 'error', message });
+      claims.push(outcome('error', [message], []));
+    };
+    const action = a.policy === undefined ? { policy: undefined, errors: [] } : parsePolicy(a.policy);
+    if (action.errors.length > 0) {
+      fail(`the Action policy cannot be read: ${action.errors[0]!.message}`);
+      continue;
+    }
+    const merged = mergePolicies({ global, action: action.policy ?? undefined });
+    const choice = chooseImplementation(hub, merged, { interface: a.interface });
+    const x = explain(choice);
+    if (!choice.implementation || !choice.ok) {
+      fail(`interface ${ref}: ${x.errors[0] ?? x.summary}`);
+      continue;
+    }
+    const impl = `${choice.implementation.path}:${choice.implementation.revision}`;
+    trace.push({ depth: 0, kind: 'service', message: `${x.summary}${x.rule ? `, by ${x.rule}` : ''}`, data: { implementation: impl } });
+    const code = (keelson.get(impl) as { code?: InstanceCode } | undefined)?.code;
+    if (!code) {
+      fail(`Implementation ${impl} was chosen, but it has no spec.keelson.code for Keelson to deploy`);
+      continue;
+    }
+    const dot = a.target.indexOf('.');
+    const clusterName = dot < 0 ? a.target : a.target.slice(0, dot);
+    const cluster = clusters.get(clusterName);
+    if (!cluster) {
+      fail(`cluster '${clusterName}' from target '${a.target}' does not exist`);
+      continue;
+    }
+    const target = { clusterNamespace: 'system', cluster: clusterName, namespace: (dot < 0 ? '' : a.target.slice(dot + 1)) || cluster.config?.defaultnamespace || 'default' };
+    trace.push({ depth: 0, kind: 'target', message: `target ${target.cluster}/${target.namespace}` });
+    const key = instanceKey.forSource({ source: 'capact', clusterNamespace: 'system', cluster: clusterName, k8sNamespace: target.namespace, namespace: o.namespace, path: [o.name], component: 'action' });
+    instances.push({
+      key,
+      deployName: deployName(key),
+      instanceId: instanceId(key),
+      namespace: o.namespace,
+      owner: `${o.namespace}/${o.name}`,
+      component: 'action',
+      code: { type: code.type, params: { ...(code.params ?? {}) } },
+      discovery: {},
+      labels: {},
+      target,
+      edges: [],
+      dependsOn: [],
+      claims: [`${o.namespace}/${o.name}`],
+      provenance: { source: 'capact', action: `${o.namespace}/${o.name}`, interface: ref, implementation: impl },
+    });
+    trace.push({ depth: 0, kind: 'instance', message: `instance ${key}`, data: { key } });
+    claims.push(outcome('resolved', [], [key]));
+  }
+  instances.sort((p, q) => (p.key < q.key ? -1 : p.key > q.key ? 1 : 0));
+  return { instances, claims, errors };
+}
+
+export const CAPACT_SELECT: SourceStage = {
+  source: 'capact',
+  stage: 'select',
+  start(input: EngineInput) {
+    let objects = input.objects.filter((o) => READS.has(o.kind));
+    let out = selectActions(objects);
+    return {
+      output: () => out,
+      update(change) {
+        const touched = [...change.upserts, ...change.deletes].some((o) => READS.has(o.kind));
+        if (!touched) return true;
+        const gone = new Set(change.deletes.map((d) => `${d.kind}/${d.namespace}/${d.name}`));
+        const replaced = new Map(change.upserts.filter((u) => READS.has(u.kind)).map((u) => [`${u.kind}/${u.namespace}/${u.name}`, u]));
+        objects = [...objects.filter((o) => !gone.has(`${o.kind}/${o.namespace}/${o.name}`) && !replaced.has(`${o.kind}/${o.namespace}/${o.name}`)), ...replaced.values()];
+        out = selectActions(objects);
+        return true;
+      },
+    };
+  },
+};
