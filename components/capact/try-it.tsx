@@ -18,7 +18,7 @@ export function CapactTryIt({ text }: { text: string }) {
   const ids = { iface: useId(), mode: useId() };
   const interfaces = useQuery(trpc.capact.interfaces.queryOptions());
   const [iface, setIface] = useState('');
-  const [mode, setMode] = useState<Mode>('documented');
+  const [mode, setMode] = useState<Mode | ''>('');
   const [debounced, setDebounced] = useState(text);
   useEffect(() => {
     const t = setTimeout(() => setDebounced(text), 300);
@@ -30,7 +30,7 @@ export function CapactTryIt({ text }: { text: string }) {
   }, [iface, interfaces.data]);
 
   const q = useQuery({
-    ...trpc.capact.tryIt.queryOptions({ interface: { path: iface || 'cap.none' }, draft: debounced, mode }),
+    ...trpc.capact.tryIt.queryOptions({ interface: { path: iface || 'cap.none' }, draft: debounced, ...(mode ? { mode } : {}) }),
     enabled: iface !== '',
     placeholderData: (prev) => prev,
   });
@@ -58,7 +58,8 @@ export function CapactTryIt({ text }: { text: string }) {
               ))}
             </select>
             <label htmlFor={ids.mode}>Merge</label>
-            <select id={ids.mode} value={mode} onChange={(e) => setMode(e.target.value as Mode)}>
+            <select id={ids.mode} value={mode} onChange={(e) => setMode(e.target.value as Mode | '')}>
+              <option value="">as the policy says (merge.mode)</option>
               <option value="documented">documented (higher priority wins)</option>
               <option value="capact-compat">capact-compat (Capact’s code)</option>
             </select>

@@ -15,7 +15,7 @@ import type { EngineInput, EngineObject, SourceStage, StageOutput } from './inde
 import { deployName, instanceId } from './lang';
 import type { Cluster } from './model/kinds';
 import type { CapactActionObject } from './model/sources/capact';
-import { toHubManifest } from './model/sources/capact';
+import { mergeSettings, toHubManifest } from './model/sources/capact';
 import { CAPACT_INPUT_KINDS } from './resolve/capact';
 import { instanceKey } from './state/key';
 import type { ClaimOutcome, Instance, InstanceCode, TraceStep } from './state';
@@ -29,6 +29,7 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
   const keelson = new Map<string, unknown>();
   const clusters = new Map<string, Cluster>();
   let global: Policy | undefined;
+  let settings = mergeSettings(undefined);
   const errors: StageOutput['errors'] = [];
   for (const o of objects) {
     const spec = o.spec as Record<string, unknown>;
@@ -36,6 +37,7 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
     else if (o.kind === 'policy' && o.namespace === 'system' && o.name === 'global') {
       const r = parsePolicy({ interface: spec.interface, typeInstance: spec.typeInstance });
       global = r.policy ?? undefined;
+      settings = mergeSettings(spec);
       for (const e of r.errors) errors.push({ object: 'policy/system/global', message: e.message });
     } else if (CAPACT_INPUT_KINDS.has(o.kind) && o.kind !== 'policy') {
       manifests.push(toHubManifest(o.kind, spec));
@@ -70,8 +72,8 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
       fail(`the Action policy cannot be read: ${action.errors[0]!.message}`);
       continue;
     }
-    const merged = mergePolicies({ global, action: action.policy ?? undefined });
-    const choice = chooseImplementation(hub, merged, { interface: a.interface });
+    const merged = mergePolicies({ global, action: action.policy ?? undefined }, settings);
+    const choice = chooseImplementation(hub, merged, { interface: a.interface }, { mode: settings.mode });
     const x = explain(choice);
     if (!choice.implementation || !choice.ok) {
       fail(`interface ${ref}: ${x.errors[0] ?? x.summary}`);

@@ -10,7 +10,6 @@
  */
 import {
   chooseImplementation,
-  DEFAULT_POLICY_ORDER,
   explain,
   type Explanation,
   type Hub,
@@ -21,7 +20,7 @@ import {
   type Policy,
   type PolicyKind,
 } from '../engine/capact';
-import { toHubManifest } from '../engine/model/sources/capact';
+import { mergeSettings, toHubManifest } from '../engine/model/sources/capact';
 import { loadObjects } from '../engine/model/validate';
 import type { Repos } from '../repo/types';
 import type { MaybeActor } from './actor';
@@ -71,6 +70,7 @@ export class CapactService {
     if (!actor) throw unauthorized('try Capact policies');
     const problems: string[] = [];
     let global: Policy | undefined;
+    let globalSpec: unknown;
     let source: TryItResult['policy'] = 'none';
     if (input.draft !== undefined) {
       const loaded = loadObjects(input.draft, 'draft.yaml');
@@ -79,6 +79,7 @@ export class CapactService {
       if (!draft && problems.length === 0) problems.push('the draft holds no policy object');
       if (draft) {
         const spec = draft.spec as Record<string, unknown>;
+        globalSpec = spec;
         global = parsePolicy({ interface: spec.interface, typeInstance: spec.typeInstance }).policy ?? undefined;
         source = 'draft';
       }
@@ -86,6 +87,7 @@ export class CapactService {
       const saved = await this.repos.policy.getObject(GLOBAL_POLICY);
       if (saved) {
         const spec = saved.spec as Record<string, unknown>;
+        globalSpec = spec;
         const r = parsePolicy({ interface: spec.interface, typeInstance: spec.typeInstance });
         global = r.policy ?? undefined;
         problems.push(...r.errors.map((e) => `saved Global policy: ${e.message}`));
@@ -102,8 +104,11 @@ export class CapactService {
 
     const { hub, errors } = await this.hub();
     if (errors.length > 0) throw new AppError('CONFLICT', `The stored Hub cannot be read: ${errors[0]}`);
-    const merged = mergePolicies({ global, action }, { order: input.order ?? [...DEFAULT_POLICY_ORDER], mode: input.mode ?? 'documented' });
-    const choice = chooseImplementation(hub, merged, { interface: input.interface }, { mode: input.mode ?? 'documented' });
+    // The policy's own merge settings, unless the caller tries others.
+    const settings = mergeSettings(globalSpec);
+    const mode = input.mode ?? settings.mode;
+    const merged = mergePolicies({ global, action }, { order: input.order ?? settings.order, mode });
+    const choice = chooseImplementation(hub, merged, { interface: input.interface }, { mode });
     return { policy: source, problems: [], explanation: explain(choice), implementation: choice.implementation };
   }
 }

@@ -143,6 +143,15 @@ ${extra}`;
     assert.match(JSON.stringify(next.instances.find((i) => i.provenance.source === 'capact')!.provenance), /aws\.rds/);
   });
 
+  test('the Global policy’s merge order decides between it and an Action policy', () => {
+    const actionPolicy = `  policy:\n    interface:\n      rules:\n        - interface: {path: cap.interface.database.postgresql.install}\n          oneOf: ${BY_PATH('cap.implementation.bitnami')}\n`;
+    const globalFirst = policy(BY_PATH('cap.implementation.aws')) + 'merge: {order: [GLOBAL, ACTION]}\n';
+    const s = new EngineSession({ objects: load(`${HUB}---\n${globalFirst}---\n${ACTION(actionPolicy)}`), users }).state();
+    assert.match(JSON.stringify(s.instances.find((i) => i.provenance.source === 'capact')!.provenance), /aws\.rds/);
+    const bad = loadObjects(policy('[]') + 'merge: {order: [GLOBAL, GLOBAL]}\n');
+    assert.match(bad.diagnostics.find((d) => d.severity === 'error')!.message, /names each kind of policy once/);
+  });
+
   test('an action nothing may serve, or on a missing cluster, is an error naming why', () => {
     const s = new EngineSession({ objects: load(`${HUB}---\n${policy('[]')}---\n${ACTION()}`), users }).state();
     assert.match(s.claims.find((c) => c.name === 'db')!.errors[0]!, /interface cap\.interface\.database\.postgresql\.install: .*No Implementations found/);

@@ -9,7 +9,7 @@
  */
 import { chooseImplementation, explain, loadHub, mergePolicies, parsePolicy, type Hub, type Policy } from '../capact';
 import type { Component } from '../model/kinds';
-import { toHubManifest } from '../model/sources/capact';
+import { mergeSettings, toHubManifest } from '../model/sources/capact';
 
 /** The kinds this reads from the policy. */
 export const CAPACT_INPUT_KINDS: ReadonlySet<string> = new Set(['interface', 'implementation', 'type', 'attribute', 'typeinstance', 'policy']);
@@ -29,6 +29,7 @@ export class CapactChooser {
   private readonly hubErrors: string[];
   private readonly policy: Policy | undefined;
   private readonly policyError: string | undefined;
+  private readonly settings: ReturnType<typeof mergeSettings>;
   /** `path:revision` → the Implementation manifest's Keelson part. */
   private readonly keelson = new Map<string, unknown>();
   private readonly choices = new Map<string, Choice>();
@@ -45,6 +46,7 @@ export class CapactChooser {
       manifests.push(toHubManifest(o.kind, spec));
       if (o.kind === 'implementation') this.keelson.set(o.name, (spec.spec as { keelson?: unknown } | undefined)?.keelson);
     }
+    this.settings = mergeSettings(global);
     const loaded = loadHub(manifests);
     this.hub = loaded.hub;
     this.hubErrors = loaded.errors.map((e) => e.message);
@@ -71,8 +73,8 @@ export class CapactChooser {
     if (this.hubErrors.length > 0) return { ok: false, error: `interface ${ref}: the Hub cannot be read (${this.hubErrors[0]})` };
     if (this.policyError) return { ok: false, error: `interface ${ref}: the Global policy cannot be read (${this.policyError})` };
     // No Global policy is Capact's missing ConfigMap: nothing is allowed.
-    const merged = mergePolicies({ global: this.policy });
-    const choice = chooseImplementation(this.hub, merged, request);
+    const merged = mergePolicies({ global: this.policy }, this.settings);
+    const choice = chooseImplementation(this.hub, merged, request, { mode: this.settings.mode });
     if (!choice.implementation || !choice.ok) {
       const x = explain(choice);
       return { ok: false, error: `interface ${ref}: ${x.errors[0] ?? x.summary}` };

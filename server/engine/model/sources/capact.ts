@@ -128,8 +128,28 @@ const policySchema = z
     metadata: keelsonMetadata,
     interface: z.unknown().optional().describe('interface.default.inject and interface.rules (Capact policy)'),
     typeInstance: z.unknown().optional().describe('typeInstance.rules: storage backends (Capact policy)'),
+    merge: z
+      .object({
+        order: z
+          .array(z.enum(['ACTION', 'GLOBAL', 'WORKFLOW']))
+          .min(1)
+          .max(3)
+          .refine((o) => new Set(o).size === o.length, 'names each kind of policy once')
+          .optional()
+          .describe('Priority of the policies, highest first (default ACTION, GLOBAL, WORKFLOW)'),
+        mode: z.enum(['documented', 'capact-compat']).optional().describe("documented: higher priority wins everywhere; capact-compat: Capact's code"),
+      })
+      .strict()
+      .optional()
+      .describe('How the Global policy (system/global) is merged with Action and Workflow-step policies'),
   })
   .strict();
+
+/** The merge settings of the Global policy object, with Capact's defaults. */
+export function mergeSettings(globalSpec: unknown): { order: ('ACTION' | 'GLOBAL' | 'WORKFLOW')[]; mode: 'documented' | 'capact-compat' } {
+  const m = (globalSpec as { merge?: { order?: ('ACTION' | 'GLOBAL' | 'WORKFLOW')[]; mode?: 'documented' | 'capact-compat' } } | undefined)?.merge;
+  return { order: m?.order ?? ['ACTION', 'GLOBAL', 'WORKFLOW'], mode: m?.mode ?? 'documented' };
+}
 
 const actionSchema = z
   .object({
