@@ -24,6 +24,13 @@ export class MemoryTenantRepository implements TenantRepository {
     return copy(this.tenants.find((t) => t.name === name));
   }
 
+  async forReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined> {
+    const t = this.tenants.find((x) => x.name === name);
+    if (!t) return undefined;
+    const role = this.memberRows.find((m) => m.tenantId === t.id && m.user === user)?.role ?? null;
+    return { id: t.id, name: t.name, role, namespaces: (await this.namespaces(t.id)).map((n) => n.namespace) };
+  }
+
   async list(): Promise<TenantRow[]> {
     return copy([...this.tenants].sort((a, b) => cmp(a.name, b.name)));
   }

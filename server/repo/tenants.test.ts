@@ -50,6 +50,14 @@ function contract(name: string, make: () => Promise<{ repo: TenantRepository; cl
       assert.deepEqual((await repo.namespaces()).map((n) => n.namespace), ['api', 'mobile', 'web']);
     });
 
+    test('forReader: the tenant, the reader’s role (null for others) and its namespaces in one read', async () => {
+      const r = await repo.forReader('acme', 'john');
+      assert.deepEqual(r, { id: acme, name: 'acme', role: 'owner', namespaces: ['api', 'web'] });
+      assert.equal((await repo.forReader('acme', 'sam'))?.role, null, 'sam owns beta, not acme');
+      assert.deepEqual((await repo.forReader('beta', 'sam'))?.namespaces, ['mobile']);
+      assert.equal(await repo.forReader('nope', 'john'), undefined);
+    });
+
     test('invitations: one pending per user, answered once; accepting makes a member', async () => {
       const inv = await repo.invite({ tenantId: acme, user: 'Alice', role: 'admin', invitedBy: 'john' });
       assert.deepEqual([inv?.user, inv?.role, inv?.status, inv?.invitedBy], ['alice', 'admin', 'pending', 'john']);

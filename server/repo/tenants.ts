@@ -27,6 +27,20 @@ export class DrizzleTenantRepository implements TenantRepository {
     return t;
   }
 
+  async forReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined> {
+    // One row per namespace (one with a null namespace when it has none).
+    const rows = await this.db
+      .select({ id: tenants.id, name: tenants.name, role: tenantMembers.role, namespace: tenantNamespaces.namespace })
+      .from(tenants)
+      .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.user, user)))
+      .leftJoin(tenantNamespaces, eq(tenantNamespaces.tenantId, tenants.id))
+      .where(eq(tenants.name, name))
+      .orderBy(asc(tenantNamespaces.namespace));
+    const first = rows[0];
+    if (!first) return undefined;
+    return { id: first.id, name: first.name, role: first.role, namespaces: rows.flatMap((r) => (r.namespace === null ? [] : [r.namespace])) };
+  }
+
   async list(): Promise<TenantRow[]> {
     return this.db.select().from(tenants).orderBy(asc(tenants.name));
   }

@@ -65,6 +65,12 @@ export interface TenantGrant {
 
 export interface TenantRepository {
   byName(name: string): Promise<TenantRow | undefined>;
+  /**
+   * A tenant as a request needs it to authorise a reader, in one read: its
+   * id and name, `user`'s role there (null: not a member) and its
+   * namespaces, by namespace. `name` and `user` are lower-case.
+   */
+  forReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined>;
   /** Every tenant, by name. */
   list(): Promise<TenantRow[]>;
   /** A tenant's members, by user. */

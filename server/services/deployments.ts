@@ -22,6 +22,7 @@ import type { RevisionService } from './revisions';
 import type { EstateService } from './estate';
 import { channelsOf, type LinkService } from './links';
 import { toPolicyInput } from './resolution';
+import { serviceSummaries } from './service-summaries';
 import { loadObjects } from '../engine/model/validate';
 import type { DecideResult } from './revisions.types';
 import type { DesiredState } from '../engine/state';
@@ -73,29 +74,12 @@ export class DeploymentService {
 
   async list(actor: MaybeActor, tenant: string): Promise<ServiceSummary[]> {
     const who = this.signedIn(actor, 'see services');
-    const t = await this.tenant(who, tenant, 'see its services');
-    const view = await this.resolution.get(who);
-    const outcomes = new Map(view.state.claims.map((c) => [`${c.namespace}/${c.name}`, c]));
-    const roots = new Map(view.state.instances.map((i) => [i.key, i]));
-    const out: ServiceSummary[] = [];
-    for (const namespace of t.namespaces) {
-      for (const o of await this.repos.policy.listObjects({ kind: 'claim', namespace })) {
-        const spec = o.spec as Claim;
-        const c = outcomes.get(`${o.namespace}/${o.name}`);
-        const root = c?.instance ? roots.get(c.instance) : undefined;
-        out.push({
-          name: o.name,
-          namespace: o.namespace,
-          user: spec.user,
-          service: spec.service,
-          status: c?.status ?? 'unresolved',
-          errors: c?.errors ?? [],
-          instances: c?.instances.length ?? 0,
-          target: root ? { cluster: root.target.cluster, namespace: root.target.namespace } : null,
-        });
-      }
-    }
-    return out.sort((a, b) => a.name.localeCompare(b.name) || a.namespace.localeCompare(b.namespace));
+    // Asked often: one read authorises the reader (the tenant, their role in it, its namespaces).
+    const t = await this.repos.tenants.forReader(tenant.toLowerCase(), who.name.toLowerCase());
+    if (!t) throw notFound(`Tenant ${tenant}`);
+    if (t.role === null && !(await this.access.isDomainAdmin(who))) throw new AppError('FORBIDDEN', `Only members of tenant ${t.name} may see its services.`);
+    // The services are the claims the newest generation's resolution holds (every claim has an outcome there).
+    return serviceSummaries((await this.resolution.get(who)).state, t.namespaces);
   }
 
   async get(actor: MaybeActor, input: { tenant: string; name: string }): Promise<ClaimView> {
