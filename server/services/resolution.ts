@@ -30,6 +30,9 @@ interface Cached {
 /** Past this many changed objects a full resolution is as quick as listing them one kind at a time. */
 const MAX_INCREMENTAL_CHANGES = 1000;
 
+/** Up to this many changed objects are read one by one rather than by listing their kinds. */
+const FEW_CHANGES = 16;
+
 /** How many generations' views stay in memory: the newest and the few a revision or comparison reads beside it. */
 const RECENT_VIEWS = 3;
 
@@ -210,7 +213,11 @@ export class ResolutionService {
         const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
         const keys = new Set(changes.map(ref));
         const kinds = [...new Set(changes.map((c) => c.kind))];
-        const now = (await Promise.all(kinds.map((kind) => this.repos.policy.listObjects({ generation, kind })))).flat();
+        // A few changes (a service written through the API: one) are read by key, not by listing their kinds.
+        const now =
+          keys.size <= FEW_CHANGES
+            ? (await Promise.all(uniqueBy(changes, ref).map((c) => this.repos.policy.getObject({ kind: c.kind, namespace: c.namespace, name: c.name }, generation)))).filter((o) => o !== undefined)
+            : (await Promise.all(kinds.map((kind) => this.repos.policy.listObjects({ generation, kind })))).flat();
         const upserts = now.filter((o) => keys.has(ref(o))).map(toPolicyInput);
         const present = new Set(upserts.map(ref));
         const deletes = changes.filter((c) => !present.has(ref(c))).map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name }));

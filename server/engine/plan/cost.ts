@@ -26,6 +26,7 @@
  * note, so a typo shows in the review instead of failing the revision.
  */
 import { parseAllDocuments } from 'yaml';
+import { TextMemo } from './text-memo';
 import type { Cluster, ClusterDefaults } from '../model/kinds';
 import type { CodeType } from '../state/code';
 import type { Instance, InstanceCode } from '../state/types';
@@ -139,7 +140,7 @@ export class CostCalculator {
       return { cpuMillis: 0, memoryBytes: 0, storageBytes: 0, notes: manifest === undefined ? ['raw code has no manifest: costed as 0'] : ['raw manifest is not text: costed as 0'] };
     }
     let summary = this.manifests.get(manifest);
-    if (!summary) this.manifests.set(manifest, (summary = summariseManifest(manifest)));
+    if (!summary) this.manifests.set(manifest, (summary = SUMMARIES.get(manifest)));
     let cpu = 0;
     let memory = 0;
     for (const pod of summary.pods) {
@@ -202,6 +203,9 @@ interface RawSummary {
 
 const REPLICATED = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'ReplicationController']);
 const MAX_ALIASES = 100;
+
+/** Manifest summaries across calls (a summary is read, never changed, by its users). */
+const SUMMARIES = new TextMemo(summariseManifest, 32 * 2 ** 20);
 
 function summariseManifest(text: string): RawSummary {
   const out: RawSummary = { pods: [], storageBytes: 0, notes: [] };

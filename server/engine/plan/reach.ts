@@ -14,6 +14,7 @@
  * Pure: clusters and instances in, reasons out.
  */
 import { parseAllDocuments } from 'yaml';
+import { TextMemo } from './text-memo';
 import type { Cluster } from '../model/kinds';
 import type { CodeType } from '../state/code';
 import type { Instance } from '../state/types';
@@ -157,6 +158,9 @@ interface ManifestObject {
 }
 
 export type ManifestRead = { objects: ManifestObject[] } | { error: string };
+
+/** Manifests read across calls (a read is never changed by its users). */
+const MANIFESTS = new TextMemo((text: string) => manifestObjects(text), 32 * 2 ** 20);
 
 /** The objects of a raw manifest, or why it cannot be read (then nobody can tell what it reaches). */
 export function manifestObjects(text: string): ManifestRead {
@@ -361,7 +365,7 @@ const REACH_BY_CODE_TYPE: { [T in CodeType]: (c: ReachContext) => void } = {
     if (typeof manifest !== 'string') return; // nothing will be rendered: the apply step fails
     // Instances of one bundle share their manifest text: read it once per plan.
     let read = manifests.get(manifest);
-    if (!read) manifests.set(manifest, (read = manifestObjects(manifest)));
+    if (!read) manifests.set(manifest, (read = MANIFESTS.get(manifest)));
     if ('error' in read) {
       out.push(`raw manifest of instance ${inst.key} cannot be read, so what it deploys is unknown (${read.error})`);
       return;
