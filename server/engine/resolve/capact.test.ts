@@ -160,3 +160,38 @@ ${extra}`;
     assert.equal(noCluster.instances.length, 0);
   });
 });
+
+describe('what the policy injects reaches the Implementation’s templates', () => {
+  test('an injected TypeInstance is .Capact.TypeInstances.<alias>, and the instance becomes sensitive', () => {
+    const hub = `
+ocfVersion: 0.0.1
+revision: 0.1.0
+kind: Interface
+metadata: {prefix: cap.interface.database.postgresql, name: install}
+spec: {input: {}, output: {}}
+---
+ocfVersion: 0.0.1
+revision: 0.1.0
+kind: Implementation
+metadata: {prefix: cap.implementation.managed.postgresql, name: install}
+spec:
+  implements: [{path: cap.interface.database.postgresql.install, revision: 0.1.0}]
+  requires:
+    cap.type.db:
+      allOf:
+        - {name: creds, alias: creds, revision: 0.1.0}
+  keelson:
+    code: {type: helm, params: {chartRepo: https://charts.example.com, chartName: proxy, user: "{{ .Capact.TypeInstances.creds.Value.user }}"}}
+---
+id: ti-creds
+typeRef: {path: cap.type.db.creds, revision: 0.1.0}
+latestResourceVersion: {resourceVersion: 1, spec: {value: {user: admin}}}
+`;
+    const inject = `[{implementationConstraints: {}, inject: {requiredTypeInstances: [{id: ti-creds, description: DB credentials}]}}]`;
+    const state = resolvePolicy({ objects: load(`${hub}---\n${policy(inject)}---\n${APP}`), users });
+    assert.equal(state.claims[0]!.status, 'resolved', state.claims[0]!.errors.join('\n'));
+    const db = state.instances.find((i) => i.component === 'db')!;
+    assert.equal((db.code!.params as { user: string }).user, 'admin');
+    assert.equal(db.sensitive, true);
+  });
+});

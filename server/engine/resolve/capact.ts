@@ -18,11 +18,18 @@ export const CAPACT_INPUT_KINDS: ReadonlySet<string> = new Set(['interface', 'im
 export type EffectiveComponent = Component & {
   /** `path:revision` of the chosen Implementation. */
   implementation?: string;
+  /**
+   * What the policy injected, for the code's templates as `.Capact`:
+   * `Parameters` (additional parameters by name) and `TypeInstances` (by
+   * alias or input name: `{ID, Type, Value}`). TypeInstance values are
+   * credentials, so instances rendered with them are sensitive.
+   */
+  injected?: { Parameters: Record<string, unknown>; TypeInstances: Record<string, { ID: string; Type: string; Value: unknown }> };
   /** Why the Interface gave no code (the claim fails with it). */
   interfaceError?: string;
 };
 
-type Choice = { ok: true; code: NonNullable<Component['code']>; implementation: string } | { ok: false; error: string };
+type Choice = { ok: true; code: NonNullable<Component['code']>; implementation: string; injected: NonNullable<EffectiveComponent['injected']> } | { ok: false; error: string };
 
 export class CapactChooser {
   private readonly hub: Hub;
@@ -82,6 +89,17 @@ export class CapactChooser {
     const impl = `${choice.implementation.path}:${choice.implementation.revision}`;
     const code = (this.keelson.get(impl) as { code?: Component['code'] } | undefined)?.code;
     if (!code) return { ok: false, error: `interface ${ref}: Implementation ${impl} was chosen, but it has no spec.keelson.code for Keelson to deploy` };
-    return { ok: true, code, implementation: impl };
+    const typeInstance = (id: string) => {
+      const ti = this.hub.typeInstances[id];
+      return { ID: id, Type: ti ? `${ti.typeRef.path}:${ti.typeRef.revision}` : '', Value: ti?.value ?? null };
+    };
+    const injected = {
+      Parameters: Object.fromEntries(choice.injected.additionalParameters.map((p) => [p.name, p.value])),
+      TypeInstances: Object.fromEntries([
+        ...choice.injected.requiredTypeInstances.map((t) => [t.alias, typeInstance(t.id)] as const),
+        ...choice.injected.additionalTypeInstances.map((t) => [t.name, typeInstance(t.id)] as const),
+      ]),
+    };
+    return { ok: true, code, implementation: impl, injected };
   }
 }

@@ -534,7 +534,8 @@ class ClaimWalk {
       discoveryView.InstanceId = own.instanceId;
       discoveryView.Bundle = bundleView;
       discoveryView.bundle = bundleView;
-      const data = { User: userView, Labels: labels, Target: targetView, Discovery: discoveryView };
+      const data: Record<string, unknown> = { User: userView, Labels: labels, Target: targetView, Discovery: discoveryView };
+      if (comp.injected) data.Capact = comp.injected;
       const discovery = level.internDiscovery(comp.name, this.renderTree(comp.discovery, data, 'discovery', comp.name, bundle, ['discovery']), paramsEqual);
       // The component announces itself (and its discovery values) to the components after it.
       const announced: Record<string, unknown> = { instance: own.deployName };
@@ -553,7 +554,8 @@ class ClaimWalk {
         if (k !== undefined) after.push(k);
       }
       const c = contribution(key, comp.name, code, discovery, after);
-      if (index.componentReadsSecrets(comp)) c.sensitive = true;
+      // Injected TypeInstances are credentials: code rendered where they are in reach is shown only to those who may manage it.
+      if (index.componentReadsSecrets(comp) || (comp.injected && Object.keys(comp.injected.TypeInstances).length > 0)) c.sensitive = true;
       this.record(c);
       pushUnique(root.edges, key);
       const via = comp.service ? ` → service ${comp.service}` : comp.implementation ? ` → interface ${comp.interface}: Implementation ${comp.implementation}` : '';

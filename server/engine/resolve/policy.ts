@@ -305,7 +305,7 @@ export class PolicyIndex {
     this.capact ??= new CapactChooser(this.capactObjects);
     const choice = this.capact.choose(ref);
     if (!choice.ok) return { ...c, interface: ref, interfaceError: choice.error };
-    return { ...c, code: choice.code, interface: ref, implementation: choice.implementation };
+    return { ...c, code: choice.code, interface: ref, implementation: choice.implementation, injected: choice.injected };
   }
 
   memoLookup(key: string, user: string, claim: string): { result: MemoResult; user: boolean; claim: boolean } | undefined {
