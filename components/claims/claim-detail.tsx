@@ -19,6 +19,8 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
   if (q.isPending) return <LoadingState label="Resolving the claim…" />;
   if (q.isError) return <ErrorState error={q.error} retry={() => q.refetch()} />;
   const { outcome, instances, generation } = q.data;
+  // A Capact action is listed with the claims (it requests an Interface as a claim requests a service).
+  const isAction = outcome.service.startsWith('interface ');
   return (
     <>
       <div className="page-head">
@@ -30,15 +32,23 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
             {outcome.namespace}/{outcome.name} <ClaimStatus status={outcome.status} />
           </h1>
           <p>
-            User <strong>{outcome.user}</strong> claims service <strong>{outcome.service}</strong> · generation {generation}
+            {isAction ? (
+              <>
+                Capact action requesting <strong>{outcome.service.replace(/^interface /, '')}</strong> · generation {generation}
+              </>
+            ) : (
+              <>
+                User <strong>{outcome.user}</strong> claims service <strong>{outcome.service}</strong> · generation {generation}
+              </>
+            )}
           </p>
         </div>
         <div className="actions">
           <Link className="btn" href={`/graphs?view=policy&generation=${generation}&node=${encodeURIComponent(`claim:${outcome.namespace}/${outcome.name}`)}`}>
             Show in graph
           </Link>
-          <Link className="btn" href={objectHref({ kind: 'claim', namespace: outcome.namespace, name: outcome.name })}>
-            Edit claim
+          <Link className="btn" href={objectHref({ kind: isAction ? 'action' : 'claim', namespace: outcome.namespace, name: outcome.name })}>
+            {isAction ? 'Edit action' : 'Edit claim'}
           </Link>
         </div>
       </div>
