@@ -20,7 +20,7 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
   if (q.isError) return <ErrorState error={q.error} retry={() => q.refetch()} />;
   const { outcome, instances, generation } = q.data;
   // A Capact action is listed with the claims (it requests an Interface as a claim requests a service).
-  const isAction = outcome.service.startsWith('interface ');
+  const isAction = (outcome as { kind?: string }).kind === 'action';
   return (
     <>
       <div className="page-head">

@@ -53,6 +53,7 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
     const ref = a.interface.revision ? `${a.interface.path}:${a.interface.revision}` : a.interface.path;
     const trace: TraceStep[] = [{ depth: 0, kind: 'claim', message: `action ${o.namespace}/${o.name} requests interface ${ref}` }];
     const outcome = (status: ClaimOutcome['status'], errs: string[], keys: string[]): ClaimOutcome => ({
+      kind: 'action',
       namespace: o.namespace,
       name: o.name,
       user: '',

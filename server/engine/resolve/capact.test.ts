@@ -131,6 +131,7 @@ ${extra}`;
     assert.equal(db.status, 'resolved', db.errors.join('\n'));
     const inst = s.instances.find((i) => i.provenance.source === 'capact')!;
     assert.equal(inst.key, 'system#k8s#data#main#@capact#db#action');
+    assert.equal(db.kind, 'action');
     assert.deepEqual(inst.provenance, { source: 'capact', action: 'main/db', interface: 'cap.interface.database.postgresql.install', implementation: 'cap.implementation.bitnami.postgresql.install:0.1.0' });
     assert.equal((inst.code!.params as { chartName: string }).chartName, 'postgresql');
     assert.deepEqual(inst.target, { clusterNamespace: 'system', cluster: 'k8s', namespace: 'data' });

@@ -118,6 +118,8 @@ export interface TraceStep {
 }
 
 export interface ClaimOutcome {
+  /** Set for requests that are not Aptomi claims: a Capact action. */
+  kind?: 'action';
   namespace: string;
   name: string;
   user: string;
