@@ -57,7 +57,8 @@ registerBenchmark({
       const { testAuth } = await import('../server/testing/rest');
       const { loadLocalUsers } = await import('../server/auth/users');
       const h = await openDb({ pgliteDir: 'memory://' });
-      const repos = drizzleRepos(h.db);
+      // As `npm start` runs it: the embedded database, this process its only writer.
+      const repos = drizzleRepos(h.db, { exclusive: true });
       await seedDemo(repos);
       const services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 60_000, memoryMb: 2048 } });
       const sam = { id: 'local:Sam', name: 'Sam', labels: loadLocalUsers().find((u) => u.name === 'Sam')!.labels, provider: 'test' as const };

@@ -30,7 +30,8 @@ export function getRuntime(): Promise<Runtime> {
 async function boot(): Promise<Runtime> {
   const e = env();
   const db = await openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite') });
-  const repos = drizzleRepos(db.db);
+  // The embedded database belongs to this process alone; a shared PostgreSQL may be written by others.
+  const repos = drizzleRepos(db.db, { exclusive: db.kind === 'pglite' });
   if (e.seed === 'demo') await seedDemo(repos);
   const services = createServices(repos, e);
   // The newest generation always has its resolution and revision — also after

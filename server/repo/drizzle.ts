@@ -60,11 +60,25 @@ function visibleAt(generation: number | undefined): SQL {
 }
 
 export class DrizzlePolicyRepo implements PolicyRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly opts: { exclusive?: boolean } = {},
+  ) {}
+
+  /** The head as this process last read or moved it (exclusive mode only: no other process moves it). */
+  private knownHead: number | undefined;
 
   async head(): Promise<number> {
+    if (this.opts.exclusive && this.knownHead !== undefined) return this.knownHead;
     const rows = await this.db.select().from(policyHead).where(eq(policyHead.id, 1));
-    return rows[0]?.generation ?? 0;
+    const head = rows[0]?.generation ?? 0;
+    this.note(head);
+    return head;
+  }
+
+  /** Generations only grow: what is known is the highest seen, whatever order reads and commits finish in. */
+  private note(head: number) {
+    if (this.opts.exclusive) this.knownHead = Math.max(this.knownHead ?? 0, head);
   }
 
   async listObjects(filter: ObjectFilter = {}): Promise<StoredObject[]> {
@@ -111,6 +125,13 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   }
 
   async commit(req: CommitRequest): Promise<CommitResult> {
+    const result = await this.commitOnce(req);
+    if (result.status === 'committed') this.note(result.generation.generation);
+    else if (result.status === 'conflict') this.note(result.head);
+    return result;
+  }
+
+  private async commitOnce(req: CommitRequest): Promise<CommitResult> {
     return this.db.transaction(async (tx) => {
       // Lock the head row first: concurrent writers queue here, and the loser
       // then sees the moved generation and gets a conflict.
@@ -242,13 +263,18 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
   }
 }
 
-export function drizzleRepos(db: Db): Repos {
+/**
+ * `exclusive`: this process is the database's only writer (the embedded
+ * PGlite), so reads asked on every request (the policy head, a reader's
+ * tenant) may be answered from what this process last read or wrote.
+ */
+export function drizzleRepos(db: Db, opts: { exclusive?: boolean } = {}): Repos {
   return {
-    policy: new DrizzlePolicyRepo(db),
+    policy: new DrizzlePolicyRepo(db, opts),
     users: new DrizzleUserRepo(db),
     resolutions: new DrizzleResolutionRepo(db),
     revisions: new DrizzleRevisionRepository(db),
-    tenants: new DrizzleTenantRepository(db),
+    tenants: new DrizzleTenantRepository(db, opts),
     estate: new DrizzleEstateRepository(db),
     resources: new DrizzleResourceRepository(db),
     tokens: new DrizzleTokenRepository(db),

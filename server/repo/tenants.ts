@@ -20,7 +20,28 @@ const rowsMatch: [
 void rowsMatch;
 
 export class DrizzleTenantRepository implements TenantRepository {
-  constructor(private readonly db: Db) {}
+  /**
+   * With `exclusive` (the embedded database: this process is its only
+   * writer) the answers to `forReader`, asked on every tenant-scoped read,
+   * are kept until this repository writes; on a shared database every call
+   * reads, since another process may have changed membership.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly opts: { exclusive?: boolean } = {},
+  ) {}
+
+  private readonly readers = new Map<string, { id: number; name: string; role: string | null; namespaces: string[] } | undefined>();
+
+  /** Forget cached readers around a write (before: no read made during it is kept; after: none made before it survives). */
+  private async writing<T>(f: () => Promise<T>): Promise<T> {
+    this.readers.clear();
+    try {
+      return await f();
+    } finally {
+      this.readers.clear();
+    }
+  }
 
   async byName(name: string): Promise<TenantRow | undefined> {
     const [t] = await this.db.select().from(tenants).where(eq(tenants.name, name));
@@ -28,6 +49,17 @@ export class DrizzleTenantRepository implements TenantRepository {
   }
 
   async forReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined> {
+    if (!this.opts.exclusive) return this.readForReader(name, user);
+    const key = `${name}\n${user}`;
+    if (!this.readers.has(key)) {
+      if (this.readers.size >= 10_000) this.readers.clear();
+      this.readers.set(key, await this.readForReader(name, user));
+    }
+    const r = this.readers.get(key);
+    return r && { ...r, namespaces: [...r.namespaces] };
+  }
+
+  private async readForReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined> {
     // One row per namespace (one with a null namespace when it has none).
     const rows = await this.db
       .select({ id: tenants.id, name: tenants.name, role: tenantMembers.role, namespace: tenantNamespaces.namespace })
@@ -90,7 +122,7 @@ export class DrizzleTenantRepository implements TenantRepository {
 
   /** Create a tenant with its owner and namespaces; false when the name or a namespace is taken. */
   async create(input: { name: string; owner: string; namespaces: string[] }): Promise<{ ok: true; tenant: TenantRow } | { ok: false; reason: string }> {
-    return this.db.transaction(async (tx) => {
+    return this.writing(() => this.db.transaction(async (tx) => {
       const [taken] = await tx.select().from(tenants).where(eq(tenants.name, input.name));
       if (taken) return { ok: false, reason: `A tenant named "${input.name}" already exists.` } as const;
       if (input.namespaces.length) {
@@ -101,20 +133,20 @@ export class DrizzleTenantRepository implements TenantRepository {
       await tx.insert(tenantMembers).values({ tenantId: t!.id, user: input.owner.toLowerCase(), role: 'owner' });
       if (input.namespaces.length) await tx.insert(tenantNamespaces).values(input.namespaces.map((namespace) => ({ namespace, tenantId: t!.id })));
       return { ok: true, tenant: t! } as const;
-    });
+    }));
   }
 
   async setRules(tenantId: number, rules: TenantRules): Promise<void> {
-    await this.db.update(tenants).set({ rules }).where(eq(tenants.id, tenantId));
+    await this.writing(() => this.db.update(tenants).set({ rules }).where(eq(tenants.id, tenantId)));
   }
 
   async addNamespace(tenantId: number, namespace: string): Promise<boolean> {
-    const rows = await this.db.insert(tenantNamespaces).values({ namespace, tenantId }).onConflictDoNothing().returning();
+    const rows = await this.writing(() => this.db.insert(tenantNamespaces).values({ namespace, tenantId }).onConflictDoNothing().returning());
     return rows.length === 1;
   }
 
   async invite(input: { tenantId: number; user: string; role: TenantRole; invitedBy: string }): Promise<InvitationRow | undefined> {
-    return this.db.transaction(async (tx) => {
+    return this.writing(() => this.db.transaction(async (tx) => {
       const user = input.user.toLowerCase();
       const [member] = await tx.select().from(tenantMembers).where(and(eq(tenantMembers.tenantId, input.tenantId), eq(tenantMembers.user, user)));
       const [pending] = await tx
@@ -124,12 +156,12 @@ export class DrizzleTenantRepository implements TenantRepository {
       if (member || pending) return undefined;
       const [inv] = await tx.insert(tenantInvitations).values({ tenantId: input.tenantId, user, role: input.role, invitedBy: input.invitedBy }).returning();
       return inv;
-    });
+    }));
   }
 
   /** Accept or reject a pending invitation (once). */
   async answer(invitationId: number, user: string, accept: boolean): Promise<InvitationRow | undefined> {
-    return this.db.transaction(async (tx) => {
+    return this.writing(() => this.db.transaction(async (tx) => {
       const [inv] = await tx
         .update(tenantInvitations)
         .set({ status: accept ? 'accepted' : 'rejected', decidedAt: sql`now()` })
@@ -137,7 +169,7 @@ export class DrizzleTenantRepository implements TenantRepository {
         .returning();
       if (inv && accept) await tx.insert(tenantMembers).values({ tenantId: inv.tenantId, user: inv.user, role: inv.role }).onConflictDoNothing();
       return inv;
-    });
+    }));
   }
 
   /**
@@ -146,7 +178,7 @@ export class DrizzleTenantRepository implements TenantRepository {
    * the last two owners at once cannot both succeed.
    */
   async changeMember(tenantId: number, user: string, role: TenantRole | null): Promise<'ok' | 'not-member' | 'last-owner'> {
-    return this.db.transaction(async (tx) => {
+    return this.writing(() => this.db.transaction(async (tx) => {
       const rows = await tx.select().from(tenantMembers).where(eq(tenantMembers.tenantId, tenantId)).for('update');
       const target = rows.find((r) => r.user === user.toLowerCase());
       if (!target) return 'not-member';
@@ -155,16 +187,18 @@ export class DrizzleTenantRepository implements TenantRepository {
       if (role) await tx.update(tenantMembers).set({ role }).where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.user, target.user)));
       else await tx.delete(tenantMembers).where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.user, target.user)));
       return 'ok';
-    });
+    }));
   }
 
   async remove(tenantId: number): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.delete(tenantInvitations).where(eq(tenantInvitations.tenantId, tenantId));
-      await tx.delete(tenantNamespaces).where(eq(tenantNamespaces.tenantId, tenantId));
-      await tx.delete(tenantMembers).where(eq(tenantMembers.tenantId, tenantId));
-      await tx.delete(tenants).where(eq(tenants.id, tenantId));
-    });
+    await this.writing(() =>
+      this.db.transaction(async (tx) => {
+        await tx.delete(tenantInvitations).where(eq(tenantInvitations.tenantId, tenantId));
+        await tx.delete(tenantNamespaces).where(eq(tenantNamespaces.tenantId, tenantId));
+        await tx.delete(tenantMembers).where(eq(tenantMembers.tenantId, tenantId));
+        await tx.delete(tenants).where(eq(tenants.id, tenantId));
+      }),
+    );
   }
 
   /** Namespace-admin / service-consumer grants implied by tenant membership, per user (lower-case). */

@@ -1,0 +1,59 @@
+/**
+ * The embedded database's shortcuts (this process its only writer): the
+ * policy head and a reader's tenant are answered from memory, and every
+ * write of this process keeps them right — a commit moves the head, a
+ * membership or namespace change is seen by the next read.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { openDb, type DbHandle } from '../db/client';
+import { drizzleRepos } from './drizzle';
+import type { Repos } from './types';
+
+describe('exclusive (embedded) repositories', () => {
+  let h: DbHandle;
+  let repos: Repos;
+  before(async () => {
+    h = await openDb({ pgliteDir: 'memory://' });
+    repos = drizzleRepos(h.db, { exclusive: true });
+  });
+  after(async () => h.close());
+
+  test('the head follows this process’s commits, and conflicts tell it the newer head', async () => {
+    assert.equal(await repos.policy.head(), 0);
+    const claim = (name: string) => ({ kind: 'claim', namespace: 'main', name, text: `kind: claim\nmetadata: {namespace: main, name: ${name}}\nuser: a\nservice: s\n`, spec: { user: 'a', service: 's' } });
+    const r1 = await repos.policy.commit({ baseGeneration: 0, author: 'a', message: '', upserts: [claim('one')], deletes: [] });
+    assert.equal(r1.status, 'committed');
+    assert.equal(await repos.policy.head(), 1);
+    // A second repository over the same database (another writer, as a test stands in for one) moves the head…
+    const other = drizzleRepos(h.db);
+    await other.policy.commit({ baseGeneration: 1, author: 'b', message: '', upserts: [claim('two')], deletes: [] });
+    // …which is exactly what exclusive mode must never be used for; a commit of ours learns the truth from its conflict.
+    const r3 = await repos.policy.commit({ baseGeneration: 1, author: 'a', message: '', upserts: [claim('three')], deletes: [] });
+    assert.deepEqual(r3, { status: 'conflict', head: 2 });
+    assert.equal(await repos.policy.head(), 2);
+  });
+
+  test('a reader’s tenant is read again after every membership or namespace change', async () => {
+    const t = await repos.tenants.create({ name: 'acme', owner: 'olga', namespaces: ['n1'] });
+    assert.ok(t.ok);
+    const id = t.ok ? t.tenant.id : 0;
+    assert.equal((await repos.tenants.forReader('acme', 'bob'))?.role, null);
+    const inv = await repos.tenants.invite({ tenantId: id, user: 'bob', role: 'admin', invitedBy: 'olga' });
+    await repos.tenants.answer(inv!.id, 'bob', true);
+    assert.equal((await repos.tenants.forReader('acme', 'bob'))?.role, 'admin');
+    await repos.tenants.changeMember(id, 'bob', 'plain');
+    assert.equal((await repos.tenants.forReader('acme', 'bob'))?.role, 'plain');
+    await repos.tenants.addNamespace(id, 'n2');
+    assert.deepEqual((await repos.tenants.forReader('acme', 'bob'))?.namespaces, ['n1', 'n2']);
+    await repos.tenants.changeMember(id, 'bob', null);
+    assert.equal((await repos.tenants.forReader('acme', 'bob'))?.role, null, 'a removed member is no longer one on the next read');
+    await repos.tenants.remove(id);
+    assert.equal(await repos.tenants.forReader('acme', 'bob'), undefined);
+    // Callers get their own copy: changing it changes nothing cached.
+    const again = await repos.tenants.create({ name: 'acme2', owner: 'olga', namespaces: ['n3'] });
+    assert.ok(again.ok);
+    (await repos.tenants.forReader('acme2', 'olga'))!.namespaces.push('tampered');
+    assert.deepEqual((await repos.tenants.forReader('acme2', 'olga'))!.namespaces, ['n3']);
+  });
+});
