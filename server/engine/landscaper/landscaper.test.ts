@@ -1,0 +1,223 @@
+/**
+ * Golden tests: the expectations in corpus/landscaper/derived/expected-outcomes.yaml
+ * (transcribed from Landscaper's Go tests), read as data, over the copied fixtures.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { parse, stringify } from 'yaml';
+import { dataObjectName, exportsOf, importsOf, installAll, parseYamlDocuments, type Filesystem, type InstallRun } from './index';
+
+const CORPUS = join(process.cwd(), 'corpus/landscaper');
+const expected = parse(readFileSync(join(CORPUS, 'derived/expected-outcomes.yaml'), 'utf8')) as Record<string, Record<string, unknown>[]>;
+
+function dirFs(dir: string): Filesystem {
+  const out: Filesystem = {};
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isFile()) out[e.name] = readFileSync(join(dir, e.name), 'utf8');
+    else if (e.isDirectory()) for (const [k, v] of Object.entries(dirFs(join(dir, e.name)))) out[`${e.name}/${k}`] = v;
+  }
+  return out;
+}
+
+/** The unit "state" fixtures are Go templates naming DataObjects by context and key. */
+function expandState(text: string): string {
+  return text.replace(/\{\{\s*dataObjectName\s+(?:""|\(\s*dataObjectContext\s+"[^"]*"\s+"([^"]*)"\s*\))\s+"([^"]*)"\s*\}\}/g, (_, inst: string | undefined, key: string) =>
+    dataObjectName(inst ? `Inst.${inst}` : '', key),
+  );
+}
+
+function stateObjects(dir: string): unknown[] {
+  const abs = join(CORPUS, dir);
+  return readdirSync(abs)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .flatMap((f) => parseYamlDocuments(expandState(readFileSync(join(abs, f), 'utf8'))));
+}
+
+/** The local registry: resource name → blueprint blob. */
+const registry = (() => {
+  const base = join(CORPUS, 'pkg/landscaper/installations/testdata/registry');
+  const cd = parse(readFileSync(join(base, 'component-descriptor.yaml'), 'utf8')) as { component: { resources: { name: string; access: { filename: string } }[] } };
+  const out: Record<string, Filesystem> = {};
+  for (const r of cd.component.resources) {
+    const dir = join(base, 'blobs', r.access.filename);
+    if (existsSync(join(dir, 'blueprint.yaml'))) out[r.name] = dirFs(dir);
+  }
+  return out;
+})();
+
+const BASE_BLUEPRINT = 'cd://componentReferences/base-component/resources/blueprint';
+const CLUSTER = { apiVersion: 'landscaper.gardener.cloud/v1alpha1', kind: 'Target', metadata: { name: 'my-cluster', namespace: 'example' }, spec: { type: 'landscaper.gardener.cloud/kubernetes-cluster', config: { kubeconfig: 'apiVersion: v1' } } };
+
+function yamlFile(path: string): unknown[] {
+  return parseYamlDocuments(readFileSync(join(CORPUS, path), 'utf8'));
+}
+
+function root(run: InstallRun, name: string) {
+  const r = run.installations.find((i) => i.name === name);
+  assert.ok(r, `installation ${name} in the result`);
+  return r;
+}
+
+describe('imports (imports/constructor_test.go)', () => {
+  for (const c of expected.imports!) {
+    const label = `${c.state} ${c.installation}`;
+    test(label, () => {
+      const r = importsOf({ objects: stateObjects(c.state as string), blueprints: registry }, c.installation as string);
+      if (c.expectImports) {
+        assert.ok(r.ok, JSON.stringify(r));
+        // Target imports are whole Target objects; the corpus shows the spec subset.
+        for (const [k, v] of Object.entries(c.expectImports as Record<string, unknown>)) {
+          const got = r.imports[k] as Record<string, unknown>;
+          if (typeof v === 'object' && v && 'spec' in v) assert.deepEqual(got.spec, (v as { spec: unknown }).spec, k);
+          else assert.deepEqual(got, v, k);
+        }
+        assert.deepEqual(Object.keys(r.imports).sort(), Object.keys(c.expectImports as object).sort());
+      }
+      const want = c.renderImportExecutions as { ok: boolean; imports?: Record<string, unknown>; error?: string; condition?: unknown } | undefined;
+      if (want) {
+        assert.equal(r.ok, want.ok, JSON.stringify(r));
+        if (r.ok) for (const [k, v] of Object.entries(want.imports ?? {})) assert.deepEqual(r.imports[k], v, k);
+        else {
+          assert.equal(r.error.message, want.error);
+          assert.deepEqual(r.condition, want.condition);
+        }
+      }
+    });
+  }
+});
+
+describe('exports (exports/constructor_test.go)', () => {
+  for (const [i, c] of expected.exports!.entries()) {
+    test(`${c.state} ${c.installation} #${i}`, () => {
+      const blueprints = { ...registry };
+      let override = c.blueprintExportExecutionOverride as string | undefined;
+      if (override === 'same as test1') override = expected.exports![0]!.blueprintExportExecutionOverride as string;
+      if (override) {
+        const bp = parse(blueprints.root!['blueprint.yaml']!) as Record<string, unknown>;
+        bp.exportExecutions = [{ name: 'override', type: 'GoTemplate', template: override }];
+        blueprints.root = { 'blueprint.yaml': stringify(bp) };
+      }
+      const r = exportsOf({ objects: stateObjects(c.state as string), blueprints }, c.installation as string);
+      if (c.expectError) {
+        assert.equal(r.ok, false);
+        assert.ok(!r.ok && /no "exports" map/.test(r.error.message), JSON.stringify(r));
+        return;
+      }
+      assert.ok(r.ok, JSON.stringify(r));
+      assert.deepEqual(r.dataObjects, c.expectDataObjects);
+    });
+  }
+});
+
+function dependencyRun(c: Record<string, unknown>): InstallRun {
+  return installAll({
+    objects: [...yamlFile(c.installation as string), CLUSTER],
+    blueprints: {
+      blueprint: dirFs(join(CORPUS, c.blueprintDir as string)),
+      [BASE_BLUEPRINT]: dirFs(join(CORPUS, 'test/integration/testdata/dependencies/component-base/blueprint')),
+    },
+  });
+}
+
+describe('dependencies (test/integration/dependencies)', () => {
+  for (const c of expected.dependencies!) {
+    const want = c.expect as { phase: string; dataObjects?: Record<string, unknown> };
+    test(`${c.installation} → ${want.phase}`, () => {
+      const run = dependencyRun(c);
+      const r = root(run, 'dependencies-root');
+      assert.equal(r.phase, want.phase, JSON.stringify(r.errors));
+      if (want.dataObjects) for (const [k, v] of Object.entries(want.dataObjects)) assert.equal(run.dataObjects[k], v, k);
+    });
+  }
+
+  test('chain: the subinstallations run one after the other, A B C D', () => {
+    const run = dependencyRun(expected.dependencies![0]!);
+    assert.deepEqual(run.order, ['dependencies-root', ...[1, 2, 3, 4].map((n) => `dependencies-root/dependencies-sub${n}`)]);
+    assert.deepEqual(run.installations.map((i) => [i.name, i.phase, i.exports.trackOut ?? i.exports.track]), [
+      ['dependencies-root', 'Succeeded', 'ABCD'],
+      ['dependencies-root/dependencies-sub1', 'Succeeded', 'A'],
+      ['dependencies-root/dependencies-sub2', 'Succeeded', 'AB'],
+      ['dependencies-root/dependencies-sub3', 'Succeeded', 'ABC'],
+      ['dependencies-root/dependencies-sub4', 'Succeeded', 'ABCD'],
+    ]);
+    assert.deepEqual(
+      root(run, 'dependencies-root').phases.map((p) => p.phase),
+      ['Init', 'ObjectsCreated', 'Progressing', 'Completing', 'Succeeded'],
+    );
+    // Children's exports live in the root's scope, not in the namespace's.
+    assert.equal(run.dataObjects['Inst.dependencies-root/track4'], 'ABCD');
+    assert.equal(run.dataObjects.track4, undefined);
+  });
+
+  test('join: sub4 waits for sub1, sub2 and sub3', () => {
+    const run = dependencyRun(expected.dependencies![1]!);
+    assert.equal(run.order.at(-1), 'dependencies-root/dependencies-sub4');
+  });
+
+  test('cycle: the root fails with the cycle path sub2 → sub4 → sub3 → sub2', () => {
+    const run = dependencyRun(expected.dependencies![2]!);
+    const r = root(run, 'dependencies-root');
+    assert.equal(r.phase, 'Failed');
+    assert.deepEqual(r.errors.map((e) => [e.code, e.cycle]), [['cycle', ['dependencies-sub2', 'dependencies-sub4', 'dependencies-sub3', 'dependencies-sub2']]]);
+    assert.equal(r.errors[0]!.message, 'the subinstallations have a cycle: dependencies-sub2 -{depends_on}-> dependencies-sub4 -{depends_on}-> dependencies-sub3 -{depends_on}-> dependencies-sub2');
+    assert.equal(run.installations.length, 1, 'no subinstallation is created');
+  });
+
+  test('conflict: two siblings export track1', () => {
+    const run = dependencyRun(expected.dependencies![3]!);
+    const r = root(run, 'dependencies-root');
+    assert.equal(r.phase, 'Failed');
+    assert.deepEqual(r.errors[0]!.exportedBy, { key: 'track1', installations: ['dependencies-sub1', 'dependencies-sub2'] });
+    assert.equal(r.errors[0]!.message, "the following exports are exported by multiple nested installations: 'track1' is exported by [dependencies-sub1, dependencies-sub2]");
+  });
+});
+
+describe('import-export (test/integration/importexport)', () => {
+  const blueprints = { blueprint: dirFs(join(CORPUS, 'test/integration/testdata/import-export/v0.1.0/blueprint')) };
+  const objectsOf = (installation: string, withDataObject?: string) => {
+    const dir = installation.slice(0, installation.lastIndexOf('/'));
+    const files = readdirSync(join(CORPUS, dir)).filter((f) => f.startsWith('import-do-') && (!withDataObject || !/-(pos|neg)\.yaml$/.test(f) || f === withDataObject));
+    return [...yamlFile(installation), ...files.flatMap((f) => yamlFile(`${dir}/${f}`)), CLUSTER];
+  };
+
+  test('installation-5 without its required import fails in Init', () => {
+    const run = installAll({ objects: objectsOf('test/integration/testdata/import-export/installation-5/installation-neg.yaml'), blueprints });
+    const r = root(run, 'import-export-1');
+    assert.equal(r.phase, 'Failed');
+    assert.equal(r.errors[0]!.message, 'blueprint defines import "configmapNameIn" of type data, which is not satisfied');
+    assert.deepEqual(r.phases.map((p) => p.phase), ['Init', 'Failed']);
+  });
+
+  test('installation-6 with a non-string name fails its JSON schema', () => {
+    const run = installAll({ objects: objectsOf('test/integration/testdata/import-export/installation-6/installation.yaml', 'import-do-name-neg.yaml'), blueprints });
+    const r = root(run, 'import-export-1');
+    assert.equal(r.phase, 'Failed');
+    assert.equal(r.errors[0]!.code, 'import_schema');
+    assert.equal(r.errors[0]!.message, 'imported datatype does not have the expected schema: import "configmapNameIn": (root): Invalid type. Expected: string, given: boolean');
+  });
+});
+
+describe('import execution (test/integration/importexport/import_executions.go)', () => {
+  const blueprints = { blueprint: dirFs(join(CORPUS, 'test/integration/testdata/import-execution/v0.1.0/blueprint')) };
+  for (const c of expected.importExecution!) {
+    const want = c.expect as { phase: string; lastErrorContains?: string; 'deployItemConfig.imps'?: Record<string, unknown> };
+    test(`importDataMappings ${JSON.stringify(c.importDataMappingsAddedByTest)} → ${want.phase}`, () => {
+      const [inst] = yamlFile(c.installation as string) as { spec: Record<string, unknown> }[];
+      inst!.spec.importDataMappings = c.importDataMappingsAddedByTest;
+      const run = installAll({ objects: [inst], blueprints });
+      const r = root(run, 'import-execution-1');
+      assert.equal(r.phase, want.phase, JSON.stringify(r.errors));
+      if (want.lastErrorContains) assert.ok(r.errors.at(-1)!.message.includes(want.lastErrorContains), r.errors.at(-1)!.message);
+      const imps = want['deployItemConfig.imps'];
+      if (imps) {
+        const got = (r.deployItems[0]!.config as { imps: Record<string, unknown> }).imps;
+        const byKey = (l: unknown) => [...(l as { key: string }[])].sort((a, b) => a.key.localeCompare(b.key));
+        assert.deepEqual({ ...got, mapToList: byKey(got.mapToList) }, { ...imps, mapToList: byKey(imps.mapToList) });
+        assert.equal(r.deployItems[0]!.type, 'landscaper.gardener.cloud/mock');
+      }
+    });
+  }
+});
