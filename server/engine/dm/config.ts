@@ -1,0 +1,105 @@
+/**
+ * Reading DM configurations and import maps (reference/dm.md §1, §2.1).
+ *
+ * YAML is read as YAML 1.1 because DM read it with PyYAML (`yes`/`on` are
+ * booleans there and templates were written against that), duplicate keys
+ * keep the last value as PyYAML did, and alias expansion is capped so a
+ * "billion laughs" configuration cannot blow up memory.
+ */
+import { LineCounter, parseDocument } from 'yaml';
+import type { ImportFile, Json, JsonObject } from './types';
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/**
+ * PyYAML's wording for the `yaml` package's error codes DM users met most;
+ * DM's messages ("Error parsing YAML: mapping values are not allowed here")
+ * are what its tests and users searched for.
+ */
+const PYYAML_WORDING: Record<string, string> = {
+  BLOCK_AS_IMPLICIT_KEY: 'mapping values are not allowed here',
+  MULTILINE_IMPLICIT_KEY: 'mapping values are not allowed here',
+  BAD_INDENT: 'bad indentation of a mapping entry',
+  MISSING_CHAR: 'could not find expected character',
+  UNEXPECTED_TOKEN: 'did not find expected token',
+  TAB_AS_INDENT: 'found character \'\\t\' that cannot start any token',
+};
+
+/**
+ * Parses YAML text as DM did. `where` names the text in messages (DM printed
+ * `"template"` for the top-level configuration and the type for a template's output).
+ */
+export function parseYaml(text: string, where: string): Parsed<Json | undefined> {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false, lineCounter });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const { line, col } = lineCounter.linePos(e.pos[0]);
+    const what = PYYAML_WORDING[e.code] ?? e.message.split('\n')[0];
+    return { ok: false, message: `Error parsing YAML: ${what}\n  in "${where}", line ${line}, column ${col}` };
+  }
+  try {
+    const value = doc.toJS({ maxAliasCount: 1000 }) as Json | undefined;
+    return { ok: true, value: value === undefined ? null : value };
+  } catch (err) {
+    // toJS throws on excessive aliases; that is a property of the text, so it is a parse error.
+    return { ok: false, message: `Error parsing YAML: ${(err as Error).message}\n  in "${where}"` };
+  }
+}
+
+/** A configuration as `_ProcessResource` sees it: the raw resource entries, not yet checked. */
+export interface ParsedConfig {
+  /** null when the text was empty: DM returns '' for it, and so do we (empty result). */
+  resources: Json[] | null;
+  /** PR 167 top-level `outputs:`, unchecked. */
+  outputs?: Json;
+  /** The client-side `imports:` directive: kept for tools, never read by expansion. */
+  imports?: Json;
+}
+
+/**
+ * Parses the top-level configuration. An empty text yields `resources: null`;
+ * a missing or null `resources:` yields `[]`, as expandybird did.
+ */
+export function parseConfig(text: string): Parsed<ParsedConfig> {
+  if (text.trim() === '') return { ok: true, value: { resources: null } };
+  const parsed = parseYaml(text, 'template');
+  if (!parsed.ok) return parsed;
+  const doc = parsed.value;
+  if (doc === null || doc === undefined) return { ok: true, value: { resources: null } };
+  if (!isObject(doc)) return { ok: false, message: 'The configuration is not a mapping with a `resources:` list.' };
+  const resources = doc['resources'];
+  if (resources !== undefined && resources !== null && !Array.isArray(resources)) {
+    return { ok: false, message: "The configuration's `resources:` is not a list." };
+  }
+  const value: ParsedConfig = { resources: resources ?? [] };
+  if (doc['outputs'] !== undefined) value.outputs = doc['outputs'];
+  if (doc['imports'] !== undefined) value.imports = doc['imports'];
+  return { ok: true, value };
+}
+
+/** Imports normalised to `{content, path?}` (the API's shape; PR 167's `SimpleImportMap`). */
+export function normalizeImports(imports: Record<string, string | ImportFile> | undefined): Map<string, ImportFile> {
+  const out = new Map<string, ImportFile>();
+  for (const [name, v] of Object.entries(imports ?? {})) {
+    out.set(name, typeof v === 'string' ? { content: v } : { content: v.content, ...(v.path !== undefined ? { path: v.path } : {}) });
+  }
+  return out;
+}
+
+export type TemplateLanguage = 'jinja' | 'python';
+
+/**
+ * The language of a template: from the import's path when present, else
+ * from the type (`*.jinja`/`*.yaml` are Jinja, `*.py` is Python), as expandybird.
+ */
+export function languageOf(type: string, file: ImportFile): TemplateLanguage | null {
+  const source = file.path ?? type;
+  if (/\.(jinja|yaml)$/.test(source)) return 'jinja';
+  if (/\.py$/.test(source)) return 'python';
+  return null;
+}
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

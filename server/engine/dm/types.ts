@@ -1,0 +1,164 @@
+/**
+ * Types of the Deployment Manager expansion engine (reference/dm.md): a
+ * configuration of `{name, type, properties}` resources whose types may name
+ * imported Jinja (or, later, Python) templates, expanded recursively into
+ * primitives, with a layout that records which template produced what.
+ *
+ * Everything is plain JSON-shaped data. Errors are data, not exceptions: a
+ * configuration is user input, and a template that loops or a schema that
+ * rejects a property must come back as a message, never as a crash.
+ */
+
+/** A YAML/JSON value as templates and schemas see it. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** One resource of a configuration (input) or of the expanded configuration (output). */
+export interface Resource {
+  name: string;
+  type: string;
+  properties?: JsonObject | null;
+  [key: string]: Json | undefined;
+}
+
+/** PR 167 template output: `outputs: [{name, value}]`. */
+export interface Output {
+  name: string;
+  value: Json;
+}
+
+/** A node of the layout: a primitive is `{name, type}`; a template adds what it expanded to. */
+export interface LayoutResource {
+  name: string;
+  type: string;
+  properties?: JsonObject | null;
+  outputs?: Output[];
+  resources?: LayoutResource[];
+}
+
+/**
+ * An import as the DM API carries it: the content, and optionally the real
+ * file path (which decides the language when the name alone doesn't).
+ */
+export interface ImportFile {
+  content: string;
+  path?: string;
+}
+
+/** What `expand` takes: the top-level configuration text and the imports by name. */
+export interface ExpandInput {
+  config: string;
+  imports?: Record<string, string | ImportFile>;
+}
+
+/** The environment a template sees as `env`. */
+export interface TemplateEnv {
+  /** The deployment's name (DM's Go wrapper also sets `project` to it). */
+  deployment?: string;
+  project?: string;
+  /** Set per template resource by the engine. */
+  name?: string;
+  type?: string;
+  [key: string]: Json | undefined;
+}
+
+/** What a template is given: DM's `context` (Python) / the Jinja globals. */
+export interface TemplateContext {
+  /** The resource's properties after schema defaults; null when it has none. */
+  properties: JsonObject | null;
+  env: TemplateEnv;
+  /** Every import's content by name, so templates can inline files (`imports['x.txt']`). */
+  imports: Record<string, string>;
+  name: string;
+  type: string;
+}
+
+/**
+ * A Python template runner, to be plugged in by the WASM sandbox. It returns
+ * either the YAML text of the template's output or the parsed object (PR 167
+ * accepts both), or an error message (the template's exception).
+ */
+export type PythonRunner = (
+  source: string,
+  context: TemplateContext,
+  modules: Record<string, string>,
+) => { ok: true; value: string | Json } | { ok: false; message: string };
+
+export interface ExpandLimits {
+  /** Largest template source, in UTF-16 code units. */
+  templateSource: number;
+  /** Largest output of one template render. */
+  templateOutput: number;
+  /** Deepest nesting of template expansions (the top-level configuration is depth 0). */
+  depth: number;
+  /** Most resources (templates and primitives) processed in one expansion. */
+  resources: number;
+  /** Largest configuration text (the top-level config). */
+  configSource: number;
+}
+
+export interface ExpandOptions {
+  /** Passed to templates as `env`; `name`/`type` are set per resource. */
+  env?: TemplateEnv;
+  /** Apply `<type>.schema` defaults and validation (DM: the `VALIDATE_SCHEMA` switch; Keelson: always on). */
+  validateSchema?: boolean;
+  /** Resolve PR 167 `outputs:` and `$(ref.NAME.PATH)` to template outputs (default true). */
+  outputs?: boolean;
+  /** Accept `type: int` in schemas as `integer` (the shipped examples use it; default true). */
+  intAlias?: boolean;
+  /** Reject two primitives with the same name in the flat configuration (DM allowed it; default true). */
+  uniquePrimitiveNames?: boolean;
+  /** Runs Python templates; absent means "Python templates are not supported yet". */
+  runPython?: PythonRunner;
+  limits?: Partial<ExpandLimits>;
+}
+
+export type DmErrorCode =
+  | 'yaml'
+  | 'config'
+  | 'duplicate_name'
+  | 'schema'
+  | 'properties'
+  | 'template'
+  | 'template_output'
+  | 'unsupported_language'
+  | 'python_unsupported'
+  | 'template_cycle'
+  | 'reference'
+  | 'limit';
+
+export interface DmError {
+  code: DmErrorCode;
+  /** DM's wording, wrapped as `ExpansionError: <msg> Resource: <resource>` where DM did. */
+  message: string;
+  /** The resource (or type) the error is about, when there is one. */
+  resource?: string;
+  /** The `(type, name)` chain from the top-level configuration down to the failing resource. */
+  path?: { name: string; type: string }[];
+}
+
+/** A `$(ref.NAME.PATH)` left for deploy time: `from` must be created after `to`. */
+export interface ReferenceEdge {
+  from: string;
+  to: string;
+  path: string;
+}
+
+export interface ReferenceGraph {
+  /** Referrer → referee, one per distinct (from, to, path). */
+  edges: ReferenceEdge[];
+  /** References whose NAME is no resource of the flat configuration (DM's resourcifier rejects these). */
+  unknown: ReferenceEdge[];
+  /** Each cycle as a path of names, first name repeated at the end. */
+  cycles: string[][];
+  /** Creation order of the flat configuration's resources (referees first); null when there is a cycle. */
+  order: string[] | null;
+}
+
+export interface ExpandResult {
+  config: { resources: Resource[] };
+  layout: { resources: LayoutResource[]; outputs?: Output[] };
+  references: ReferenceGraph;
+  /** Empty on success; expansion is all-or-nothing, so on error config and layout are empty. */
+  errors: DmError[];
+}
