@@ -221,3 +221,106 @@ describe('import execution (test/integration/importexport/import_executions.go)'
     });
   }
 });
+
+describe('scopes (seed: application and application2 in one namespace)', () => {
+  const leaf = (exportName: string, value: string) => ({
+    'blueprint.yaml': stringify({
+      apiVersion: 'landscaper.gardener.cloud/v1alpha1',
+      kind: 'Blueprint',
+      imports: [
+        { name: 'cluster', targetType: 'kubernetes-cluster' },
+        { name: 'in', type: 'data', required: false, schema: { type: 'string' } },
+      ],
+      exports: [{ name: exportName, type: 'data', schema: { type: 'string' } }],
+      deployExecutions: [{ name: 'deploy', type: 'GoTemplate', template: `deployItems:\n- name: ${exportName}\n  type: landscaper.gardener.cloud/mock\n  target: {import: cluster}\n  config:\n    export:\n      ${exportName}: "${value}-{{ .imports.in }}-on-{{ .imports.cluster.metadata.name }}"\n` }],
+      exportExecutions: [{ name: 'export', type: 'GoTemplate', template: `exports:\n  ${exportName}: {{ index .deployitems "${exportName}" "${exportName}" }}\n` }],
+    }),
+  });
+  const application = {
+    'blueprint.yaml': stringify({
+      apiVersion: 'landscaper.gardener.cloud/v1alpha1',
+      kind: 'Blueprint',
+      imports: [
+        { name: 'cluster', targetType: 'landscaper.gardener.cloud/kubernetes-cluster' },
+        { name: 'config', type: 'data', schema: { type: 'string' } },
+      ],
+      exports: [{ name: 'exports', type: 'data', schema: { type: 'string' } }],
+      subinstallations: [
+        { name: 'webui', blueprint: { ref: 'cd://componentReferences/webui/resources/blueprint' }, imports: { targets: [{ name: 'cluster', target: 'cluster' }], data: [{ name: 'in', dataRef: 'databaseaccess' }] }, exports: { data: [{ name: 'uiaccess', dataRef: 'uiaccess' }] } },
+        { name: 'database', blueprint: { ref: 'cd://componentReferences/database/resources/blueprint' }, imports: { targets: [{ name: 'cluster', target: 'cluster' }], data: [{ name: 'in', dataRef: 'config' }] }, exports: { data: [{ name: 'databaseaccess', dataRef: 'databaseaccess' }] } },
+      ],
+      exportExecutions: [{ name: 'export', type: 'Spiff', template: { exports: { exports: '(( dataobjects.uiaccess ))' } } }],
+    }),
+  };
+  const blueprints = {
+    'my-application': application,
+    'cd://componentReferences/database/resources/blueprint': leaf('databaseaccess', 'db'),
+    'cd://componentReferences/webui/resources/blueprint': leaf('uiaccess', 'ui'),
+  };
+  const objects = [
+    ...['cluster', 'cluster2'].map((name) => ({ ...CLUSTER, metadata: { name, namespace: 'default' } })),
+    { apiVersion: 'landscaper.gardener.cloud/v1alpha1', kind: 'DataObject', metadata: { name: 'config' }, data: 'one' },
+    { apiVersion: 'landscaper.gardener.cloud/v1alpha1', kind: 'DataObject', metadata: { name: 'config2' }, data: 'two' },
+    ...[
+      ['application', 'cluster', 'config', 'exports'],
+      ['application2', 'cluster2', 'config2', 'exports2'],
+    ].map(([name, cluster, config, exp]) => ({
+      apiVersion: 'landscaper.gardener.cloud/v1alpha1',
+      kind: 'Installation',
+      metadata: { name },
+      spec: {
+        blueprint: { ref: { resourceName: 'my-application' } },
+        imports: { targets: [{ name: 'cluster', target: cluster }], data: [{ name: 'config', dataRef: config }] },
+        exports: { data: [{ name: 'exports', dataRef: exp }] },
+      },
+    })),
+  ];
+
+  test('the same blueprint installed twice: two scopes, same local names, no collision', () => {
+    const run = installAll({ objects, blueprints });
+    assert.deepEqual(run.errors, []);
+    assert.deepEqual(run.order, ['application', 'application/database', 'application/webui', 'application2', 'application2/database', 'application2/webui']);
+    assert.deepEqual(
+      run.installations.map((i) => [i.name, i.scope, i.phase]),
+      [
+        ['application', '', 'Succeeded'],
+        ['application/database', 'Inst.application', 'Succeeded'],
+        ['application/webui', 'Inst.application', 'Succeeded'],
+        ['application2', '', 'Succeeded'],
+        ['application2/database', 'Inst.application2', 'Succeeded'],
+        ['application2/webui', 'Inst.application2', 'Succeeded'],
+      ],
+    );
+    assert.equal(run.dataObjects.exports, 'ui-db-one-on-cluster-on-cluster');
+    assert.equal(run.dataObjects.exports2, 'ui-db-two-on-cluster2-on-cluster2');
+    assert.equal(run.dataObjects['Inst.application/databaseaccess'], 'db-one-on-cluster');
+    assert.equal(run.dataObjects['Inst.application2/databaseaccess'], 'db-two-on-cluster2');
+    const db = root(run, 'application2/database');
+    assert.deepEqual(db.deployItems.map((d) => [d.name, d.type, d.phase, d.exports]), [['databaseaccess', 'landscaper.gardener.cloud/mock', 'Succeeded', { databaseaccess: 'db-two-on-cluster2' }]]);
+  });
+
+  test('a root importing another root’s export runs after it', () => {
+    const consumer = { apiVersion: 'landscaper.gardener.cloud/v1alpha1', kind: 'Installation', metadata: { name: 'aaa-consumer' }, spec: { blueprint: { ref: { resourceName: 'my-application' } }, imports: { targets: [{ name: 'cluster', target: 'cluster' }], data: [{ name: 'config', dataRef: 'exports' }] }, exports: { data: [{ name: 'exports', dataRef: 'exports3' }] } } };
+    const run = installAll({ objects: [consumer, ...objects], blueprints });
+    // Declared first, but it imports application's export: it runs right after application.
+    assert.deepEqual(run.order.filter((n) => !n.includes('/')), ['application', 'aaa-consumer', 'application2']);
+    assert.equal(run.dataObjects.exports3, 'ui-db-ui-db-one-on-cluster-on-cluster-on-cluster-on-cluster');
+  });
+
+  test('a missing import source fails the root in Init and names the object', () => {
+    const run = installAll({ objects: objects.filter((o) => o.metadata.name !== 'config2'), blueprints });
+    const r = root(run, 'application2');
+    assert.equal(r.phase, 'Failed');
+    assert.equal(r.errors[0]!.message, 'unable to fetch data object "config2" (import "config") from context ""');
+    assert.equal(root(run, 'application').phase, 'Succeeded');
+  });
+
+  test('a subinstallation import nobody provides is reported before anything runs', () => {
+    const bp = parse(application['blueprint.yaml']) as { subinstallations: { imports: { data: { dataRef: string }[] } }[] };
+    bp.subinstallations[0]!.imports.data[0]!.dataRef = 'nowhere';
+    const run = installAll({ objects, blueprints: { ...blueprints, 'my-application': { 'blueprint.yaml': stringify(bp) } } });
+    const r = root(run, 'application');
+    assert.equal(r.phase, 'Failed');
+    assert.equal(r.errors[0]!.message, 'subinstallation "webui": import not satisfied: data "nowhere" is neither a parent import nor a sibling export');
+  });
+});
