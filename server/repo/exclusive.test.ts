@@ -57,3 +57,22 @@ describe('exclusive (embedded) repositories', () => {
     assert.deepEqual((await repos.tenants.forReader('acme2', 'olga'))!.namespaces, ['n3']);
   });
 });
+
+describe('exclusive grants', () => {
+  test('grants implied by membership follow this process’s tenant writes', async () => {
+    const h = await openDb({ pgliteDir: 'memory://' });
+    const repos = drizzleRepos(h.db, { exclusive: true });
+    try {
+      const t = await repos.tenants.create({ name: 'g', owner: 'olga', namespaces: ['gn'] });
+      const id = t.ok ? t.tenant.id : 0;
+      assert.deepEqual((await repos.tenants.grants()).get('olga')?.map((g) => [g.role, g.namespaces]), [['namespace-admin', ['gn']]]);
+      const inv = await repos.tenants.invite({ tenantId: id, user: 'bob', role: 'plain', invitedBy: 'olga' });
+      await repos.tenants.answer(inv!.id, 'bob', true);
+      assert.deepEqual((await repos.tenants.grants()).get('bob')?.map((g) => g.role), ['service-consumer']);
+      await repos.tenants.changeMember(id, 'bob', null);
+      assert.equal((await repos.tenants.grants()).get('bob'), undefined, 'a removed member has no grants on the next read');
+    } finally {
+      await h.close();
+    }
+  });
+});

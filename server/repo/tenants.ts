@@ -35,13 +35,21 @@ export class DrizzleTenantRepository implements TenantRepository {
 
   /** Forget cached readers around a write (before: no read made during it is kept; after: none made before it survives). */
   private async writing<T>(f: () => Promise<T>): Promise<T> {
-    this.readers.clear();
+    this.forget();
     try {
       return await f();
     } finally {
-      this.readers.clear();
+      this.forget();
     }
   }
+
+  private forget() {
+    this.readers.clear();
+    this.knownGrants = undefined;
+  }
+
+  /** Grants implied by membership, kept (exclusive mode) until this repository writes: every resolution asks for them. */
+  private knownGrants: Promise<Map<string, TenantGrant[]>> | undefined;
 
   async byName(name: string): Promise<TenantRow | undefined> {
     const [t] = await this.db.select().from(tenants).where(eq(tenants.name, name));
@@ -203,6 +211,16 @@ export class DrizzleTenantRepository implements TenantRepository {
 
   /** Namespace-admin / service-consumer grants implied by tenant membership, per user (lower-case). */
   async grants(): Promise<Map<string, TenantGrant[]>> {
+    if (!this.opts.exclusive) return this.readGrants();
+    const known = (this.knownGrants ??= this.readGrants());
+    const grants = await known.catch((e) => {
+      if (this.knownGrants === known) this.knownGrants = undefined;
+      throw e;
+    });
+    return new Map([...grants].map(([user, list]) => [user, list.map((g) => ({ ...g, namespaces: [...g.namespaces] }))]));
+  }
+
+  private async readGrants(): Promise<Map<string, TenantGrant[]>> {
     const rows = await this.db
       .select({ user: tenantMembers.user, role: tenantMembers.role, tenant: tenants.name, tenantId: tenants.id })
       .from(tenantMembers)
