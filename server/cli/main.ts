@@ -5,6 +5,7 @@
  * Exit codes: 0 success, 1 invalid input or refused, 2 usage error.
  */
 import { loginCommand, logoutCommand } from './login';
+import { installCommand } from './install';
 import { policyCommand } from './policy';
 import { resolveCommand } from './resolve';
 import { applyCommand, revisionsCommand } from './server-commands';
@@ -16,6 +17,9 @@ Commands:
   validate PATH...     Parse and validate policy files or folders (*.yaml, *.yml).
                        Prints file:line:col: message per problem; exit 1 on any error.
   resolve PATH...      Resolve claims into the desired state (JSON or YAML).
+  install PATH... [--blueprint NAME=DIR]
+                       Landscaper: run installations offline (mock deployer) and print
+                       their scopes, phases, imports, exports and the DataObjects.
   policy PATH... --interface PATH[:REV]
                        Capact: the Implementation an Interface resolves to under
                        the policies, with injections, backends and the reasons.
@@ -43,6 +47,8 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
       return resolveCommand(rest, io);
     case 'policy':
       return policyCommand(rest, io);
+    case 'install':
+      return installCommand(rest, io);
     case 'apply':
       return applyCommand(rest, io, 'apply');
     case 'delete':
