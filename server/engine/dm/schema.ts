@@ -161,6 +161,7 @@ function checkSchema(node: Json, root: JsonObject, path: (string | number)[], in
     const ref = node['$ref']!;
     if (typeof ref !== 'string') {
       // An unquoted `$ref: #/x` is a YAML comment, so the value is null.
+      out.push(`${pyRepr(ref)} is not of type 'string'${at([...path, '$ref'])}`);
       out.push(`Unresolvable reference ${pyRepr(ref)}${at([...path, '$ref'])}: argument of type 'NoneType' is not iterable. Perhaps you forgot to put 'quotes' around your reference.`);
     } else if (resolveRef(root, ref) === undefined) {
       out.push(`Unresolvable JSON pointer: ${pyRepr(ref.replace(/^#\/?/, ''))}${at([...path, '$ref'])}`);

@@ -1,0 +1,479 @@
+/**
+ * Golden tests for the DM expansion engine, driven by the corpus's case files
+ * as data (corpus/dm/cases/*.yaml and the expandybird fixtures they name):
+ * every Jinja case must give DM's output or DM's error; every Python case must
+ * either fail as DM did before the template ran, or say clearly that Python
+ * templates are not supported yet. Then the registry templates and examples,
+ * the Python runner seam, and the limits.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { describe, test } from 'node:test';
+import { parse } from 'yaml';
+import {
+  collectReferences,
+  expand,
+  extractWithJsonPath,
+  findReferences,
+  hasReference,
+  normalizeImports,
+  PYTHON_UNSUPPORTED,
+  substituteReferences,
+  validateProperties,
+  type ExpandOptions,
+  type ExpandResult,
+  type Json,
+  type JsonObject,
+} from './index';
+
+const CORPUS = join(process.cwd(), 'corpus/dm');
+const read = (file: string) => readFileSync(file, 'utf8');
+const readYaml = (file: string): any => parse(read(file));
+
+/** DM's messages print Python 2 reprs (`u'x'`); ours are Python 3's. */
+const py3 = (s: string) => s.replace(/\bu'/g, "'");
+
+function errorText(r: ExpandResult): string {
+  return r.errors.map((e) => e.message).join('\n');
+}
+
+function output(r: ExpandResult): unknown {
+  return { config: r.config, layout: r.layout };
+}
+
+// ------------------------------------------------------------ expansion cases
+
+interface ExpansionCase {
+  id: string;
+  src?: string;
+  dir?: string;
+  config?: string;
+  config_inline?: string;
+  imports?: Record<string, string>;
+  env?: Record<string, string>;
+  validate_schema?: boolean;
+  outputs?: boolean;
+  expect_file?: string;
+  expect_output_inline?: string;
+  expect_error?: string;
+  expect_error_contains?: string[];
+  expect?: string;
+}
+
+const expansionFile = readYaml(join(CORPUS, 'cases/expandybird-expansion-cases.yaml'));
+const goDir: string = expansionFile.go_dir;
+const expansionCases: ExpansionCase[] = [
+  ...expansionFile.cases,
+  ...expansionFile.go_cases.map((c: ExpansionCase) => ({ ...c, dir: goDir, src: 'go' })),
+];
+
+function loadCase(c: ExpansionCase): { config: string; imports: Record<string, { content: string; path: string }> } {
+  const dir = join(CORPUS, c.dir ?? '.');
+  const config = c.config_inline ?? read(join(dir, c.config!));
+  const imports: Record<string, { content: string; path: string }> = {};
+  for (const [name, file] of Object.entries(c.imports ?? {})) imports[name] = { content: read(join(dir, file)), path: file };
+  return { config, imports };
+}
+
+/** DM's own switches for a case: schemas only where the case validates, `int` rejected, duplicate primitives allowed. */
+function dmOptions(c: ExpansionCase): ExpandOptions {
+  const env = c.src === 'go' ? { deployment: basename(c.config!, '.yaml'), project: basename(c.config!, '.yaml') } : c.env;
+  return {
+    ...(env ? { env } : {}),
+    validateSchema: c.validate_schema ?? false,
+    outputs: c.outputs ?? false,
+    intAlias: false,
+    uniquePrimitiveNames: false,
+  };
+}
+
+const isPython = (c: ExpansionCase) => Object.keys(c.imports ?? {}).some((n) => n.endsWith('.py'));
+
+/** Python cases whose DM error comes before any template runs: we must give DM's error. */
+const FAILS_BEFORE_PYTHON = new Set(['schema-itself-invalid', 'go-malformed', 'go-missing-name', 'go-missing-type']);
+
+function checkExpectation(c: ExpansionCase, r: ExpandResult): void {
+  const dir = join(CORPUS, c.dir ?? '.');
+  if (c.expect_error_contains || c.expect_error) {
+    assert.ok(r.errors.length > 0, `${c.id}: expected an error`);
+    for (const s of c.expect_error_contains ?? []) assert.ok(errorText(r).includes(py3(s)), `${c.id}: error lacks ${JSON.stringify(s)}:\n${errorText(r)}`);
+    if (c.expect_error === 'ExpansionError') assert.match(errorText(r), /^ExpansionError: /);
+    return;
+  }
+  assert.deepEqual(r.errors, [], `${c.id}: ${errorText(r)}`);
+  if (c.expect_file) assert.deepEqual(output(r), readYaml(join(dir, c.expect_file)), c.id);
+  if (c.expect_output_inline !== undefined) {
+    const expected = c.expect_output_inline === '' ? { config: { resources: [] }, layout: { resources: [] } } : parse(c.expect_output_inline);
+    assert.deepEqual(output(r), expected, c.id);
+  }
+}
+
+describe('expandybird expansion cases (Jinja)', () => {
+  const jinja = expansionCases.filter((c) => !isPython(c));
+  test('the corpus holds the Jinja cases', () => assert.equal(jinja.length, 33, `${jinja.length} Jinja cases`));
+  for (const c of jinja) {
+    test(c.id, () => {
+      const r = expand(loadCase(c), dmOptions(c));
+      checkExpectation(c, r);
+    });
+  }
+});
+
+describe('expandybird expansion cases (Python: reported unsupported)', () => {
+  const python = expansionCases.filter(isPython);
+  test('the corpus holds the Python cases', () => assert.equal(python.length, 19, `${python.length} Python cases`));
+  for (const c of python) {
+    test(c.id, () => {
+      const r = expand(loadCase(c), dmOptions(c));
+      if (FAILS_BEFORE_PYTHON.has(c.id)) {
+        checkExpectation(c, r);
+        return;
+      }
+      assert.equal(r.errors.length, 1, c.id);
+      assert.equal(r.errors[0]!.code, 'python_unsupported');
+      assert.ok(r.errors[0]!.message.includes(PYTHON_UNSUPPORTED), r.errors[0]!.message);
+      assert.deepEqual(output(r), { config: { resources: [] }, layout: { resources: [] } }, 'no partial result');
+    });
+  }
+});
+
+describe('expansion: Keelson decisions', () => {
+  const byId = (id: string) => expansionCases.find((c) => c.id === id)!;
+
+  test('duplicate primitive names in the flat configuration are rejected by default', () => {
+    const c = byId('parent-child-same-name-ok');
+    const r = expand(loadCase(c), { ...dmOptions(c), uniquePrimitiveNames: undefined });
+    assert.equal(r.errors[0]?.code, 'duplicate_name');
+    assert.match(errorText(r), /Resource name 'B' is used by more than one resource/);
+  });
+
+  test('`type: int` is an alias of integer by default; the other schema errors remain', () => {
+    const c = byId('schema-itself-invalid');
+    const r = expand(loadCase(c), { ...dmOptions(c), intAlias: true });
+    assert.doesNotMatch(errorText(r), /'int' is not valid/);
+    assert.match(errorText(r), /'maximum' is a dependency of 'exclusiveMaximum'/);
+  });
+
+  test('schema errors name the template and the resource', () => {
+    const c = byId('schema-missing-required');
+    const r = expand(loadCase(c), dmOptions(c));
+    assert.equal(r.errors[0]!.code, 'properties');
+    assert.equal(r.errors[0]!.resource, 'jinja_missing_required_resource_name (jinja_missing_required.jinja)');
+    assert.deepEqual(r.errors[0]!.path, [{ name: 'jinja_missing_required_resource_name', type: 'jinja_missing_required.jinja' }]);
+  });
+
+  test('a pluggable Python runner gets the context and its output is expanded', () => {
+    const c = byId('python-env');
+    const seen: unknown[] = [];
+    const r = expand(loadCase(c), {
+      ...dmOptions(c),
+      runPython: (source, context) => {
+        seen.push({ source: source.length > 0, env: context.env, properties: context.properties });
+        return { ok: true, value: { resources: [{ name: `vm-${context.env.project}`, type: 'compute.v1.instance' }] } };
+      },
+    });
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.config.resources, [{ name: 'vm-my-project', type: 'compute.v1.instance' }]);
+    assert.deepEqual((seen[0] as { env: unknown }).env, { project: 'my-project', name: 'python_template_with_env_name', type: 'python_template_with_env.py' });
+  });
+
+  test('a Python runner error is the template exception', () => {
+    const c = byId('python-basic');
+    const r = expand(loadCase(c), { ...dmOptions(c), runPython: () => ({ ok: false, message: 'KeyError: image' }) });
+    assert.match(errorText(r), /ExpansionError: Exception in template 'python_template.py': KeyError: image/);
+  });
+
+  test('remaining references become ordering edges; mutual ones are reported as a cycle', () => {
+    const c = byId('outputs-up-down');
+    const r = expand(loadCase(c), dmOptions(c));
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.references.edges.map((e) => [e.from, e.to]), [['mixer-frontend-vm', 'workflow-backend-vm'], ['workflow-backend-vm', 'mixer-frontend-vm']]);
+    assert.deepEqual(r.references.cycles, [['mixer-frontend-vm', 'workflow-backend-vm', 'mixer-frontend-vm']]);
+    assert.equal(r.references.order, null);
+  });
+
+  test('references order creation, referees first; unknown names are listed', () => {
+    const r = expand({
+      config: 'resources:\n- {name: web, type: Service, properties: {db: "$(ref.db.host)", x: "$(ref.nowhere.a)"}}\n- {name: db, type: Service}\n',
+    });
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.references.order, ['db', 'web']);
+    assert.deepEqual(r.references.unknown, [{ from: 'web', to: 'nowhere', path: 'a' }]);
+  });
+
+  test('a malformed reference fails the expansion', () => {
+    const r = expand({ config: 'resources:\n- {name: web, type: Service, properties: {db: "$(ref.db"}}\n' });
+    assert.equal(r.errors[0]?.code, 'reference');
+    assert.match(errorText(r), /Malformed reference/);
+  });
+
+  test('a template output that names a missing path is an error', () => {
+    const r = expand(
+      { config: 'resources:\n- {name: t, type: t.jinja}\n- {name: p, type: X, properties: {a: "$(ref.t.nope)"}}\n', imports: { 't.jinja': 'resources: []\noutputs:\n- {name: ip, value: 1}\n' } },
+    );
+    assert.match(errorText(r), /No value found/);
+  });
+
+  test('expansion is deterministic', () => {
+    const c = byId('schema-defaults-jinja');
+    const first = expand(loadCase(c), dmOptions(c));
+    for (let i = 0; i < 20; i++) assert.deepEqual(expand(loadCase(c), dmOptions(c)), first);
+  });
+});
+
+// ------------------------------------------------------------ schema cases
+
+interface SchemaCase {
+  id: string;
+  schema_file?: string;
+  schema_inline?: string;
+  schema_name?: string;
+  imports_present?: string[];
+  properties: unknown;
+  expect_properties?: unknown;
+  expect_error?: { kind: 'schema' | 'properties'; count: number; contains: string[] };
+}
+
+describe('schema validation cases', () => {
+  const file = readYaml(join(CORPUS, 'cases/schema-validation-cases.yaml'));
+  const dir = join(CORPUS, file.dir);
+  const cases: SchemaCase[] = file.cases;
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const sameAs = (v: unknown, field: 'properties' | 'expect_properties'): unknown =>
+    typeof v === 'string' && v.startsWith('same as ') ? byId.get(v.slice('same as '.length))![field] : v;
+
+  for (const c of cases) {
+    test(c.id, () => {
+      const imports: Record<string, string> = {};
+      let schemaName = c.schema_name ?? 'schema';
+      if (c.schema_file) { schemaName = c.schema_file; imports[schemaName] = read(join(dir, c.schema_file)); }
+      if (c.schema_inline !== undefined) imports[schemaName] = c.schema_inline;
+      for (const name of c.imports_present ?? []) if (!(name in imports)) imports[name] = '';
+      const properties = sameAs(c.properties, 'properties') as JsonObject | null;
+      const r = validateProperties(properties, schemaName, 'template.py', normalizeImports(imports), { intAlias: false });
+      if (c.expect_error) {
+        assert.equal(r.ok, false, `${c.id}: expected an error`);
+        if (r.ok) return;
+        assert.equal(r.code, c.expect_error.kind, r.message);
+        assert.equal(r.errors.length, c.expect_error.count, r.message);
+        for (const s of c.expect_error.contains) assert.ok(r.message.includes(py3(s)), `${c.id}: lacks ${JSON.stringify(s)}:\n${r.message}`);
+        return;
+      }
+      assert.ok(r.ok, r.ok ? '' : r.message);
+      const expected = c.expect_properties === 'unchanged' ? properties ?? {} : sameAs(c.expect_properties, 'expect_properties');
+      assert.deepEqual(r.properties, expected);
+    });
+  }
+
+  test('the caller\'s properties are not mutated by defaulting', () => {
+    const props = { disks: [{ name: 'a' }] } as JsonObject;
+    const r = validateProperties(props, 's', 't', normalizeImports({ s: read(join(dir, 'nested_defaults.py.schema')) }));
+    assert.ok(r.ok);
+    assert.deepEqual(props, { disks: [{ name: 'a' }] });
+  });
+
+  test('values holding a $(ref.) are not judged (PR 167)', () => {
+    const r = validateProperties({ n: '$(ref.x.y)' }, 's', 't', normalizeImports({ s: 'properties:\n  n: {type: integer}\n' }));
+    assert.ok(r.ok);
+  });
+});
+
+// ------------------------------------------------------------ reference cases
+
+describe('reference cases (PR 167)', () => {
+  const file = readYaml(join(CORPUS, 'cases/references-cases.yaml'));
+
+  for (const [i, c] of (file.has_reference as { input: string; expect?: boolean; expect_error?: string }[]).entries()) {
+    test(`has_reference ${i}: ${c.input}`, () => {
+      const r = hasReference(c.input);
+      if (c.expect_error) { assert.equal(r.ok, false); if (!r.ok) assert.match(r.message, new RegExp(c.expect_error)); }
+      else assert.deepEqual(r, { ok: true, value: c.expect });
+    });
+  }
+
+  for (const [i, c] of (file.matcher as { input: string; refs?: string[][]; then_error?: string }[]).entries()) {
+    test(`matcher ${i}: ${c.input}`, () => {
+      const r = findReferences(c.input);
+      if (c.then_error) {
+        // The PR yields the good references and then fails; we fail the string as a whole.
+        assert.equal(r.ok, false);
+        if (!r.ok) assert.match(r.message, new RegExp(c.then_error));
+        if (c.refs?.length) {
+          const cut = c.input.indexOf(')') + 1;
+          const head = findReferences(c.input.slice(0, cut));
+          assert.deepEqual(head.ok && head.value.map((x) => [x.name, x.path]), c.refs);
+        }
+        return;
+      }
+      assert.ok(r.ok);
+      assert.deepEqual(r.value.map((x) => [x.name, x.path]), c.refs);
+    });
+  }
+
+  test('collect_all', () => {
+    const r = collectReferences(file.collect_all.input);
+    assert.ok(r.ok);
+    assert.deepEqual(r.value.map((x) => [x.name, x.path]), file.collect_all.expect_refs);
+  });
+
+  for (const c of file.substitute as { id: string; outputs: Record<string, Json>; input: Json; expect?: Json; expect_error_contains?: string[] }[]) {
+    test(`substitute ${c.id}`, () => {
+      const r = substituteReferences(c.input, new Map(Object.entries(c.outputs)));
+      if (c.expect_error_contains) {
+        assert.equal(r.ok, false);
+        if (!r.ok) for (const s of c.expect_error_contains) assert.ok(r.message.includes(s), r.message);
+        return;
+      }
+      assert.deepEqual(r, { ok: true, value: c.expect });
+    });
+  }
+
+  test('a whole-string reference keeps the JSON type; an embedded one is text', () => {
+    const r = substituteReferences({ a: '$(ref.t.n)', b: 'port $(ref.t.n)', c: 'x $(ref.t.l)' }, new Map<string, Json>([['t', { n: 80, l: [1, 2] }]]));
+    assert.deepEqual(r, { ok: true, value: { a: 80, b: 'port 80', c: 'x [1,2]' } });
+  });
+
+  for (const [i, c] of (file.jsonpath_extract as { obj: Json; path: string; expect?: Json; expect_error_contains?: string[]; expect_missing?: boolean }[]).entries()) {
+    test(`jsonpath ${i}: ${c.path}`, () => {
+      const r = extractWithJsonPath(c.obj, 'foo', c.path);
+      if (c.expect_error_contains) {
+        assert.equal(r.ok, false);
+        if (!r.ok) for (const s of c.expect_error_contains) assert.ok(r.message.includes(s), r.message);
+      } else if (c.expect_missing) {
+        assert.equal(r.ok, false);
+        if (!r.ok) assert.match(r.message, /No value found/);
+      } else {
+        assert.deepEqual(r, { ok: true, value: c.expect });
+      }
+    });
+  }
+
+  test('JSONPath filters', () => {
+    const obj = { items: [{ price: 5, v: 'a' }, { price: 20, v: 'b' }] };
+    assert.deepEqual(extractWithJsonPath(obj, 'x', 'items[?(@.price<10)].v'), { ok: true, value: ['a'] });
+  });
+});
+
+// ------------------------------------------------------------ registry templates and examples
+
+describe('registry templates and examples', () => {
+  const templateDir = (p: string) => join(CORPUS, 'application-dm-templates', p);
+  const filesOf = (dir: string, names: string[]) => Object.fromEntries(names.map((n) => [n, read(join(dir, n))]));
+
+  const jinjaCases: { id: string; dir: string; config: string; imports: string[] }[] = [
+    { id: 'redis', dir: templateDir('storage/redis/v1'), config: read(join(templateDir('storage/redis/v1'), 'redis.yaml')), imports: ['redis.jinja', 'redis.jinja.schema'] },
+    { id: 'nfs', dir: templateDir('storage/nfs/v1'), config: 'resources:\n- name: nfs\n  type: nfs.jinja\n', imports: ['nfs.jinja', 'nfs.jinja.schema'] },
+    { id: 'spark', dir: templateDir('storage/spark/v1'), config: read(join(templateDir('storage/spark/v1'), 'example.yaml')), imports: ['spark.jinja', 'spark.jinja.schema'] },
+    {
+      id: 'wordpress',
+      dir: join(CORPUS, 'deployment-manager/examples/wordpress'),
+      config: read(join(CORPUS, 'deployment-manager/examples/wordpress/wordpress.yaml')),
+      imports: ['wordpress.jinja', 'wordpress.jinja.schema'],
+    },
+    { id: 'guestbook (registry types only)', dir: join(CORPUS, 'deployment-manager/examples/guestbook'), config: read(join(CORPUS, 'deployment-manager/examples/guestbook/guestbook.yaml')), imports: [] },
+  ];
+
+  for (const c of jinjaCases) {
+    test(`${c.id} expands without errors`, () => {
+      const r = expand({ config: c.config, imports: filesOf(c.dir, c.imports) }, { env: { deployment: 'test', project: 'test' } });
+      assert.deepEqual(r.errors, [], errorText(r));
+      assert.ok(r.config.resources.length > 0);
+      for (const res of r.config.resources) assert.ok(res.name && res.type, JSON.stringify(res));
+    });
+  }
+
+  test('redis: schema default for workers reaches the template', () => {
+    const dir = templateDir('storage/redis/v1');
+    const r = expand({ config: read(join(dir, 'redis.yaml')), imports: filesOf(dir, ['redis.jinja', 'redis.jinja.schema']) });
+    const slave = r.config.resources.find((x) => x.name === 'redis-slave')!;
+    assert.equal(slave.properties?.['replicas'], 2);
+    assert.deepEqual(r.layout.resources[0]!.properties, { workers: 2 });
+  });
+
+  test('redis with replicatedservice imported: the Python child is reported unsupported', () => {
+    const dir = templateDir('storage/redis/v1');
+    const rs = templateDir('common/replicatedservice/v1');
+    const type = 'github.com/kubernetes/application-dm-templates/common/replicatedservice:v1';
+    const r = expand({
+      config: read(join(dir, 'redis.yaml')),
+      imports: {
+        ...filesOf(dir, ['redis.jinja', 'redis.jinja.schema']),
+        [type]: { content: read(join(rs, 'replicatedservice.py')), path: 'replicatedservice.py' },
+        [`${type}.schema`]: read(join(rs, 'replicatedservice.py.schema')),
+      },
+    });
+    assert.equal(r.errors[0]?.code, 'python_unsupported', errorText(r));
+    assert.deepEqual(r.errors[0]!.path?.map((f) => f.name), ['redis', 'redis-master']);
+  });
+
+  for (const v of ['v1', 'v2']) {
+    test(`replicatedservice ${v} (Python) is reported unsupported after its schema accepted the properties`, () => {
+      const dir = templateDir(`common/replicatedservice/${v}`);
+      const r = expand({
+        config: 'resources:\n- name: rs\n  type: replicatedservice.py\n  properties: {image: redis, container_port: 6379, service_port: 6379}\n',
+        imports: filesOf(dir, ['replicatedservice.py', 'replicatedservice.py.schema']),
+      });
+      assert.equal(r.errors[0]?.code, 'python_unsupported', errorText(r));
+    });
+  }
+});
+
+// ------------------------------------------------------------ limits and cycles
+
+describe('limits and cycles', () => {
+  test('a template that expands into itself is a cycle, reported with its path', () => {
+    const r = expand({ config: 'resources:\n- {name: top, type: self.jinja}\n', imports: { 'self.jinja': 'resources:\n- name: again\n  type: self.jinja\n' } });
+    assert.equal(r.errors[0]?.code, 'template_cycle');
+    assert.match(errorText(r), /Template cycle: self\.jinja \(top\) -> self\.jinja \(again\)/);
+  });
+
+  test('mutually recursive templates are a cycle', () => {
+    const r = expand({
+      config: 'resources:\n- {name: first, type: a.jinja}\n',
+      imports: { 'a.jinja': 'resources:\n- {name: second, type: b.jinja}\n', 'b.jinja': 'resources:\n- {name: third, type: a.jinja}\n' },
+    });
+    assert.match(errorText(r), /Template cycle: a\.jinja \(first\) -> b\.jinja \(second\) -> a\.jinja \(third\)/);
+  });
+
+  test('nesting deeper than the depth limit fails', () => {
+    const imports: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) imports[`t${i}.jinja`] = `resources:\n- {name: n${i + 1}, type: t${i + 1}.jinja}\n`;
+    const r = expand({ config: 'resources:\n- {name: n0, type: t0.jinja}\n', imports }, { limits: { depth: 10 } });
+    assert.equal(r.errors[0]?.code, 'limit');
+    assert.match(errorText(r), /deeper than 10 levels/);
+  });
+
+  test('too many resources fail', () => {
+    const r = expand(
+      { config: 'resources:\n- {name: t, type: many.jinja}\n', imports: { 'many.jinja': 'resources:\n{% for i in range(50) %}- {name: r{{ i }}, type: X}\n{% endfor %}' } },
+      { limits: { resources: 20 } },
+    );
+    assert.match(errorText(r), /more than 20 resources/);
+  });
+
+  test('a template that includes itself fails instead of overflowing', () => {
+    const r = expand({ config: 'resources:\n- {name: t, type: inc.jinja}\n', imports: { 'inc.jinja': "resources: []\n{% include 'inc.jinja' %}" } });
+    assert.equal(r.errors.length, 1);
+    assert.match(errorText(r), /inc\.jinja/);
+  });
+
+  test('a huge range() and oversized sources and outputs fail with a limit', () => {
+    const loop = expand({ config: 'resources:\n- {name: t, type: loop.jinja}\n', imports: { 'loop.jinja': '{% for i in range(1000000000) %}x{% endfor %}' } });
+    assert.match(errorText(loop), /range\(\) of 1000000000 items is over the limit/);
+    const big = expand({ config: 'resources:\n- {name: t, type: big.jinja}\n', imports: { 'big.jinja': 'resources: []\n' + '#'.repeat(200) } }, { limits: { templateSource: 100 } });
+    assert.equal(big.errors[0]?.code, 'limit');
+    const out = expand(
+      { config: 'resources:\n- {name: t, type: out.jinja}\n', imports: { 'out.jinja': 'resources: []\n{% for i in range(100) %}# {{ i }} padding padding\n{% endfor %}' } },
+      { limits: { templateOutput: 500 } },
+    );
+    assert.equal(out.errors[0]?.code, 'limit');
+  });
+
+  test('a template that is no Jinja and no Python is unsupported', () => {
+    const r = expand({ config: 'resources:\n- {name: t, type: x.sh}\n', imports: { 'x.sh': 'echo' } });
+    assert.equal(r.errors[0]?.code, 'unsupported_language');
+  });
+});
+
+
