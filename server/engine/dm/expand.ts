@@ -48,7 +48,8 @@ interface Processed {
 }
 
 function fail(code: DmErrorCode, message: string, stack: Frame[], resource?: string): never {
-  const where = resource === undefined ? '' : ` Resource: ${resource}`;
+  // DM appended the resource after a space; a multi-line message (collected schema errors) gets its own line.
+  const where = resource === undefined ? '' : `${message.includes('\n') ? '\n' : ' '}Resource: ${resource}`;
   throw new ExpansionFailure({
     code,
     message: `ExpansionError: ${message}${where}`,
