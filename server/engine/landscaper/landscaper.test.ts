@@ -183,6 +183,18 @@ describe('import-export (test/integration/importexport)', () => {
     return [...yamlFile(installation), ...files.flatMap((f) => yamlFile(`${dir}/${f}`)), CLUSTER];
   };
 
+  // The corpus's successful cases: the blueprint renders a ConfigMap with Sprig's toYaml/nindent; the mock
+  // deployer applies it in memory, and the exports read it back.
+  for (const c of expected.importExport!.filter((x) => (x.expect as { phase: string }).phase === 'Succeeded')) {
+    test(`${c.installation}${c.withDataObject ? ` with ${c.withDataObject}` : ''} → Succeeded`, () => {
+      const run = installAll({ objects: objectsOf(c.installation as string, c.withDataObject as string | undefined), blueprints });
+      const r = root(run, 'import-export-1');
+      assert.equal(r.phase, 'Succeeded', JSON.stringify(r.errors));
+      const want = (c.expect as { dataObjects?: Record<string, unknown> }).dataObjects;
+      if (want) for (const [k, v] of Object.entries(want)) assert.deepEqual(run.dataObjects[k], v, k);
+    });
+  }
+
   test('installation-5 without its required import fails in Init', () => {
     const run = installAll({ objects: objectsOf('test/integration/testdata/import-export/installation-5/installation-neg.yaml'), blueprints });
     const r = root(run, 'import-export-1');

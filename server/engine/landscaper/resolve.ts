@@ -12,7 +12,7 @@
  *     lenient simulator).
  */
 import { validateJsonSchema } from '../capact/schema';
-import { compileTemplate, renderTemplate } from '../lang/gotemplate';
+import { compileTemplate, renderTemplate, SPRIG_FUNCTIONS } from '../lang/gotemplate';
 import { evaluateDataMappings, evaluateSpiff } from '../lang/spiff';
 import { parse } from 'yaml';
 import { loadBlueprint, readInstallationTemplate, type LoadedObjects } from './load';
@@ -118,7 +118,8 @@ export function resolveBlueprint(source: BlueprintSource | null, blueprints: Blu
 export function runExecution(exec: TemplateExecution, bindings: Rec): { ok: true; value: Rec } | { ok: false; message: string } {
   if (exec.type === 'GoTemplate') {
     if (typeof exec.template !== 'string') return { ok: false, message: `execution ${exec.name}: a GoTemplate must be text` };
-    const compiled = compileTemplate(exec.template, { name: exec.name });
+    // Landscaper renders Go templates with Sprig's functions.
+    const compiled = compileTemplate(exec.template, { name: exec.name, functions: SPRIG_FUNCTIONS });
     if (!compiled.ok) return { ok: false, message: compiled.error.message };
     const text = renderTemplate(compiled.value, bindings);
     if (!text.ok) return { ok: false, message: text.error.message };

@@ -18,7 +18,7 @@ import {
 } from '../gofmt';
 import type { LangFailure } from '../result';
 import { failAt, templateOverBudget } from './errors';
-import type { Cmd, ControlNode, FastPart, Operand, Pipe, TNode } from './parse';
+import type { Cmd, ControlNode, FastPart, Operand, Pipe, TemplateFunctions, TNode } from './parse';
 
 /** What Go prints for a missing value; Aptomi treats it in any output as an error. */
 export const NO_VALUE = '<no value>';
@@ -66,6 +66,7 @@ export class Executor {
   constructor(
     private readonly src: string,
     budget: Budget,
+    private readonly functions?: TemplateFunctions,
   ) {
     this.meter = new BudgetMeter(budget, templateOverBudget);
   }
@@ -402,6 +403,16 @@ export class Executor {
         }
         return this.checkedString(goSprintf(format, rest, 'int-aware'), fn);
       }
+    }
+    const extra = this.functions && Object.hasOwn(this.functions, name) ? this.functions[name] : undefined;
+    if (extra) {
+      let v: unknown;
+      try {
+        v = extra(all());
+      } catch (e) {
+        throw callError((e as Error).message);
+      }
+      return typeof v === 'string' ? this.checkedString(v, fn) : (v as Value);
     }
     throw this.error(`function ${JSON.stringify(name)} not defined`, fn.pos, fn.end);
   }

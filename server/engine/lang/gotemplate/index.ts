@@ -37,9 +37,10 @@ import { fail, lineColumn, LangFailure, ok, type LangError, type Result } from '
 import { locate, templateLabel } from './errors';
 import { Executor, NO_VALUE, renderFast } from './exec';
 import { lexTemplate } from './lex';
-import { fastParts, parseTemplate, type CompiledTemplate } from './parse';
+import { fastParts, parseTemplate, type CompiledTemplate, type TemplateFunctions } from './parse';
 
-export type { CompiledTemplate, TNode } from './parse';
+export type { CompiledTemplate, TemplateFunction, TemplateFunctions, TNode } from './parse';
+export { SPRIG_FUNCTIONS } from './sprig';
 export { templateMayReadSecrets, templateReadsDiscovery, type ReadsOptions } from './reads';
 
 // ---------------------------------------------------------------------------
@@ -73,6 +74,8 @@ const DEFAULT_RENDER_BUDGET = renderBudget(DEFAULT_TEMPLATE_LIMITS);
 export interface CompileOptions {
   name?: string;
   limits?: Partial<TemplateLimits>;
+  /** Functions beyond Go's builtins (e.g. SPRIG_FUNCTIONS for Landscaper's templates). */
+  functions?: TemplateFunctions;
 }
 
 export interface RenderOptions {
@@ -95,9 +98,9 @@ export function compileTemplate(src: string, options?: CompileOptions): Result<C
   }
   try {
     const tokens = lexTemplate(src);
-    const root = parseTemplate(src, tokens, { depth: limits.maxDepth });
+    const root = parseTemplate(src, tokens, { depth: limits.maxDepth }, options?.functions);
     const fast = fastParts(root);
-    const compiled: CompiledTemplate = { source: src, root, ...(fast ? { fast } : {}) };
+    const compiled: CompiledTemplate = { source: src, root, ...(fast ? { fast } : {}), ...(options?.functions ? { functions: options.functions } : {}) };
     return ok(options?.name === undefined ? compiled : { ...compiled, name: options.name });
   } catch (e) {
     if (e instanceof LangFailure) return fail(locate(src, label, e.error));
@@ -142,7 +145,7 @@ function renderWithExecutor(compiled: CompiledTemplate, data: unknown, options?:
   function label() {
     return templateLabel(compiled.source, options?.name ?? compiled.name);
   }
-  const exec = new Executor(compiled.source, budget);
+  const exec = new Executor(compiled.source, budget, compiled.functions);
   let out: string;
   try {
     out = exec.run(compiled.root, data);

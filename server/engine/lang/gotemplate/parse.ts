@@ -19,6 +19,8 @@ export interface CompiledTemplate {
   readonly name?: string;
   /** @internal the parse tree; not part of the stable API. */
   readonly root: readonly TNode[];
+  /** Functions beyond Go's builtins this template was compiled with (a dialect's, such as Sprig's). */
+  readonly functions?: TemplateFunctions;
   /**
    * @internal Text and plain field chains only (`prefix-{{ .Labels.x }}`),
    * the overwhelming majority of policy templates: rendered by string
@@ -98,8 +100,12 @@ function isListEnd(n: TNode | ListEnd): n is ListEnd {
 }
 
 /** Parses a lexed template; `budget.depth` caps the nesting of blocks and parentheses. */
-export function parseTemplate(src: string, toks: Tok[], budget: Budget): TNode[] {
-  return new Parser(src, toks, new BudgetMeter(budget, templateOverBudget)).parseTemplate();
+/** Functions a dialect adds to Go's builtins (Sprig's, for Landscaper): called with the evaluated arguments, the pipeline's value last. */
+export type TemplateFunction = (args: unknown[]) => unknown;
+export type TemplateFunctions = Readonly<Record<string, TemplateFunction>>;
+
+export function parseTemplate(src: string, toks: Tok[], budget: Budget, functions?: TemplateFunctions): TNode[] {
+  return new Parser(src, toks, new BudgetMeter(budget, templateOverBudget), functions).parseTemplate();
 }
 
 class Parser {
@@ -112,6 +118,7 @@ class Parser {
     private readonly src: string,
     private readonly toks: Tok[],
     private readonly meter: BudgetMeter,
+    private readonly functions?: TemplateFunctions,
   ) {}
 
   parseTemplate(): TNode[] {
@@ -323,7 +330,7 @@ class Parser {
     const at = { pos: t.pos, end: t.end };
     switch (t.k) {
       case 'ident':
-        if (!BUILTINS.has(t.v)) {
+        if (!BUILTINS.has(t.v) && !(this.functions && Object.hasOwn(this.functions, t.v))) {
           const why = GO_BUILTINS_NOT_SUPPORTED.has(t.v) ? 'is not supported' : 'not defined';
           throw failAt('template_parse_error', `function ${JSON.stringify(t.v)} ${why}`, t.pos);
         }
