@@ -35,7 +35,9 @@ describe('Sprig functions', () => {
     const r = renderTemplate(c.value, { s: 'a' });
     assert.ok(!r.ok);
     assert.match(r.error.message, /error calling nindent: nindent needs a count from 0 to 10000, got x/);
-    const req = renderTemplate(compileTemplate('{{ required "the name is required" .name }}', { functions: SPRIG_FUNCTIONS }).value as never, {});
+    const compiled = compileTemplate('{{ required "the name is required" .name }}', { functions: SPRIG_FUNCTIONS });
+    assert.ok(compiled.ok);
+    const req = renderTemplate(compiled.value, {});
     assert.ok(!req.ok);
     assert.match(req.error.message, /the name is required/);
   });
