@@ -20,7 +20,8 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
   if (q.isError) return <ErrorState error={q.error} retry={() => q.refetch()} />;
   const { outcome, instances, generation } = q.data;
   // A Capact action is listed with the claims (it requests an Interface as a claim requests a service).
-  const isAction = (outcome as { kind?: string }).kind === 'action';
+  const requestKind = (outcome as { kind?: 'action' | 'installation' }).kind;
+  const isAction = requestKind === 'action';
   return (
     <>
       <div className="page-head">
@@ -36,6 +37,10 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
               <>
                 Capact action requesting <strong>{outcome.service.replace(/^interface /, '')}</strong> · generation {generation}
               </>
+            ) : requestKind === 'installation' ? (
+              <>
+                Landscaper installation and its scope · generation {generation}
+              </>
             ) : (
               <>
                 User <strong>{outcome.user}</strong> claims service <strong>{outcome.service}</strong> · generation {generation}
@@ -47,8 +52,8 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
           <Link className="btn" href={`/graphs?view=policy&generation=${generation}&node=${encodeURIComponent(`claim:${outcome.namespace}/${outcome.name}`)}`}>
             Show in graph
           </Link>
-          <Link className="btn" href={objectHref({ kind: isAction ? 'action' : 'claim', namespace: outcome.namespace, name: outcome.name })}>
-            {isAction ? 'Edit action' : 'Edit claim'}
+          <Link className="btn" href={objectHref({ kind: requestKind ?? 'claim', namespace: outcome.namespace, name: outcome.name })}>
+            Edit {requestKind ?? 'claim'}
           </Link>
         </div>
       </div>

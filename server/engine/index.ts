@@ -24,6 +24,7 @@ import { claimsOf, ResolveSession, type PolicyInput, type PolicyObjectInput } fr
 import { claimKey } from './resolve/claim';
 import { CAPACT_INPUT_KINDS } from './resolve/capact';
 import { CAPACT_SELECT } from './select';
+import { LANDSCAPER_INSTALL } from './install';
 import type { ClaimOutcome, DesiredState, Instance } from './state';
 
 export { loadObjects as validate } from './model/validate';
@@ -114,7 +115,7 @@ function isAptomiKind(kind: string): boolean {
 }
 
 /** The built-in source stages; `EngineSession` runs them in STAGE_ORDER. */
-export const ENGINE_STAGES: readonly SourceStage[] = [CAPACT_SELECT, APTOMI_RESOLVE];
+export const ENGINE_STAGES: readonly SourceStage[] = [CAPACT_SELECT, APTOMI_RESOLVE, LANDSCAPER_INSTALL];
 
 /**
  * Merge: the stages' outputs as one desired state. Instances are sorted by

@@ -20,8 +20,8 @@ function summarise(state: DesiredState, namespaces: readonly string[]): ServiceS
   const roots = new Map(state.instances.map((i) => [i.key, i]));
   const out: ServiceSummary[] = [];
   for (const c of state.claims) {
-    // Services are claims; a Capact action in the namespace is not one.
-    if (!wanted.has(c.namespace) || c.kind === 'action') continue;
+    // Services are claims; a Capact action or a Landscaper installation in the namespace is not one.
+    if (!wanted.has(c.namespace) || c.kind !== undefined) continue;
     const root = c.instance ? roots.get(c.instance) : undefined;
     out.push({
       name: c.name,

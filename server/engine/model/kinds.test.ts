@@ -6,10 +6,14 @@ import { defineSource, metadataIdentity } from './sources';
 import { loadObjects } from './validate';
 
 test('the kind registry: every built-in kind has one source, a schema, a description and a starting text that loads as is', () => {
-  assert.deepEqual([...KNOWN_KINDS], ['aclrule', 'action', 'attribute', 'bundle', 'claim', 'cluster', 'implementation', 'interface', 'policy', 'rule', 'service', 'type', 'typeinstance']);
+  assert.deepEqual(
+    [...KNOWN_KINDS],
+    ['aclrule', 'action', 'attribute', 'blueprint', 'bundle', 'claim', 'cluster', 'context', 'dataobject', 'implementation', 'installation', 'interface', 'policy', 'rule', 'service', 'target', 'type', 'typeinstance'],
+  );
   const capact = new Set(['action', 'attribute', 'implementation', 'interface', 'policy', 'type', 'typeinstance']);
+  const landscaper = new Set(['blueprint', 'context', 'dataobject', 'installation', 'target']);
   for (const k of KNOWN_KINDS) {
-    assert.equal(KINDS.sourceOfKind(k)?.name, capact.has(k) ? 'capact' : 'aptomi', k);
+    assert.equal(KINDS.sourceOfKind(k)?.name, capact.has(k) ? 'capact' : landscaper.has(k) ? 'landscaper' : 'aptomi', k);
     assert.ok(KINDS.description(k).length > 10, k);
     const example = loadObjects(KINDS.spec(k)!.example, `${k}.yaml`);
     assert.deepEqual(example.diagnostics.filter((d) => d.severity === 'error'), [], k);
@@ -20,16 +24,13 @@ test('the kind registry: every built-in kind has one source, a schema, a descrip
 });
 
 test('documents of other sources are recognised and named, not skipped as foreign or refused as unknown kinds', () => {
+  // Landscaper's objects load as written, in their Kubernetes namespace.
   const installation = loadObjects(
-    'apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Installation\nmetadata: {namespace: demo, name: application}\nspec: {}\n',
+    'apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Installation\nmetadata: {namespace: demo, name: application}\nspec: {blueprint: {ref: {resourceName: app}}}\n',
     'inst.yaml',
   );
-  assert.deepEqual(installation.objects, []);
-  assert.deepEqual(
-    installation.diagnostics.map((d) => [d.code, d.severity, d.object, d.line]),
-    [['unsupported_source', 'warning', 'Installation/demo/application', 1]],
-  );
-  assert.match(installation.diagnostics[0]!.message, /Gardener Landscaper Installation "application" recognised/);
+  assert.deepEqual(installation.diagnostics, []);
+  assert.deepEqual(installation.objects.map((o) => [o.kind, o.namespace, o.name]), [['installation', 'demo', 'application']]);
 
   // Capact's OCF manifests load as written, named by path and revision, in the system namespace.
   const ocf = loadObjects('ocfVersion: 0.0.1\nrevision: 0.1.0\nkind: Interface\nmetadata: {prefix: cap.interface.database.postgresql, name: install}\n');

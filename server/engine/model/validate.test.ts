@@ -118,8 +118,8 @@ describe('loading objects', () => {
 
 describe('JSON Schemas for the editor', () => {
   test('one per kind, rejecting unknown fields, with the kind pinned', () => {
-    // OCF manifests and Capact's TypeInstance exports are taken as written (the Hub loader reads what it needs); every other kind is closed.
-    const asWritten = new Set(['interface', 'implementation', 'type', 'attribute', 'typeinstance']);
+    // OCF manifests, Capact's TypeInstance exports and Landscaper's objects are taken as written (the Hub loader reads what it needs); every other kind is closed.
+    const asWritten = new Set(['interface', 'implementation', 'type', 'attribute', 'typeinstance', 'installation', 'blueprint', 'dataobject', 'target', 'context']);
     for (const k of KNOWN_KINDS) {
       const s = jsonSchemaForKind(k) as { additionalProperties?: unknown; properties: Record<string, { enum?: string[] }>; $schema: string };
       if (!asWritten.has(k)) assert.equal(s.additionalProperties, false, k);

@@ -118,8 +118,8 @@ export interface TraceStep {
 }
 
 export interface ClaimOutcome {
-  /** Set for requests that are not Aptomi claims: a Capact action. */
-  kind?: 'action';
+  /** Set for requests that are not Aptomi claims: a Capact action, a Landscaper root installation. */
+  kind?: 'action' | 'installation';
   namespace: string;
   name: string;
   user: string;

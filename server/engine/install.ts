@@ -1,0 +1,165 @@
+/**
+ * The install stage (Gardener Landscaper): every root Installation runs
+ * through the install engine (server/engine/landscaper) — scopes, imports,
+ * exports, order, executions — and each deploy item it produces becomes an
+ * instance of the shared desired state, so revisions, acceptance, apply
+ * and graphs treat installations like any other source:
+ *
+ *  - `landscaper.gardener.cloud/helm` → helm code (an OCI `chart.ref`
+ *    becomes chartRepo/chartName/chartVersion; `values` are chart values);
+ *  - `landscaper.gardener.cloud/kubernetes-manifest` → raw code (the
+ *    manifests, one YAML document each);
+ *  - other types (mock, container) deploy nothing Keelson can apply and
+ *    are reported in the installation's outcome.
+ *
+ * A deploy item's Target is a Keelson cluster of the same name; its
+ * Kubernetes namespace is the item's `namespace`, else the installation's.
+ * A root installation's outcome is reported like a claim's.
+ */
+import { stringify } from 'yaml';
+import type { EngineObject, SourceStage, StageOutput } from './index';
+import { deployName, instanceId } from './lang';
+import { installAll, type InstallationResult } from './landscaper';
+import type { Cluster } from './model/kinds';
+import { blueprintFilesystem, LANDSCAPER_KINDS } from './model/sources/landscaper';
+import { instanceKey } from './state/key';
+import type { ClaimOutcome, Instance, InstanceCode, TraceStep } from './state';
+
+const READS = new Set<string>([...LANDSCAPER_KINDS, 'cluster']);
+
+/** `registry/path/name:version` → Keelson's helm params. */
+function chartOf(config: Record<string, unknown>): Record<string, unknown> | string {
+  const chart = (config.chart ?? {}) as Record<string, unknown>;
+  const values = (config.values ?? {}) as Record<string, unknown>;
+  if (typeof chart.ref === 'string') {
+    const m = /^(.*)\/([^/:]+):([^/:]+)$/.exec(chart.ref);
+    if (!m) return `chart.ref "${chart.ref}" is not registry/path/name:version`;
+    return { ...values, chartRepo: `oci://${m[1]}`, chartName: m[2], chartVersion: m[3] };
+  }
+  const repo = chart.helmChartRepo as Record<string, unknown> | undefined;
+  if (repo && typeof repo.helmChartRepoUrl === 'string' && typeof repo.helmChartName === 'string') {
+    return { ...values, chartRepo: repo.helmChartRepoUrl, chartName: repo.helmChartName, ...(typeof repo.helmChartVersion === 'string' ? { chartVersion: repo.helmChartVersion } : {}) };
+  }
+  return 'the chart is neither chart.ref nor chart.helmChartRepo (archives are not deployed by Keelson)';
+}
+
+function codeOf(type: string, config: unknown): InstanceCode | string | null {
+  const c = (config ?? {}) as Record<string, unknown>;
+  if (type === 'landscaper.gardener.cloud/helm') {
+    const params = chartOf(c);
+    return typeof params === 'string' ? params : { type: 'helm', params };
+  }
+  if (type === 'landscaper.gardener.cloud/kubernetes-manifest') {
+    const manifests = (Array.isArray(c.manifests) ? c.manifests : []).map((m) => ((m as { manifest?: unknown }).manifest ?? m) as unknown);
+    if (manifests.length === 0) return 'the manifest deploy item lists no manifests';
+    return { type: 'raw', params: { manifest: manifests.map((m) => stringify(m)).join('---\n') } };
+  }
+  return null;
+}
+
+function installOutput(objects: readonly EngineObject[]): StageOutput {
+  const installations = objects.filter((o) => o.kind === 'installation');
+  if (installations.length === 0) return { instances: [], claims: [], errors: [] };
+  const clusters = new Map(objects.filter((o) => o.kind === 'cluster').map((o) => [o.name, o.spec as Cluster]));
+  const blueprints: Record<string, Record<string, string>> = {};
+  for (const o of objects) if (o.kind === 'blueprint') blueprints[o.name] = blueprintFilesystem(o.spec as Record<string, unknown>);
+  const docs = objects.filter((o) => o.kind !== 'blueprint' && o.kind !== 'cluster').map((o) => {
+    // The stored spec carries Keelson's canonical kind; the engine reads Landscaper's spelling and namespace.
+    const spec = o.spec as Record<string, unknown>;
+    const kind = { installation: 'Installation', dataobject: 'DataObject', target: 'Target', context: 'Context' }[o.kind] ?? o.kind;
+    return { ...spec, kind, metadata: { ...(spec.metadata as object), namespace: o.namespace } };
+  });
+  const run = installAll({ objects: docs, blueprints });
+
+  const instances: Instance[] = [];
+  const claims: ClaimOutcome[] = [];
+  const byRoot = new Map<string, InstallationResult[]>();
+  for (const r of run.installations) {
+    const rootName = r.name.split('/')[0]!;
+    const key = `${r.namespace}/${rootName}`;
+    byRoot.set(key, [...(byRoot.get(key) ?? []), r]);
+  }
+  for (const [ref, results] of byRoot) {
+    const [namespace, name] = ref.split('/') as [string, string];
+    const trace: TraceStep[] = [];
+    const errors: string[] = [];
+    const keys: string[] = [];
+    for (const r of results) {
+      trace.push({ depth: r.name.split('/').length - 1, kind: 'instance', message: `installation ${r.name}: ${r.phase}${r.phases.at(-1)?.reason ? ` (${r.phases.at(-1)!.reason})` : ''}`, data: { installation: r.name, scope: r.scope } });
+      errors.push(...r.errors.map((e) => `installation ${r.name}: ${e.message}`));
+      for (const di of r.deployItems) {
+        const code = codeOf(di.type, di.config);
+        if (code === null) {
+          trace.push({ depth: r.name.split('/').length, kind: 'component', message: `deploy item ${di.name} (${di.type}) deploys nothing Keelson applies` });
+          continue;
+        }
+        if (typeof code === 'string') {
+          errors.push(`installation ${r.name}: deploy item ${di.name}: ${code}`);
+          continue;
+        }
+        const target = di.target ? (r.imports[di.target.import] as { metadata?: { name?: string } } | undefined) : undefined;
+        const clusterName = target?.metadata?.name;
+        if (!clusterName || !clusters.has(clusterName)) {
+          errors.push(`installation ${r.name}: deploy item ${di.name}: its target ${clusterName ? `"${clusterName}" is not a Keelson cluster` : 'is not set'}`);
+          continue;
+        }
+        const cluster = clusters.get(clusterName)!;
+        const k8sNamespace = String((di.config as { namespace?: unknown } | undefined)?.namespace ?? cluster.config?.defaultnamespace ?? namespace);
+        const path = r.name.split('/');
+        const key = instanceKey.forSource({ source: 'landscaper', clusterNamespace: 'system', cluster: clusterName, k8sNamespace, namespace, path, component: di.name });
+        keys.push(key);
+        instances.push({
+          key,
+          deployName: deployName(key),
+          instanceId: instanceId(key),
+          namespace,
+          owner: `${namespace}/${name}`,
+          component: di.name,
+          code,
+          discovery: {},
+          labels: {},
+          target: { clusterNamespace: 'system', cluster: clusterName, namespace: k8sNamespace },
+          edges: [],
+          dependsOn: [],
+          claims: [ref],
+          provenance: { source: 'landscaper', installation: path, deployItem: di.name },
+        });
+      }
+    }
+    claims.push({
+      kind: 'installation',
+      namespace,
+      name,
+      user: '',
+      service: `blueprint of installation ${name}`,
+      status: errors.length === 0 && results.every((r) => r.phase === 'Succeeded') ? 'resolved' : 'error',
+      errors,
+      instances: keys.sort(),
+      ...(keys[0] ? { instance: keys[0] } : {}),
+      trace,
+    });
+  }
+  instances.sort((p, q) => (p.key < q.key ? -1 : p.key > q.key ? 1 : 0));
+  return { instances, claims, errors: run.errors.map((e) => ({ object: 'landscaper', message: e.message })) };
+}
+
+export const LANDSCAPER_INSTALL: SourceStage = {
+  source: 'landscaper',
+  stage: 'install',
+  start(input) {
+    let objects = input.objects.filter((o) => READS.has(o.kind));
+    let out = installOutput(objects);
+    return {
+      output: () => out,
+      update(change) {
+        if (![...change.upserts, ...change.deletes].some((o) => READS.has(o.kind))) return true;
+        const id = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
+        const gone = new Set(change.deletes.map(id));
+        const replaced = new Map(change.upserts.filter((u) => READS.has(u.kind)).map((u) => [id(u), u]));
+        objects = [...objects.filter((o) => !gone.has(id(o)) && !replaced.has(id(o))), ...replaced.values()];
+        out = installOutput(objects);
+        return true;
+      },
+    };
+  },
+};
