@@ -10,41 +10,22 @@
  * Pure; re-run whole when a Capact object or a cluster changes (an action
  * is one choice, cheap next to Aptomi's resolution).
  */
-import { chooseImplementation, explain, loadHub, mergePolicies, parsePolicy, type Policy } from './capact';
-import type { EngineInput, EngineObject, SourceStage, StageOutput } from './index';
-import { deployName, instanceId } from './lang';
+import { chooseImplementation, explain, mergePolicies, parsePolicy } from './capact';
+import type { EngineObject, SourceStage, StageOutput } from './index';
+import { wholeStage } from './whole-stage';
 import type { Cluster } from './model/kinds';
 import type { CapactActionObject } from './model/sources/capact';
-import { mergeSettings, toHubManifest } from './model/sources/capact';
-import { CAPACT_INPUT_KINDS } from './resolve/capact';
-import { instanceKey } from './state/key';
-import type { ClaimOutcome, Instance, InstanceCode, TraceStep } from './state';
+import { CAPACT_INPUT_KINDS, capactInputOf } from './resolve/capact';
+import { sourceInstance, type ClaimOutcome, type Instance, type TraceStep } from './state';
 
 const READS = new Set([...CAPACT_INPUT_KINDS, 'action', 'cluster']);
 
 function selectActions(objects: readonly EngineObject[]): StageOutput {
   const actions = objects.filter((o) => o.kind === 'action');
   if (actions.length === 0) return { instances: [], claims: [], errors: [] };
-  const manifests: unknown[] = [];
-  const keelson = new Map<string, unknown>();
-  const clusters = new Map<string, Cluster>();
-  let global: Policy | undefined;
-  let settings = mergeSettings(undefined);
-  const errors: StageOutput['errors'] = [];
-  for (const o of objects) {
-    const spec = o.spec as Record<string, unknown>;
-    if (o.kind === 'cluster') clusters.set(o.name, spec as unknown as Cluster);
-    else if (o.kind === 'policy' && o.namespace === 'system' && o.name === 'global') {
-      const r = parsePolicy({ interface: spec.interface, typeInstance: spec.typeInstance });
-      global = r.policy ?? undefined;
-      settings = mergeSettings(spec);
-      for (const e of r.errors) errors.push({ object: 'policy/system/global', message: e.message });
-    } else if (CAPACT_INPUT_KINDS.has(o.kind) && o.kind !== 'policy') {
-      manifests.push(toHubManifest(o.kind, spec));
-      if (o.kind === 'implementation') keelson.set(o.name, (spec.spec as { keelson?: unknown } | undefined)?.keelson);
-    }
-  }
-  const { hub } = loadHub(manifests);
+  const clusters = new Map(objects.filter((o) => o.kind === 'cluster').map((o) => [o.name, o.spec as Cluster]));
+  const { hub, global, globalErrors, settings, keelsonCode } = capactInputOf(objects);
+  const errors: StageOutput['errors'] = globalErrors.map((message) => ({ object: 'policy/system/global', message }));
 
   const instances: Instance[] = [];
   const claims: ClaimOutcome[] = [];
@@ -82,7 +63,7 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
     }
     const impl = `${choice.implementation.path}:${choice.implementation.revision}`;
     trace.push({ depth: 0, kind: 'service', message: `${x.summary}${x.rule ? `, by ${x.rule}` : ''}`, data: { implementation: impl } });
-    const code = (keelson.get(impl) as { code?: InstanceCode } | undefined)?.code;
+    const code = keelsonCode(impl);
     if (!code) {
       fail(`Implementation ${impl} was chosen, but it has no spec.keelson.code for Keelson to deploy`);
       continue;
@@ -96,47 +77,22 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
     }
     const target = { clusterNamespace: 'system', cluster: clusterName, namespace: (dot < 0 ? '' : a.target.slice(dot + 1)) || cluster.config?.defaultnamespace || 'default' };
     trace.push({ depth: 0, kind: 'target', message: `target ${target.cluster}/${target.namespace}` });
-    const key = instanceKey.forSource({ source: 'capact', clusterNamespace: 'system', cluster: clusterName, k8sNamespace: target.namespace, namespace: o.namespace, path: [o.name], component: 'action' });
-    instances.push({
-      key,
-      deployName: deployName(key),
-      instanceId: instanceId(key),
+    const inst = sourceInstance({
       namespace: o.namespace,
-      owner: `${o.namespace}/${o.name}`,
+      path: [o.name],
       component: 'action',
       code: { type: code.type, params: { ...(code.params ?? {}) } },
-      discovery: {},
-      labels: {},
       target,
-      edges: [],
-      dependsOn: [],
+      owner: `${o.namespace}/${o.name}`,
       claims: [`${o.namespace}/${o.name}`],
       provenance: { source: 'capact', action: `${o.namespace}/${o.name}`, interface: ref, implementation: impl },
     });
-    trace.push({ depth: 0, kind: 'instance', message: `instance ${key}`, data: { key } });
-    claims.push(outcome('resolved', [], [key]));
+    instances.push(inst);
+    trace.push({ depth: 0, kind: 'instance', message: `instance ${inst.key}`, data: { key: inst.key } });
+    claims.push(outcome('resolved', [], [inst.key]));
   }
   instances.sort((p, q) => (p.key < q.key ? -1 : p.key > q.key ? 1 : 0));
   return { instances, claims, errors };
 }
 
-export const CAPACT_SELECT: SourceStage = {
-  source: 'capact',
-  stage: 'select',
-  start(input: EngineInput) {
-    let objects = input.objects.filter((o) => READS.has(o.kind));
-    let out = selectActions(objects);
-    return {
-      output: () => out,
-      update(change) {
-        const touched = [...change.upserts, ...change.deletes].some((o) => READS.has(o.kind));
-        if (!touched) return true;
-        const gone = new Set(change.deletes.map((d) => `${d.kind}/${d.namespace}/${d.name}`));
-        const replaced = new Map(change.upserts.filter((u) => READS.has(u.kind)).map((u) => [`${u.kind}/${u.namespace}/${u.name}`, u]));
-        objects = [...objects.filter((o) => !gone.has(`${o.kind}/${o.namespace}/${o.name}`) && !replaced.has(`${o.kind}/${o.namespace}/${o.name}`)), ...replaced.values()];
-        out = selectActions(objects);
-        return true;
-      },
-    };
-  },
-};
+export const CAPACT_SELECT: SourceStage = wholeStage('capact', 'select', READS, selectActions);

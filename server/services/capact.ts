@@ -8,25 +8,13 @@
  * What it returns names TypeInstances by id and Type only: their values
  * (credentials) stay with the objects, which only domain admins see whole.
  */
-import {
-  chooseImplementation,
-  explain,
-  type Explanation,
-  type Hub,
-  loadHub,
-  type MergeMode,
-  mergePolicies,
-  parsePolicy,
-  type Policy,
-  type PolicyKind,
-} from '../engine/capact';
-import { mergeSettings, toHubManifest } from '../engine/model/sources/capact';
+import { chooseImplementation, explain, type Explanation, type MergeMode, mergePolicies, parsePolicy, type Policy, type PolicyKind } from '../engine/capact';
 import { loadObjects } from '../engine/model/validate';
+import { CAPACT_INPUT_KINDS, capactInputOf } from '../engine/resolve/capact';
 import type { Repos } from '../repo/types';
 import type { MaybeActor } from './actor';
 import { AppError, unauthorized } from './errors';
 
-const HUB_KINDS = ['interface', 'implementation', 'type', 'attribute', 'typeinstance'] as const;
 export const GLOBAL_POLICY = { kind: 'policy', namespace: 'system', name: 'global' } as const;
 
 export interface TryItInput {
@@ -51,16 +39,15 @@ export interface TryItResult {
 export class CapactService {
   constructor(private readonly repos: Repos) {}
 
-  private async hub(): Promise<{ hub: Hub; errors: string[] }> {
-    const objects = (await Promise.all(HUB_KINDS.map((kind) => this.repos.policy.listObjects({ kind })))).flat();
-    const { hub, errors } = loadHub(objects.map((o) => toHubManifest(o.kind, o.spec as Record<string, unknown>)));
-    return { hub, errors: errors.map((e) => e.message) };
+  /** The stored Hub and Global policy (every kind Capact's reading takes). */
+  private async stored() {
+    return (await Promise.all([...CAPACT_INPUT_KINDS].map((kind) => this.repos.policy.listObjects({ kind })))).flat();
   }
 
   /** The Interfaces of the Hub, newest revision first per path: what can be asked for. */
   async interfaces(actor: MaybeActor): Promise<{ path: string; revisions: string[] }[]> {
     if (!actor) throw unauthorized('read the Hub');
-    const { hub } = await this.hub();
+    const { hub } = capactInputOf(await this.stored());
     return Object.entries(hub.interfaces)
       .map(([path, revs]) => ({ path, revisions: revs.map((r) => r.revision) }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -69,31 +56,22 @@ export class CapactService {
   async tryIt(actor: MaybeActor, input: TryItInput): Promise<TryItResult> {
     if (!actor) throw unauthorized('try Capact policies');
     const problems: string[] = [];
-    let global: Policy | undefined;
-    let globalSpec: unknown;
-    let source: TryItResult['policy'] = 'none';
+    let objects = await this.stored();
+    const isGlobal = (o: { kind: string; namespace: string; name: string }) => o.kind === GLOBAL_POLICY.kind && o.namespace === GLOBAL_POLICY.namespace && o.name === GLOBAL_POLICY.name;
+    let source: TryItResult['policy'] = objects.some(isGlobal) ? 'saved' : 'none';
     if (input.draft !== undefined) {
       const loaded = loadObjects(input.draft, 'draft.yaml');
       for (const d of loaded.diagnostics.filter((x) => x.severity === 'error')) problems.push(`${d.line ? `line ${d.line}: ` : ''}${d.message}`);
       const draft = loaded.objects.find((o) => o.kind === 'policy');
       if (!draft && problems.length === 0) problems.push('the draft holds no policy object');
       if (draft) {
-        const spec = draft.spec as Record<string, unknown>;
-        globalSpec = spec;
-        global = parsePolicy({ interface: spec.interface, typeInstance: spec.typeInstance }).policy ?? undefined;
+        // The draft stands in for the Global policy, whatever its name.
+        objects = [...objects.filter((o) => !isGlobal(o)), { ...GLOBAL_POLICY, spec: draft.spec }] as typeof objects;
         source = 'draft';
       }
-    } else {
-      const saved = await this.repos.policy.getObject(GLOBAL_POLICY);
-      if (saved) {
-        const spec = saved.spec as Record<string, unknown>;
-        globalSpec = spec;
-        const r = parsePolicy({ interface: spec.interface, typeInstance: spec.typeInstance });
-        global = r.policy ?? undefined;
-        problems.push(...r.errors.map((e) => `saved Global policy: ${e.message}`));
-        source = 'saved';
-      }
     }
+    const read = capactInputOf(objects);
+    if (source === 'saved') problems.push(...read.globalErrors.map((e) => `saved Global policy: ${e}`));
     let action: Policy | undefined;
     if (input.action !== undefined) {
       const r = parsePolicy(input.action);
@@ -101,14 +79,11 @@ export class CapactService {
       problems.push(...r.errors.map((e) => `Action policy: ${e.message}`));
     }
     if (problems.length > 0) return { policy: source, problems, explanation: null, implementation: null };
-
-    const { hub, errors } = await this.hub();
-    if (errors.length > 0) throw new AppError('CONFLICT', `The stored Hub cannot be read: ${errors[0]}`);
+    if (read.hubErrors.length > 0) throw new AppError('CONFLICT', `The stored Hub cannot be read: ${read.hubErrors[0]}`);
     // The policy's own merge settings, unless the caller tries others.
-    const settings = mergeSettings(globalSpec);
-    const mode = input.mode ?? settings.mode;
-    const merged = mergePolicies({ global, action }, { order: input.order ?? settings.order, mode });
-    const choice = chooseImplementation(hub, merged, { interface: input.interface }, { mode });
+    const mode = input.mode ?? read.settings.mode;
+    const merged = mergePolicies({ global: read.global, action }, { order: input.order ?? read.settings.order, mode });
+    const choice = chooseImplementation(read.hub, merged, { interface: input.interface }, { mode });
     return { policy: source, problems: [], explanation: explain(choice), implementation: choice.implementation };
   }
 }

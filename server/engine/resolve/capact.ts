@@ -29,40 +29,58 @@ export type EffectiveComponent = Component & {
   interfaceError?: string;
 };
 
+/**
+ * Capact's part of a policy, read once: the Hub built from the stored
+ * manifests and TypeInstances, the Global policy (`policy/system/global`)
+ * with its merge settings, and each Implementation's Keelson code. The
+ * Aptomi stage, the select stage (actions) and the console's "Try it" all
+ * start from this.
+ */
+export interface CapactInput {
+  hub: Hub;
+  hubErrors: string[];
+  global: Policy | undefined;
+  globalErrors: string[];
+  settings: ReturnType<typeof mergeSettings>;
+  /** `path:revision` of an Implementation → its `spec.keelson.code`. */
+  keelsonCode(implementation: string): Component['code'] | undefined;
+}
+
+export function capactInputOf(objects: readonly { kind: string; namespace: string; name: string; spec: unknown }[]): CapactInput {
+  const manifests: unknown[] = [];
+  const keelson = new Map<string, unknown>();
+  let globalSpec: Record<string, unknown> | undefined;
+  for (const o of objects) {
+    if (!CAPACT_INPUT_KINDS.has(o.kind)) continue;
+    const spec = o.spec as Record<string, unknown>;
+    if (o.kind === 'policy') {
+      if (o.namespace === 'system' && o.name === 'global') globalSpec = spec;
+      continue;
+    }
+    manifests.push(toHubManifest(o.kind, spec));
+    if (o.kind === 'implementation') keelson.set(o.name, (spec.spec as { keelson?: unknown } | undefined)?.keelson);
+  }
+  const loaded = loadHub(manifests);
+  const parsed = globalSpec ? parsePolicy({ interface: globalSpec.interface, typeInstance: globalSpec.typeInstance }) : undefined;
+  return {
+    hub: loaded.hub,
+    hubErrors: loaded.errors.map((e) => e.message),
+    global: parsed?.policy ?? undefined,
+    globalErrors: (parsed?.errors ?? []).map((e) => e.message),
+    settings: mergeSettings(globalSpec),
+    keelsonCode: (impl) => (keelson.get(impl) as { code?: Component['code'] } | undefined)?.code ?? undefined,
+  };
+}
+
 type Choice = { ok: true; code: NonNullable<Component['code']>; implementation: string; injected: NonNullable<EffectiveComponent['injected']> } | { ok: false; error: string };
 
+/** Choices for interface components, made once per Interface per input. */
 export class CapactChooser {
-  private readonly hub: Hub;
-  private readonly hubErrors: string[];
-  private readonly policy: Policy | undefined;
-  private readonly policyError: string | undefined;
-  private readonly settings: ReturnType<typeof mergeSettings>;
-  /** `path:revision` → the Implementation manifest's Keelson part. */
-  private readonly keelson = new Map<string, unknown>();
+  private readonly input: CapactInput;
   private readonly choices = new Map<string, Choice>();
 
   constructor(objects: readonly { kind: string; namespace: string; name: string; spec: unknown }[]) {
-    const manifests: unknown[] = [];
-    let global: unknown;
-    for (const o of objects) {
-      if (o.kind === 'policy') {
-        if (o.namespace === 'system' && o.name === 'global') global = o.spec;
-        continue;
-      }
-      const spec = o.spec as Record<string, unknown>;
-      manifests.push(toHubManifest(o.kind, spec));
-      if (o.kind === 'implementation') this.keelson.set(o.name, (spec.spec as { keelson?: unknown } | undefined)?.keelson);
-    }
-    this.settings = mergeSettings(global);
-    const loaded = loadHub(manifests);
-    this.hub = loaded.hub;
-    this.hubErrors = loaded.errors.map((e) => e.message);
-    if (global) {
-      const g = global as { interface?: unknown; typeInstance?: unknown };
-      const r = parsePolicy({ interface: g.interface, typeInstance: g.typeInstance });
-      this.policy = r.policy ?? undefined;
-      this.policyError = r.errors[0]?.message;
-    }
+    this.input = capactInputOf(objects);
   }
 
   choose(ref: string): Choice {
@@ -77,20 +95,21 @@ export class CapactChooser {
   private chooseOnce(ref: string): Choice {
     const i = ref.indexOf(':');
     const request = { interface: i < 0 ? { path: ref } : { path: ref.slice(0, i), revision: ref.slice(i + 1) } };
-    if (this.hubErrors.length > 0) return { ok: false, error: `interface ${ref}: the Hub cannot be read (${this.hubErrors[0]})` };
-    if (this.policyError) return { ok: false, error: `interface ${ref}: the Global policy cannot be read (${this.policyError})` };
+    const { hub, hubErrors, global, globalErrors, settings } = this.input;
+    if (hubErrors.length > 0) return { ok: false, error: `interface ${ref}: the Hub cannot be read (${hubErrors[0]})` };
+    if (globalErrors.length > 0) return { ok: false, error: `interface ${ref}: the Global policy cannot be read (${globalErrors[0]})` };
     // No Global policy is Capact's missing ConfigMap: nothing is allowed.
-    const merged = mergePolicies({ global: this.policy }, this.settings);
-    const choice = chooseImplementation(this.hub, merged, request, { mode: this.settings.mode });
+    const merged = mergePolicies({ global }, settings);
+    const choice = chooseImplementation(hub, merged, request, { mode: settings.mode });
     if (!choice.implementation || !choice.ok) {
       const x = explain(choice);
       return { ok: false, error: `interface ${ref}: ${x.errors[0] ?? x.summary}` };
     }
     const impl = `${choice.implementation.path}:${choice.implementation.revision}`;
-    const code = (this.keelson.get(impl) as { code?: Component['code'] } | undefined)?.code;
+    const code = this.input.keelsonCode(impl);
     if (!code) return { ok: false, error: `interface ${ref}: Implementation ${impl} was chosen, but it has no spec.keelson.code for Keelson to deploy` };
     const typeInstance = (id: string) => {
-      const ti = this.hub.typeInstances[id];
+      const ti = hub.typeInstances[id];
       return { ID: id, Type: ti ? `${ti.typeRef.path}:${ti.typeRef.revision}` : '', Value: ti?.value ?? null };
     };
     const injected = {
