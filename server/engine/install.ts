@@ -18,12 +18,11 @@
  */
 import { stringify } from 'yaml';
 import type { EngineObject, SourceStage, StageOutput } from './index';
-import { deployName, instanceId } from './lang';
+import { wholeStage } from './whole-stage';
 import { installAll, type InstallationResult } from './landscaper';
 import type { Cluster } from './model/kinds';
 import { blueprintFilesystem, LANDSCAPER_KINDS } from './model/sources/landscaper';
-import { instanceKey } from './state/key';
-import type { ClaimOutcome, Instance, InstanceCode, TraceStep } from './state';
+import { sourceInstance, type ClaimOutcome, type Instance, type InstanceCode, type TraceStep } from './state';
 
 const READS = new Set<string>([...LANDSCAPER_KINDS, 'cluster']);
 
@@ -105,25 +104,18 @@ function installOutput(objects: readonly EngineObject[]): StageOutput {
         }
         const cluster = clusters.get(clusterName)!;
         const k8sNamespace = String((di.config as { namespace?: unknown } | undefined)?.namespace ?? cluster.config?.defaultnamespace ?? namespace);
-        const path = r.name.split('/');
-        const key = instanceKey.forSource({ source: 'landscaper', clusterNamespace: 'system', cluster: clusterName, k8sNamespace, namespace, path, component: di.name });
-        keys.push(key);
-        instances.push({
-          key,
-          deployName: deployName(key),
-          instanceId: instanceId(key),
+        const inst = sourceInstance({
           namespace,
-          owner: `${namespace}/${name}`,
+          path: r.name.split('/'),
           component: di.name,
           code,
-          discovery: {},
-          labels: {},
           target: { clusterNamespace: 'system', cluster: clusterName, namespace: k8sNamespace },
-          edges: [],
-          dependsOn: [],
+          owner: `${namespace}/${name}`,
           claims: [ref],
-          provenance: { source: 'landscaper', installation: path, deployItem: di.name },
+          provenance: { source: 'landscaper', installation: r.name.split('/'), deployItem: di.name },
         });
+        keys.push(inst.key);
+        instances.push(inst);
       }
     }
     claims.push({
@@ -143,23 +135,4 @@ function installOutput(objects: readonly EngineObject[]): StageOutput {
   return { instances, claims, errors: run.errors.map((e) => ({ object: 'landscaper', message: e.message })) };
 }
 
-export const LANDSCAPER_INSTALL: SourceStage = {
-  source: 'landscaper',
-  stage: 'install',
-  start(input) {
-    let objects = input.objects.filter((o) => READS.has(o.kind));
-    let out = installOutput(objects);
-    return {
-      output: () => out,
-      update(change) {
-        if (![...change.upserts, ...change.deletes].some((o) => READS.has(o.kind))) return true;
-        const id = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
-        const gone = new Set(change.deletes.map(id));
-        const replaced = new Map(change.upserts.filter((u) => READS.has(u.kind)).map((u) => [id(u), u]));
-        objects = [...objects.filter((o) => !gone.has(id(o)) && !replaced.has(id(o))), ...replaced.values()];
-        out = installOutput(objects);
-        return true;
-      },
-    };
-  },
-};
+export const LANDSCAPER_INSTALL: SourceStage = wholeStage('landscaper', 'install', READS, installOutput);

@@ -15,3 +15,4 @@ export {
 } from './types';
 export { CODE_TYPES, CODE_TYPE_NAMES, describeCodeTypes, isCodeType, type CodeType } from './code';
 export { instanceKey, type InstanceKeyParts, type SourceKeyParts } from './key';
+export { sourceInstance } from './source-instance';
