@@ -165,6 +165,19 @@ export class DeploymentService {
     throw new AppError('LIMIT_EXCEEDED', `${when}, service ${service} would take environment ${placed.ref} over its marks (${what}).`, { details: { environment: placed.ref, over } });
   }
 
+  /**
+   * Marks admission of a changed claim: the policy with this claim in place
+   * of its current one, resolved as a draft, against the marks of the
+   * environment the claim names (nothing to check when it names none).
+   */
+  private async admitChange(t: { id: number }, service: string, claim: { kind: string; namespace: string; name: string; spec: unknown }, when: string): Promise<void> {
+    const labels = (claim.spec as Claim).labels;
+    if (!(await this.environmentOfClaim(t, labels))) return;
+    const others = (await this.repos.policy.listObjects()).filter((o) => !(o.kind === 'claim' && o.namespace === claim.namespace && o.name === claim.name)).map(toPolicyInput);
+    const state = await this.resolution.resolveDraft([...others, { kind: claim.kind, namespace: claim.namespace, name: claim.name, spec: claim.spec } as (typeof others)[number]]);
+    await this.assertWithinMarks(t, service, labels, state, when);
+  }
+
   /** Aptomi's target label for an environment (`account/environment`): `cluster` or `cluster.namespace`. */
   private async targetLabel(t: { id: number; name: string }, ref: string): Promise<string> {
     const env = await this.estate.environmentFor(t.id, ref);
@@ -339,18 +352,19 @@ export class DeploymentService {
   /** Registered resources the service names by label (`<kind>:<name>`), with the other services holding them. */
   private async neededResources(t: { id: number; name: string; namespaces: string[] }, input: { name: string; labels: Record<string, string> }): Promise<NeededResource[]> {
     const out: NeededResource[] = [];
-    for (const value of new Set(Object.values(input.labels))) {
-      const m = /^(ca|certificate|domain|port|secret|volume):(.+)$/.exec(value);
-      if (!m) continue;
-      const kind = m[1]!;
-      const name = m[2]!;
+    const refs = [...new Set(Object.values(input.labels))].filter((v) => /^(ca|certificate|domain|port|secret|volume):./.test(v));
+    if (refs.length === 0) return out;
+    // The tenant's other claims, read once for every resource the service names.
+    const others: { name: string; labels: Record<string, string> }[] = [];
+    for (const namespace of t.namespaces) {
+      for (const o of await this.repos.policy.listObjects({ kind: 'claim', namespace })) if (o.name !== input.name) others.push({ name: o.name, labels: (o.spec as Claim).labels ?? {} });
+    }
+    for (const value of refs) {
+      const i = value.indexOf(':');
+      const kind = value.slice(0, i);
+      const name = value.slice(i + 1);
       const row = await this.repos.resources.get(t.id, kind, name);
-      const heldBy: string[] = [];
-      for (const namespace of t.namespaces) {
-        for (const o of await this.repos.policy.listObjects({ kind: 'claim', namespace })) {
-          if (o.name !== input.name && Object.values((o.spec as Claim).labels ?? {}).includes(value)) heldBy.push(o.name);
-        }
-      }
+      const heldBy = others.filter((c) => Object.values(c.labels).includes(value)).map((c) => c.name);
       // A selector sees the resource's public part only: sealed material never leaves the resource service.
       out.push({ kind, name, info: row ? { kind, name, spec: row.spec, tenant: t.name } : null, heldBy: heldBy.sort() });
     }
@@ -469,12 +483,8 @@ export class DeploymentService {
     const next = { kind: 'claim', metadata: { namespace: claim.namespace, name: claim.name }, user: old.user, service: input.spec.service ?? old.service, ...(Object.keys(labels).length ? { labels } : {}) };
     const dropped = await this.links.droppedChannels(t.id, input.name, old.labels, labels, input.removeLinks ?? false);
     const text = stringify(next);
-    if (await this.environmentOfClaim(t, labels)) {
-      const others = (await this.repos.policy.listObjects()).filter((o) => !(o.kind === 'claim' && o.namespace === claim.namespace && o.name === claim.name)).map(toPolicyInput);
-      const added = loadObjects(text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
-      const state = await this.resolution.resolveDraft([...others, ...added]);
-      await this.assertWithinMarks(t, input.name, labels, state, 'Changed so');
-    }
+    const [changed] = loadObjects(text).objects;
+    await this.admitChange(t, input.name, changed!, 'Changed so');
     const w = await this.write(who, text, `update service ${input.name} of tenant ${t.name} from revision ${input.previous} (API)`, input.accept, input.dryrun);
     if (!w.dryrun) await this.links.dropChannels(t.id, input.name, dropped);
     return w;
@@ -505,12 +515,7 @@ export class DeploymentService {
     if (!then) throw new AppError('CONFLICT', `At revision ${input.target} service ${input.name} did not exist; remove it instead.`);
     const dropped = await this.links.droppedChannels(t.id, input.name, (claim.spec as Claim).labels, (then.spec as Claim).labels, input.removeLinks ?? false);
     // The old claim costs what it costs now: a rollback is admitted like any change.
-    const labels = (then.spec as Claim).labels;
-    if (await this.environmentOfClaim(t, labels)) {
-      const others = (await this.repos.policy.listObjects()).filter((o) => !(o.kind === 'claim' && o.namespace === claim.namespace && o.name === claim.name)).map(toPolicyInput);
-      const state = await this.resolution.resolveDraft([...others, { kind: then.kind, namespace: then.namespace, name: then.name, spec: then.spec } as (typeof others)[number]]);
-      await this.assertWithinMarks(t, input.name, labels, state, 'Rolled back so');
-    }
+    await this.admitChange(t, input.name, then, 'Rolled back so');
     const w = await this.write(who, then.text, `roll back service ${input.name} of tenant ${t.name} to revision ${input.target} (API)`, input.accept, input.dryrun);
     if (!w.dryrun) await this.links.dropChannels(t.id, input.name, dropped);
     return w;
