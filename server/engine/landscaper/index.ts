@@ -116,14 +116,20 @@ export type ImportsOf =
  * including importDataMappings, defaults, schemas and importExecutions.
  * `installation` is `name` or `namespace/name`.
  */
-export function importsOf(input: InstallInput, installation: string): ImportsOf {
+/** One installation of a stored state with its blueprint and parent context, or why not. */
+function prepare(input: InstallInput, installation: string) {
   const loaded = loadObjects(input.objects);
   const inst = findInstallation(loaded.installations, installation);
-  if (!inst) return { ok: false, error: { code: 'invalid_object', message: `installation ${installation} not found` } };
+  if (!inst) return { ok: false as const, error: { code: 'invalid_object' as const, message: `installation ${installation} not found` } };
   const { blueprint, error } = resolveBlueprint(inst.blueprint, input.blueprints);
-  if (!blueprint) return { ok: false, error: { code: 'blueprint_not_found', installation, message: error! } };
-  const parentCtx = inst.parent !== undefined ? installationContext(inst.parent) : '';
-  const r = constructImports(new ObjectStore(loaded), inst, blueprint, parentCtx, installation);
+  if (!blueprint) return { ok: false as const, error: { code: 'blueprint_not_found' as const, installation, message: error! } };
+  return { ok: true as const, store: new ObjectStore(loaded), inst, blueprint, parentCtx: inst.parent !== undefined ? installationContext(inst.parent) : '' };
+}
+
+export function importsOf(input: InstallInput, installation: string): ImportsOf {
+  const p = prepare(input, installation);
+  if (!p.ok) return p;
+  const r = constructImports(p.store, p.inst, p.blueprint, p.parentCtx, installation);
   return r.ok ? { ok: true, imports: r.imports } : r;
 }
 
@@ -136,12 +142,8 @@ export type ExportsOf = { ok: true; exports: Record<string, unknown>; dataObject
  * its dataRef. No deploy items run here (`deployitems` is empty).
  */
 export function exportsOf(input: InstallInput, installation: string, imports: Record<string, unknown> = {}): ExportsOf {
-  const loaded = loadObjects(input.objects);
-  const inst = findInstallation(loaded.installations, installation);
-  if (!inst) return { ok: false, error: { code: 'invalid_object', message: `installation ${installation} not found` } };
-  const { blueprint, error } = resolveBlueprint(inst.blueprint, input.blueprints);
-  if (!blueprint) return { ok: false, error: { code: 'blueprint_not_found', installation, message: error! } };
-  const parentCtx = inst.parent !== undefined ? installationContext(inst.parent) : '';
-  const r = constructExports(new ObjectStore(loaded), inst, blueprint, parentCtx, imports, [], installation);
+  const p = prepare(input, installation);
+  if (!p.ok) return p;
+  const r = constructExports(p.store, p.inst, p.blueprint, p.parentCtx, imports, [], installation);
   return r.ok ? { ok: true, exports: r.exports, dataObjects: r.written } : r;
 }
