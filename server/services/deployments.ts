@@ -29,11 +29,24 @@ import type { DesiredState } from '../engine/state';
 import { type Candidate, type NeededResource, type Selection, selectEnvironment } from '../engine/axebow/select';
 import { costAndQuota, millisToVcpu } from '../engine/plan';
 import { units, type Usage } from './estate';
+import { GroupCommit } from './group-commit';
+
+type PendingCreate = { who: Actor; t: { id: number; name: string; namespaces: string[] }; name: string; text: string; accept: boolean; selection?: Selection };
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+function serviceExists(t: { name: string }, name: string, namespace?: string): AppError {
+  return new AppError('CONFLICT', `Tenant ${t.name} already has a service ${name}${namespace ? ` (${namespace})` : ''}; update it with a new revision instead.`);
+}
 
 type Admission = { environment: string; ok: boolean; usage: Usage; over: { dimension: string; mark: number; usage: number }[] };
 
 /** Environments weighed when a service names none (each costs a resolution). */
 const MAX_CANDIDATES = 32;
+/** Writes a create tries when other writers keep moving the policy head. */
+const CREATE_ATTEMPTS = 5;
 /** How far back a service's history looks (generations). */
 const HISTORY_DEPTH = 2000;
 
@@ -56,11 +69,11 @@ export class DeploymentService {
 
   /** The tenant and its namespaces; members and domain admins only. */
   private async tenant(actor: Actor, name: string, what: string): Promise<{ id: number; name: string; namespaces: string[] }> {
-    const t = await this.repos.tenants.byName(name.toLowerCase());
+    // One read authorises the caller (the tenant, their role in it, its namespaces); cached where this process is the only writer.
+    const t = await this.repos.tenants.forReader(name.toLowerCase(), actor.name.toLowerCase());
     if (!t) throw notFound(`Tenant ${name}`);
-    const member = (await this.repos.tenants.members(t.id)).some((m) => m.user === actor.name.toLowerCase());
-    if (!member && !(await this.access.isDomainAdmin(actor))) throw new AppError('FORBIDDEN', `Only members of tenant ${t.name} may ${what}.`);
-    return { id: t.id, name: t.name, namespaces: (await this.repos.tenants.namespaces(t.id)).map((n) => n.namespace) };
+    if (t.role === null && !(await this.access.isDomainAdmin(actor))) throw new AppError('FORBIDDEN', `Only members of tenant ${t.name} may ${what}.`);
+    return { id: t.id, name: t.name, namespaces: t.namespaces };
   }
 
   /** The claim of a service: in one of the tenant's namespaces (the first that has it). */
@@ -74,10 +87,7 @@ export class DeploymentService {
 
   async list(actor: MaybeActor, tenant: string): Promise<ServiceSummary[]> {
     const who = this.signedIn(actor, 'see services');
-    // Asked often: one read authorises the reader (the tenant, their role in it, its namespaces).
-    const t = await this.repos.tenants.forReader(tenant.toLowerCase(), who.name.toLowerCase());
-    if (!t) throw notFound(`Tenant ${tenant}`);
-    if (t.role === null && !(await this.access.isDomainAdmin(who))) throw new AppError('FORBIDDEN', `Only members of tenant ${t.name} may see its services.`);
+    const t = await this.tenant(who, tenant, 'see its services');
     // The services are the claims the newest generation's resolution holds (every claim has an outcome there).
     return serviceSummaries((await this.resolution.get(who)).state, t.namespaces);
   }
@@ -204,11 +214,8 @@ export class DeploymentService {
   async create(actor: MaybeActor, input: { tenant: string; name: string; dryrun: boolean; accept: boolean } & CreateServiceInput): Promise<ServiceWrite> {
     const who = this.signedIn(actor, 'create services');
     const t = await this.tenant(who, input.tenant, 'create services');
-    for (const namespace of t.namespaces) {
-      if (await this.repos.policy.getObject({ kind: 'claim', namespace, name: input.name })) {
-        throw new AppError('CONFLICT', `Tenant ${t.name} already has a service ${input.name} (${namespace}); update it with a new revision instead.`);
-      }
-    }
+    const existing = await this.existingClaim(t, input.name);
+    if (existing) throw serviceExists(t, input.name, existing);
     const placed = await this.place(who, t, input);
     const selection = placed.selection;
     const admission = placed.admission;
@@ -233,17 +240,121 @@ export class DeploymentService {
     }
     // A `requiring` environment takes the service only with an explicit acceptance later.
     const accept = input.accept && selection?.chosen?.outcome !== 'requiring';
-    const where = selection?.chosen ? `; environment ${selection.chosen.environment} (${selection.chosen.outcome})` : '';
-    const w = await this.policy.apply(who, { text: placed.text, baseGeneration: await this.repos.policy.head(), message: `service ${input.name} of tenant ${t.name} (API)${where}`, accept });
-    const revision = await this.revisions.byGeneration(who, w.generation, { wait: true });
-    // The placement is part of the revision's story: who could have taken the service, and why not.
-    if (selection && revision.id !== null) {
-      for (const row of selection.table) {
-        const chosen = row.environment === selection.chosen?.environment ? ' — chosen' : '';
-        await this.repos.revisions.event(revision.id, 'placement', `${row.environment}: ${row.outcome}${chosen}${row.reasons.length ? ` (${row.reasons.join('; ')})` : ''}`, { actor: who.name });
+    // One caller's creates on one tenant that arrive together become one generation (group-commit.ts).
+    return this.creates.submit(`${who.id}\n${t.id}\n${accept}`, { who, t, name: input.name, text: placed.text, accept, ...(selection ? { selection } : {}) });
+  }
+
+  private readonly creates = new GroupCommit<PendingCreate, ServiceWrite>((items) => this.commitCreates(items));
+
+  /** Creates waiting for the one being committed (queue depth). */
+  createsWaiting(): number {
+    return this.creates.waiting();
+  }
+
+  /**
+   * Commit creates queued together (same caller, tenant and `accept`). They
+   * go in as one generation, so one revision holds them all, when together
+   * they pass what each passed alone: new names, distinct, and within
+   * the marks of the environments they were placed in — placement weighed
+   * each against a policy holding none of the others. Otherwise, or when the
+   * joint write fails, each is committed on its own and answers for itself.
+   */
+  private async commitCreates(items: PendingCreate[]): Promise<(ServiceWrite | Error)[]> {
+    const out: (ServiceWrite | Error | undefined)[] = [];
+    const together: PendingCreate[] = [];
+    const names = new Set<string>();
+    // A name sent twice is refused the second time; a name taken in the policy is refused by the write.
+    for (const it of items) {
+      const twice = names.has(it.name);
+      out.push(twice ? serviceExists(it.t, it.name) : undefined);
+      if (!twice) together.push(it);
+      names.add(it.name);
+    }
+    // The answers of `together`, in order, into the free slots of `out`.
+    const fill = (results: (ServiceWrite | Error)[]) => {
+      let k = 0;
+      return out.map((o) => o ?? results[k++]!);
+    };
+    const alone = async (it: PendingCreate, recheckMarks: boolean): Promise<ServiceWrite | Error> => {
+      try {
+        if (recheckMarks) await this.admitChange(it.t, it.name, loadObjects(it.text).objects[0]!, 'Now');
+        return (await this.answerCreates([it], await this.writeCreates([it])))[0]!;
+      } catch (e) {
+        return asError(e);
+      }
+    };
+    if (together.length <= 1) return fill(await Promise.all(together.map((it) => alone(it, false))));
+    const placed = together.filter((it) => it.selection?.chosen);
+    if (await this.withinMarksTogether(together, placed)) {
+      // Not written (one name taken meanwhile, the write refused): each tries alone below.
+      const generation = await this.writeCreates(together).catch(() => undefined);
+      if (generation !== undefined) return fill(await this.answerCreates(together, generation).catch((e) => together.map(() => asError(e))));
+    }
+    const results: (ServiceWrite | Error)[] = [];
+    for (const it of together) results.push(await alone(it, placed.length > 0));
+    return fill(results);
+  }
+
+  /** Whether the placed creates of a batch fit their environments' marks with all of the batch in the policy. */
+  private async withinMarksTogether(together: PendingCreate[], placed: PendingCreate[]): Promise<boolean> {
+    if (placed.length === 0) return true;
+    const current = (await this.repos.policy.listObjects()).map(toPolicyInput);
+    const added = together.flatMap((it) => loadObjects(it.text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }) as (typeof current)[number]));
+    const state = await this.resolution.resolveDraft([...current, ...added]);
+    for (const it of placed) {
+      const labels = (loadObjects(it.text).objects[0]!.spec as Claim).labels;
+      const fits = await this.assertWithinMarks(it.t, it.name, labels, state, 'Together with the services created with it').then(() => true, () => false);
+      if (!fits) return false;
+    }
+    return true;
+  }
+
+  /** The namespace holding a claim of this name in the tenant, if any. */
+  private async existingClaim(t: { namespaces: string[] }, name: string): Promise<string | false> {
+    for (const namespace of t.namespaces) if (await this.repos.policy.getObject({ kind: 'claim', namespace, name })) return namespace;
+    return false;
+  }
+
+  /**
+   * One generation holding every item's claim. A create edits no policy the
+   * caller loaded, so another writer's generation in between is no conflict:
+   * it tries again on the new head — after checking that no name was taken.
+   */
+  private async writeCreates(items: PendingCreate[]): Promise<number> {
+    const { who, t, accept } = items[0]!;
+    const first = items[0]!;
+    const message =
+      items.length === 1
+        ? `service ${first.name} of tenant ${t.name} (API)${first.selection?.chosen ? `; environment ${first.selection.chosen.environment} (${first.selection.chosen.outcome})` : ''}`
+        : `${items.length} services of tenant ${t.name} (API, created together): ${items.map((it) => it.name).join(', ')}`;
+    for (let attempt = 1; ; attempt++) {
+      const baseGeneration = await this.repos.policy.head();
+      for (const it of items) {
+        const existing = await this.existingClaim(it.t, it.name);
+        if (existing) throw serviceExists(it.t, it.name, existing);
+      }
+      try {
+        return (await this.policy.apply(who, { text: items.map((it) => it.text).join('---\n'), baseGeneration, message, accept })).generation;
+      } catch (e) {
+        if (!(attempt < CREATE_ATTEMPTS && e instanceof AppError && e.code === 'CONFLICT' && e.details?.head !== undefined)) throw e;
       }
     }
-    return { dryrun: false, generation: w.generation, revision, ...(selection ? { selection } : {}) };
+  }
+
+  /** The answers to written creates: their revision (waited for), and each placement's story on it. */
+  private async answerCreates(items: PendingCreate[], generation: number): Promise<ServiceWrite[]> {
+    const who = items[0]!.who;
+    const revision = await this.revisions.byGeneration(who, generation, { wait: true });
+    for (const { selection, name } of items) {
+      // The placement is part of the revision's story: who could have taken the service, and why not.
+      if (!selection || revision.id === null) continue;
+      for (const row of selection.table) {
+        const chosen = row.environment === selection.chosen?.environment ? ' — chosen' : '';
+        const about = items.length > 1 ? `${name} → ` : '';
+        await this.repos.revisions.event(revision.id, 'placement', `${about}${row.environment}: ${row.outcome}${chosen}${row.reasons.length ? ` (${row.reasons.join('; ')})` : ''}`, { actor: who.name });
+      }
+    }
+    return items.map(({ selection }) => ({ dryrun: false, generation, revision, ...(selection ? { selection } : {}) }));
   }
 
   /**
