@@ -315,6 +315,20 @@ export class DeploymentService {
     return false;
   }
 
+  /** Refuse names the tenant's namespaces already hold: one read per name, or per namespace for many. */
+  private async assertNamesFree(t: { name: string; namespaces: string[] }, names: string[]): Promise<void> {
+    if (names.length === 1) {
+      const existing = await this.existingClaim(t, names[0]!);
+      if (existing) throw serviceExists(t, names[0]!, existing);
+      return;
+    }
+    const wanted = new Set(names);
+    for (const namespace of t.namespaces) {
+      const taken = (await this.repos.policy.listObjects({ kind: 'claim', namespace })).find((o) => wanted.has(o.name));
+      if (taken) throw serviceExists(t, taken.name, namespace);
+    }
+  }
+
   /**
    * One generation holding every item's claim. A create edits no policy the
    * caller loaded, so another writer's generation in between is no conflict:
@@ -329,10 +343,7 @@ export class DeploymentService {
         : `${items.length} services of tenant ${t.name} (API, created together): ${items.map((it) => it.name).join(', ')}`;
     for (let attempt = 1; ; attempt++) {
       const baseGeneration = await this.repos.policy.head();
-      for (const it of items) {
-        const existing = await this.existingClaim(it.t, it.name);
-        if (existing) throw serviceExists(it.t, it.name, existing);
-      }
+      await this.assertNamesFree(t, items.map((it) => it.name));
       try {
         return (await this.policy.apply(who, { text: items.map((it) => it.text).join('---\n'), baseGeneration, message, accept })).generation;
       } catch (e) {
