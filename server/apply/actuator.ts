@@ -31,6 +31,8 @@ export interface ApplyStep {
   code: InstanceCode | null;
   /** `ns/name` of every claim using the instance. */
   claims: string[];
+  /** A restart stamp: when it changes, the workloads roll (the engine's plan/restart.ts). */
+  restartedAt?: string;
 }
 
 export interface ApplyContext {

@@ -339,6 +339,20 @@ const MATRIX: Record<string, Row[]> = {
   'GET /tenant/:tenant/service/:name/role/:role': [
     { what: "a role of someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/service/web/role/tweepub` }), expect: DOMAIN_ONLY },
   ],
+  'DELETE /tenant/:tenant/service/:name/role/:role': [
+    {
+      what: "restart a role of someone else's service",
+      request: async (f) => ({ path: `/tenant/${(await withAcceptedService(f)).tenant}/service/web/role/tweepub` }),
+      expect: { ...DOMAIN_ONLY, domain: 202 },
+    },
+  ],
+  'DELETE /tenant/:tenant/service/:name/role/:role/instance/:instance': [
+    {
+      what: "restart an instance of someone else's service",
+      request: async (f) => ({ path: `/tenant/${(await withAcceptedService(f)).tenant}/service/web/role/tweepub/instance/a-nothere` }),
+      expect: { ...DOMAIN_ONLY, domain: 404 },
+    },
+  ],
   'GET /service/:tenant/:name/role/:role/instance/:instance': [
     { what: "an instance of someone else's service", request: async (f) => ({ path: `/service/${(await withService(f)).tenant}/web/role/tweepub/instance/a-nothere` }), expect: { ...DOMAIN_ONLY, domain: 404 } },
   ],

@@ -30,6 +30,7 @@ import { type Candidate, type NeededResource, type Selection, selectEnvironment 
 import { costAndQuota, millisToVcpu } from '../engine/plan';
 import { units, type Usage } from './estate';
 import { GroupCommit } from './group-commit';
+import { restartLabelFor } from '../engine/plan/restart';
 
 type PendingCreate = { who: Actor; t: { id: number; name: string; namespaces: string[] }; name: string; text: string; accept: boolean; selection?: Selection };
 
@@ -150,6 +151,33 @@ export class DeploymentService {
         error: states.get(i.key)?.error ?? null,
       })),
     };
+  }
+
+  /**
+   * Restart a role's instances, or one of them (Axebow §5.9.7, §5.9.9): a
+   * new revision stamping the claim with a restart label (engine
+   * plan/restart.ts), so the plan updates exactly those instances and the
+   * apply rolls their workloads. It is accepted at once when the caller may
+   * accept it — asking for a restart is the decision — and otherwise waits
+   * like any revision.
+   */
+  async restart(actor: MaybeActor, input: { tenant: string; name: string; role: string; instance?: string; at?: Date }): Promise<ServiceWrite> {
+    const who = this.signedIn(actor, 'restart services');
+    const t = await this.tenant(who, input.tenant, 'restart services');
+    const live = await this.claimOf(t, input.name);
+    const view = await this.claims.get(who, { namespace: live.namespace, name: live.name });
+    const mine = view.instances.filter((i) => i.component === input.role && i.code !== null && (input.instance === undefined || i.deployName === input.instance));
+    if (mine.length === 0) {
+      throw notFound(input.instance ? `Instance ${input.instance} of role ${input.role} of service ${input.name}` : `Role ${input.role} (with code to run) of service ${input.name}`);
+    }
+    const current = (await this.history(who, { tenant: input.tenant, name: input.name })).find((h) => h.id !== null && h.status !== 'rejected' && h.status !== 'superseded');
+    if (!current) throw new AppError('CONFLICT', `Service ${input.name} has no revision yet: there is nothing running to restart.`);
+    const { claim } = await this.base(who, t, input.tenant, input.name, current.id!);
+    const old = claim.spec as Claim;
+    const labels = { ...(old.labels ?? {}), [restartLabelFor(input.role, input.instance)]: (input.at ?? new Date()).toISOString() };
+    const text = stringify({ kind: 'claim', metadata: { namespace: claim.namespace, name: claim.name }, user: old.user, service: old.service, labels });
+    const what = input.instance ? `instance ${input.instance} of role ${input.role}` : `role ${input.role}`;
+    return this.write(who, text, `restart ${what} of service ${input.name} of tenant ${t.name} (API)`, true);
   }
 
   /** The tenant's environment a claim's `target` label points at (none: the policy chose the cluster). */
@@ -502,12 +530,14 @@ export class DeploymentService {
     if (!history.some((h) => h.id === input.revision)) {
       throw notFound(`Revision ${input.revision} of service ${input.name}`);
     }
-    // The sections this service's claim touches: Aptomi instances belong to
-    // the namespace of the service they instantiate, which may not be the
-    // claim's own.
+    // The sections this service's claim touches — claims it gains or loses,
+    // and changes (updates, restarts) of instances it uses. Aptomi instances
+    // belong to the namespace of the service they instantiate, which may not
+    // be the claim's own.
     const view = await this.revisions.get(who, input.revision);
     const ref = `${namespace}/${input.name}`;
-    const sections = [...new Set((view.plan.actions as { claim?: string; namespace: string }[]).filter((a) => a.claim === ref).map((a) => a.namespace))].sort();
+    const plan = view.plan as { actions: { claim?: string; namespace: string }[]; steps: { claims: string[]; namespace: string }[] };
+    const sections = [...new Set([...plan.actions.filter((a) => a.claim === ref), ...plan.steps.filter((s) => s.claims.includes(ref))].map((x) => x.namespace))].sort();
     if (sections.length === 0) throw new AppError('CONFLICT', `Revision ${input.revision} changes nothing that service ${input.name} runs: there is nothing of it to accept or reject.`);
     // Rejecting one section rejects the revision; accepting takes every section the service touches.
     if (!input.accept) return this.revisions.decide(who, { revisionId: input.revision, namespace: sections[0]!, decision: 'reject' });

@@ -237,3 +237,28 @@ describe('gitops render: bookkeeping, deletes and paths', () => {
     assert.equal(renderStep(helmStep({ deployName: '.hidden' })).op, 'fail');
   });
 });
+
+describe('gitops render: restarts', () => {
+  const AT = '2026-11-25T10:00:00.000Z';
+  test('a helm release gets Flux’s requestedAt/forceAt pair (a forced upgrade); without a stamp, neither', () => {
+    const out = written(renderStep(helmStep({ action: 'update', restartedAt: AT })));
+    const release = (parseRenderedFile(out.content) as K8sObject[]).find((o) => o.kind === 'HelmRelease')!;
+    assert.equal(release.metadata.annotations?.['reconcile.fluxcd.io/requestedAt'], AT);
+    assert.equal(release.metadata.annotations?.['reconcile.fluxcd.io/forceAt'], AT);
+    const plain = (parseRenderedFile(written(renderStep(helmStep())).content) as K8sObject[]).find((o) => o.kind === 'HelmRelease')!;
+    assert.equal(plain.metadata.annotations?.['reconcile.fluxcd.io/forceAt'], undefined);
+  });
+
+  test('raw workloads get kubectl’s restartedAt on their pod template; other objects are left alone', () => {
+    const manifest = [
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: conf}\ndata: {a: b}',
+    ].join('\n---\n');
+    const [deployment, config] = parseRenderedFile(written(renderStep(rawStep(manifest, { action: 'update', restartedAt: AT }))).content) as (K8sObject & { data?: unknown })[];
+    const template = deployment!.spec.template as { metadata: { labels: Record<string, string>; annotations?: Record<string, string> } };
+    assert.equal(template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'], AT);
+    assert.deepEqual(template.metadata.labels, { app: 'web' }, 'the template keeps its labels');
+    assert.deepEqual(config!.data, { a: 'b' });
+    assert.equal(JSON.stringify(config).includes('restartedAt'), false);
+  });
+});

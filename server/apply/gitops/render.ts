@@ -49,7 +49,7 @@ export type RenderedChange =
   | { op: 'fail'; error: string };
 
 /** The step fields rendering reads; `ApplyStep` (and the engine's `PlanStep`) fit. */
-export type RenderStep = Pick<ApplyStep, 'action' | 'key' | 'deployName' | 'instanceId' | 'target' | 'code' | 'claims'>;
+export type RenderStep = Pick<ApplyStep, 'action' | 'key' | 'deployName' | 'instanceId' | 'target' | 'code' | 'claims' | 'restartedAt'>;
 
 /** Refuse names that could escape or confuse the repository layout. */
 function badSegment(segment: string): boolean {
@@ -131,10 +131,12 @@ export function helmObjects(
     metadata: { name: step.deployName, namespace, labels: meta.labels, annotations: meta.annotations },
     spec: { url: chartRepo, interval: FLUX_INTERVAL, ...(oci ? { type: 'oci' as const } : {}) },
   };
+  // A restart forces a one-off upgrade (Flux's requestedAt/forceAt pair must match), which replaces the workloads.
+  const restart: Record<string, string> = step.restartedAt ? { [FLUX_REQUESTED_AT]: step.restartedAt, [FLUX_FORCE_AT]: step.restartedAt } : {};
   const release: HelmRelease = {
     apiVersion: 'helm.toolkit.fluxcd.io/v2',
     kind: 'HelmRelease',
-    metadata: { name: step.deployName, namespace, labels: meta.labels, annotations: meta.annotations },
+    metadata: { name: step.deployName, namespace, labels: meta.labels, annotations: { ...meta.annotations, ...restart } },
     spec: {
       interval: FLUX_INTERVAL,
       // Aptomi's helm plugin used the deploy name as the release name; keep it so releases are recognisable.
@@ -161,6 +163,12 @@ function renderHelm(step: RenderStep, path: string, params: Record<string, unkno
   const docs = [objs.repository, objs.release].map((o) => `---\n${stringify(o, { ...YAML_VERSION, ...TO_STRING })}`);
   return { op: 'write', path, content: header(step) + docs.join(''), objects: 2 };
 }
+
+/** Objects with a pod template that `kubectl rollout restart` restarts. */
+const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
+const KUBECTL_RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
+const FLUX_REQUESTED_AT = 'reconcile.fluxcd.io/requestedAt';
+const FLUX_FORCE_AT = 'reconcile.fluxcd.io/forceAt';
 
 /**
  * Built-in cluster-scoped kinds: these must not get a default namespace.
@@ -252,6 +260,14 @@ function renderRaw(step: RenderStep, path: string, params: Record<string, unknow
     doc.setIn(['metadata', 'labels', INSTANCE_HASH_LABEL], step.instanceId);
     if (!CLUSTER_SCOPED_KINDS.has(kind) && (meta.namespace === undefined || meta.namespace === null || meta.namespace === '')) {
       doc.setIn(['metadata', 'namespace'], step.target.namespace);
+    }
+    // A restart stamps the pod template, as `kubectl rollout restart` does: the workload rolls.
+    if (step.restartedAt && WORKLOAD_KINDS.has(kind) && isMap(doc.getIn(['spec', 'template']))) {
+      // Missing mappings are created as plain maps (setIn alone would invent an ordered-map tag).
+      const at = ['spec', 'template', 'metadata'];
+      if (!isMap(doc.getIn(at))) doc.setIn(at, doc.createNode({}));
+      if (!isMap(doc.getIn([...at, 'annotations']))) doc.setIn([...at, 'annotations'], doc.createNode({}));
+      doc.setIn([...at, 'annotations', KUBECTL_RESTARTED_AT], step.restartedAt);
     }
     // Every document gets an explicit start marker, however the author separated them.
     doc.directives.docStart = true;

@@ -218,3 +218,33 @@ test('from nothing: a null before is the empty state', () => {
   const s = resolve(BASE + claim('d1', 'u1', { param: 'v' }));
   assert.deepEqual(plan(null, s).counts, plan(EMPTY_STATE, s).counts);
 });
+
+describe('restarts (plan/restart.ts)', () => {
+  test('a restart label updates the instances of that role, with nothing else changed, and the step carries the stamp', () => {
+    const v1 = resolve(BASE + claim('d1', 'u1', { param: 'value1' }));
+    const v2 = resolve(BASE + claim('d1', 'u1', { param: 'value1', 'restart-comp': '2026-11-25T10:00:00.000Z' }));
+    const p = plan(v1, v2);
+    assertCounts(p, 0, 0, 1, 0, 0);
+    assert.deepEqual(p.actions[0]!.notes?.[0], 'restart requested (2026-11-25T10:00:00.000Z)');
+    assert.equal(p.steps.length, 1);
+    assert.equal(p.steps[0]!.component, 'comp');
+    assert.equal(p.steps[0]!.restartedAt, '2026-11-25T10:00:00.000Z');
+    // The same stamp again is nothing to do; another role's stamp does not touch this one.
+    assert.equal(plan(v2, resolve(BASE + claim('d1', 'u1', { param: 'value1', 'restart-comp': '2026-11-25T10:00:00.000Z' }))).noop, true);
+    assertCounts(plan(v1, resolve(BASE + claim('d1', 'u1', { param: 'value1', 'restart-other': '2026-11-25T10:00:00.000Z' }))), 0, 0, 0, 0, 0);
+  });
+
+  test('an instance stamp restarts that instance; the latest of the stamps that apply wins', () => {
+    const v1 = resolve(BASE + claim('d1', 'u1', { param: 'value1' }));
+    const deployName = v1.instances.find((i) => i.component === 'comp')!.deployName;
+    const v2 = resolve(BASE + claim('d1', 'u1', { param: 'value1', 'restart-comp': '2026-11-25T10:00:00.000Z', [`restart_${deployName}`]: '2026-11-25T11:00:00.000Z' }));
+    const p = plan(v1, v2);
+    assert.equal(p.steps.length, 1);
+    assert.equal(p.steps[0]!.restartedAt, '2026-11-25T11:00:00.000Z');
+    // A parameter change and a restart together are one update, carrying both.
+    const v3 = resolve(BASE + claim('d1', 'u1', { param: 'value2', 'restart-comp': '2026-11-25T12:00:00.000Z' }));
+    const both = plan(v1, v3);
+    assert.equal(both.steps.filter((s) => s.component === 'comp').length, 1);
+    assert.equal(both.steps.find((s) => s.component === 'comp')!.restartedAt, '2026-11-25T12:00:00.000Z');
+  });
+});

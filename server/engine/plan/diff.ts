@@ -28,6 +28,7 @@
  * if a list turns out unsorted), never claim by claim against each other.
  */
 import type { DesiredState } from '../resolve';
+import { restartOf } from './restart';
 import type { Instance, InstanceCode } from '../state/types';
 import { paramsEqual } from '../values';
 import { instanceKey } from '../state/key';
@@ -144,6 +145,12 @@ export function diffStates(beforeState: DesiredState | null, afterState: Desired
           if (list) list.push(key);
           else bumps.set(root, [key]);
         }
+      }
+      const restart = restartOf(a!);
+      if (isCode && a!.code !== null && restart !== restartOf(b!) && !out.some((x) => x.kind === 'update')) {
+        // Nothing else changed: the update carries the restart alone.
+        out.push({ kind: 'update', key, namespace, notes: [restart === undefined ? 'restart stamp removed' : `restart requested (${restart})`] });
+        changes.set(key, 'update');
       }
       if (!labelsEqual(b!.labels, a!.labels)) keyNotes.push('labels changed');
       if (b!.discovery !== a!.discovery && !paramsEqual(b!.discovery, a!.discovery)) keyNotes.push('discovery changed');

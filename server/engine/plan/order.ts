@@ -19,6 +19,7 @@
  * which always point to earlier steps.
  */
 import type { Instance, InstanceCode, Target } from '../state/types';
+import { restartOf } from './restart';
 import type { InstanceDiff } from './diff';
 
 export interface PlanStep {
@@ -44,6 +45,8 @@ export interface PlanStep {
   waitsFor: number[];
   /** Parameters rendered from user secrets (shown only to those who may manage the instance). */
   sensitive?: boolean;
+  /** The restart stamp the instance carries (./restart.ts): the apply rolls its workloads when it changes. */
+  restartedAt?: string;
 }
 
 export function orderSteps(diff: InstanceDiff): PlanStep[] {
@@ -125,6 +128,7 @@ function makeStep(
     claims: inst.claims,
     waitsFor,
     ...(inst.sensitive ? { sensitive: true } : {}),
+    ...(action !== 'delete' && code !== null && restartOf(inst) !== undefined ? { restartedAt: restartOf(inst) } : {}),
   };
 }
 

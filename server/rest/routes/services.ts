@@ -14,6 +14,7 @@ import { pathName, queryFlag } from './common';
 
 const tenantParam = z.object({ tenant: pathName });
 const serviceParams = z.object({ tenant: pathName, name: pathName });
+const instanceName = z.string().regex(/^[a-z0-9-]{1,80}$/, 'must be a deploy name');
 const revisionParams = serviceParams.extend({ previous: z.coerce.number().int().min(1) });
 const patchServiceInput = z.object({
   service: createServiceInput.shape.service.optional(),
@@ -365,13 +366,41 @@ export const serviceRoutes = [
     },
   }),
   route({
+    method: 'DELETE',
+    path: '/tenant/:tenant/service/:name/role/:role',
+    tag: 'services',
+    summary: 'Restart every instance of a role: a revision stamping the role’s restart label, so the apply rolls its workloads',
+    auth: 'user',
+    access: 'members of the tenant and domain admins; accepted at once when the caller may accept the revision',
+    params: serviceParams.extend({ role: pathName }),
+    response: serviceWriteOutput,
+    status: 202,
+    async handler({ actor, services }, { params }) {
+      return { data: await services.deployments.restart(actor, params) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/tenant/:tenant/service/:name/role/:role/instance/:instance',
+    tag: 'services',
+    summary: 'Restart one instance of a role (by its deploy name)',
+    auth: 'user',
+    access: 'members of the tenant and domain admins; accepted at once when the caller may accept the revision',
+    params: serviceParams.extend({ role: pathName, instance: instanceName }),
+    response: serviceWriteOutput,
+    status: 202,
+    async handler({ actor, services }, { params }) {
+      return { data: await services.deployments.restart(actor, params) };
+    },
+  }),
+  route({
     method: 'GET',
     path: '/service/:tenant/:name/role/:role/instance/:instance',
     tag: 'services',
     summary: 'One instance of a role, by its deploy name (the path is the Axebow document’s)',
     auth: 'user',
     access: 'members of the tenant and domain admins',
-    params: serviceParams.extend({ role: pathName, instance: z.string().regex(/^[a-z0-9-]{1,80}$/, 'must be a deploy name') }),
+    params: serviceParams.extend({ role: pathName, instance: instanceName }),
     response: roleOutput,
     async handler({ actor, services }, { params }) {
       return { data: await services.deployments.role(actor, params) };
