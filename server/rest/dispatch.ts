@@ -13,7 +13,7 @@ import { isAppError } from '../services/errors';
 import type { Services } from '../services';
 import { errorResponse, REST_ERRORS } from './errors';
 import { RateLimiter } from './rate-limit';
-import type { HttpMethod, RestRoute } from './route';
+import type { FormFile, HttpMethod, RestRoute } from './route';
 
 export const API_VERSION = '1.0-beta';
 export const API_PREFIX = `/api/${API_VERSION}`;
@@ -73,7 +73,7 @@ function issues(where: string, e: z.ZodError): { where: string; path: string; me
   return e.issues.map((i) => ({ where, path: i.path.map(String).join('.'), message: i.message }));
 }
 
-async function readJson(req: Request, limit: number): Promise<{ value: unknown } | { refuse: Response }> {
+async function readBody(req: Request, limit: number, takesForm: boolean): Promise<{ value: unknown; form?: boolean } | { refuse: Response }> {
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
@@ -95,8 +95,21 @@ async function readJson(req: Request, limit: number): Promise<{ value: unknown }
     chunks.push(value);
   }
   if (size === 0) return { value: undefined };
+  if (takesForm && type === 'multipart/form-data') {
+    try {
+      const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': req.headers.get('content-type')! } }).formData();
+      const value: Record<string, string | FormFile> = {};
+      for (const [name, part] of form.entries()) {
+        value[name] = typeof part === 'string' ? part : { filename: part.name, type: part.type, bytes: new Uint8Array(await part.arrayBuffer()) };
+      }
+      return { value, form: true };
+    } catch (e) {
+      return { refuse: errorResponse(400, 'BadRequest', { message: `The body is not a valid multipart form: ${(e as Error).message}` }) };
+    }
+  }
   if (type !== 'application/json') {
-    return { refuse: errorResponse(415, 'UnsupportedMediaType', { message: `Send the body as application/json (got ${type || 'no content type'}).` }) };
+    const accepted = takesForm ? 'application/json or multipart/form-data' : 'application/json';
+    return { refuse: errorResponse(415, 'UnsupportedMediaType', { message: `Send the body as ${accepted} (got ${type || 'no content type'}).` }) };
   }
   const text = new TextDecoder().decode(Buffer.concat(chunks));
   try {
@@ -162,12 +175,15 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
     const p = parse('path', route.params, params);
     const q = parse('query', route.query, Object.fromEntries(url.searchParams));
     let bodyValue: unknown;
-    if (route.body) {
-      const read = await readJson(req, maxBody);
+    let isForm = false;
+    if (route.body || route.form) {
+      const read = await readBody(req, maxBody, route.form !== undefined);
       if ('refuse' in read) return read.refuse;
       bodyValue = read.value;
+      isForm = read.form === true;
     }
-    const b = parse('body', route.body, bodyValue);
+    const b = isForm ? undefined : parse('body', route.body, bodyValue);
+    const form = isForm ? parse('form', route.form!.schema, bodyValue) : undefined;
     if (problems.length > 0) {
       const first = problems[0]!;
       return errorResponse(400, 'BadRequest', {
@@ -178,7 +194,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
 
     try {
       const services = await opts.services();
-      const result = await route.handler({ actor, services, address }, { params: p, query: q, body: b } as never);
+      const result = await route.handler({ actor, services, address }, { params: p, query: q, body: b, ...(isForm ? { form } : {}) } as never);
       const status = result.status ?? route.status ?? 200;
       if (status === 204) return new Response(null, { status });
       const body: Record<string, unknown> = {};

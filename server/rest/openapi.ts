@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { PLATFORM_VERSION } from '../services/platform';
 import { API_PREFIX, API_VERSION } from './dispatch';
-import type { RestRoute } from './route';
+import type { RestForm, RestRoute } from './route';
 
 type Json = Record<string, unknown>;
 
@@ -29,6 +29,14 @@ function schemaOf(s: z.ZodType, io: 'input' | 'output'): Json {
 }
 
 /** Path and query parameters from a zod object's fields. */
+/** A multipart form as OpenAPI describes one: file parts are binary strings. */
+function formSchema(form: RestForm): Json {
+  const properties: Record<string, Json> = {};
+  for (const [name, f] of Object.entries(form.fields)) properties[name] = { type: 'string', ...(f.file ? { format: 'binary' } : {}), description: f.description };
+  const required = Object.entries(form.fields).filter(([, f]) => f.required).map(([n]) => n);
+  return { type: 'object', properties, ...(required.length ? { required } : {}) };
+}
+
 function parameters(where: 'path' | 'query', s: z.ZodType | undefined): Json[] {
   if (!s) return [];
   const json = schemaOf(s, 'input');
@@ -75,7 +83,17 @@ export function openApiDocument(routes: readonly RestRoute[]): Json {
       description: `Who may call it: ${r.access}.`,
       tags: [r.tag],
       parameters: [...parameters('path', r.params), ...parameters('query', r.query)],
-      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body, 'input') } } } } : {}),
+      ...(r.body || r.form
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                ...(r.body ? { 'application/json': { schema: schemaOf(r.body, 'input') } } : {}),
+                ...(r.form ? { 'multipart/form-data': { schema: formSchema(r.form) } } : {}),
+              },
+            },
+          }
+        : {}),
       responses: {
         [status]: {
           description: 'Success',

@@ -242,6 +242,16 @@ const MATRIX: Record<string, Row[]> = {
   'GET /tenant/:tenant/logs/service/:name': [
     { what: "apply events of someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/logs/service/web?tail=10` }), expect: DOMAIN_ONLY },
   ],
+  'GET /tenant/:tenant/logs/service/:name/role/:role/instance/:instance': [
+    { what: "an instance log of someone else's service", request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/logs/service/web/role/tweepub/instance/a-nothere` }), expect: { ...DOMAIN_ONLY, domain: 404 } },
+  ],
+  'GET /tenant/:tenant/logs/service/:name/role/:role/instance/:instance/container/:container': [
+    {
+      what: "a container log of someone else's service",
+      request: async (f) => ({ path: `/tenant/${(await withService(f)).tenant}/logs/service/web/role/tweepub/instance/a-nothere/container/main?tail=5` }),
+      expect: { ...DOMAIN_ONLY, domain: 404 },
+    },
+  ],
   'POST /tenant/:tenant/service/:name': [
     {
       what: "a service in someone else's tenant",

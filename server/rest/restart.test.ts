@@ -95,6 +95,23 @@ describe('REST API: restarting roles and instances', () => {
     assert.equal(bad.status, 400);
   });
 
+  test('an instance’s log: its apply events only; a container name is accepted; delta limits by age', async () => {
+    const id = (await call('Alice', 'GET', '/tenant/acme/service/stats/role/tweepub')).body.data.instances[0].id as string;
+    const log = await call('Alice', 'GET', `/tenant/acme/logs/service/stats/role/tweepub/instance/${id}?tail=50`);
+    assert.equal(log.status, 200, JSON.stringify(log.body));
+    assert.deepEqual(
+      (log.body.data.instances as { deployName: string }[]).map((i) => i.deployName),
+      [id],
+    );
+    const key = log.body.data.instances[0].key as string;
+    assert.ok((log.body.data.events as { instance: string }[]).every((e) => e.instance === key));
+    const container = await call('Alice', 'GET', `/tenant/acme/logs/service/stats/role/tweepub/instance/${id}/container/main?delta=60`);
+    assert.equal(container.status, 200);
+    assert.ok((container.body.data.events as { at: string }[]).every((e) => Date.now() - Date.parse(e.at) <= 61_000));
+    assert.equal((await call('Alice', 'GET', '/tenant/acme/logs/service/stats/role/tweepub/instance/a-nothere')).status, 404);
+    assert.equal((await call('Alice', 'GET', `/tenant/acme/logs/service/stats/role/tweepub/instance/${id}?delta=0`)).status, 400);
+  });
+
   test('outsiders are refused (403), anonymous callers (401)', async () => {
     assert.equal((await call('nina', 'DELETE', '/tenant/acme/service/stats/role/tweepub')).status, 403);
     const anonymous = await fetch(`${server.url}${API_PREFIX}/tenant/acme/service/stats/role/tweepub`, { method: 'DELETE' });

@@ -30,6 +30,25 @@ export interface RestInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** The parsed multipart form, when the route takes one and the request sent one (then `body` is undefined). */
+  form?: unknown;
+}
+
+/** A file part of a multipart form, as a route's form schema receives it. */
+export interface FormFile {
+  filename: string;
+  type: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * A multipart/form-data body a route also accepts (beside JSON): its zod
+ * schema over `{ field: string | FormFile }`, and each field described for
+ * the API documentation.
+ */
+export interface RestForm {
+  schema: z.ZodType;
+  fields: Record<string, { file?: boolean; required?: boolean; description: string }>;
 }
 
 /** What a handler answers: the `data` (and optional events and status) of a 2xx response. */
@@ -62,6 +81,8 @@ export interface RestRoute<
   params?: P;
   query?: Q;
   body?: B;
+  /** A multipart form accepted instead of the JSON body (Axebow's bundle upload). */
+  form?: RestForm;
   /** Schema of `data` in a successful answer; undefined when the answer has no data. */
   response?: R;
   /** Success status (200 unless it creates: 201, or accepts work for later: 202). */

@@ -30,6 +30,7 @@ import { type Candidate, type NeededResource, type Selection, selectEnvironment 
 import { costAndQuota, millisToVcpu } from '../engine/plan';
 import { units, type Usage } from './estate';
 import { GroupCommit } from './group-commit';
+import { readBundle } from './bundle';
 import { restartLabelFor } from '../engine/plan/restart';
 
 type PendingCreate = { who: Actor; t: { id: number; name: string; namespaces: string[] }; name: string; text: string; accept: boolean; selection?: Selection };
@@ -235,7 +236,23 @@ export class DeploymentService {
       labels.environment = input.environment;
     }
     const claim = { kind: 'claim', metadata: { namespace, name }, user: who.name, service: input.service, ...(Object.keys(labels).length ? { labels } : {}) };
-    return stringify(claim);
+    // The claim first: callers read it as the text's first object.
+    return stringify(claim) + (input.extra ?? '');
+  }
+
+  /**
+   * Create a service from an Axebow bundle (a zip of YAML modules, ./bundle.ts):
+   * its deployment's claim, with the objects the bundle carries inline
+   * written in the same generation — then as any create.
+   */
+  async createFromBundle(
+    actor: MaybeActor,
+    input: { tenant: string; name: string; dryrun: boolean; accept: boolean; bundle: Uint8Array; environment?: string; meta?: Record<string, unknown> },
+  ): Promise<ServiceWrite> {
+    const who = this.signedIn(actor, 'create services');
+    const d = readBundle(input.bundle, input.name, who.name);
+    const { tenant, name, dryrun, accept, environment, meta } = input;
+    return this.create(who, { tenant, name, dryrun, accept, environment, meta, service: d.service, namespace: d.namespace, labels: d.labels, ...(d.objects ? { extra: d.objects } : {}) });
   }
 
   /** Create a service: a claim in the caller's name; with `dryrun`, the revision it would make, and nothing written. */
@@ -487,6 +504,7 @@ export class DeploymentService {
           service: input.service,
           labels: input.labels,
           cost: { vcpu: millisToVcpu(cost.vcpu), memory: cost.memory, storage: cost.storage, instances: cost.instances },
+          meta: input.meta ?? {},
           resources: resources.map((r) => `${r.kind}:${r.name}`),
           links: [],
         };
@@ -678,23 +696,28 @@ export class DeploymentService {
    * instance's applied state: what Keelson knows of a service's logs (the
    * workloads' own logs stay on the clusters).
    */
-  async logs(actor: MaybeActor, input: { tenant: string; name: string; tail: number }): Promise<ServiceLogs> {
+  async logs(actor: MaybeActor, input: { tenant: string; name: string; tail: number; role?: string; instance?: string; deltaSeconds?: number; now?: Date }): Promise<ServiceLogs> {
     const who = this.signedIn(actor, 'see service logs');
     const t = await this.tenant(who, input.tenant, 'see its services');
     const o = await this.claimOf(t, input.name);
     const view = await this.claims.get(who, { namespace: o.namespace, name: o.name });
-    const keys = view.instances.filter((i) => i.code !== null).map((i) => i.key);
+    // One role's, or one instance's (Axebow's container logs: Keelson's are the apply events of that instance).
+    const chosen = view.instances.filter((i) => i.code !== null && (input.role === undefined || i.component === input.role) && (input.instance === undefined || i.deployName === input.instance));
+    if (chosen.length === 0 && (input.role !== undefined || input.instance !== undefined)) {
+      throw notFound(input.instance ? `Instance ${input.instance} of role ${input.role} of service ${input.name}` : `Role ${input.role} of service ${input.name}`);
+    }
+    const keys = chosen.map((i) => i.key);
+    const since = input.deltaSeconds === undefined ? undefined : (input.now ?? new Date()).getTime() - input.deltaSeconds * 1000;
     const states = new Map((await this.repos.revisions.instanceStates(keys)).map((s) => [s.key, s]));
     const events = (
       await Promise.all(keys.map(async (key) => (await this.repos.revisions.eventsForInstance(key, input.tail)).map((e) => ({ at: e.at, revisionId: e.revisionId, kind: e.kind, instance: key, message: e.message }))))
     )
       .flat()
+      .filter((e) => since === undefined || e.at.getTime() >= since)
       .sort((a, b) => b.at.getTime() - a.at.getTime())
       .slice(0, input.tail);
     return {
-      instances: view.instances
-        .filter((i) => i.code !== null)
-        .map((i) => ({ key: i.key, deployName: i.deployName, component: i.component, status: states.get(i.key)?.status ?? null, error: states.get(i.key)?.error ?? null })),
+      instances: chosen.map((i) => ({ key: i.key, deployName: i.deployName, component: i.component, status: states.get(i.key)?.status ?? null, error: states.get(i.key)?.error ?? null })),
       events,
     };
   }

@@ -31,8 +31,13 @@ export const createServiceInput = z.object({
     .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid label name'), z.string().max(1024))
     .refine(noPlacementLabels, PLACEMENT_LABELS_MESSAGE)
     .default({}),
+  /** Axebow's selection metadata: free JSON the tenant's selectors read as `$.service.meta` (not passed to the service). */
+  meta: z.record(z.string(), z.unknown()).optional(),
 });
-export type CreateServiceInput = z.infer<typeof createServiceInput>;
+export type CreateServiceInput = z.infer<typeof createServiceInput> & {
+  /** More policy objects written with the claim (a bundle's inline modules). */
+  extra?: string;
+};
 
 export const serviceSummaryOutput = z.object({
   name: z.string(),

@@ -9,7 +9,7 @@ import { createServiceInput, noPlacementLabels, PLACEMENT_LABELS_MESSAGE, type S
 import { decideOutput } from '../../services/revisions.types';
 import { okOutput } from '../../services/tenants.types';
 import type { Services } from '../../services';
-import { route } from '../route';
+import { route, type RestForm } from '../route';
 import { pathName, queryFlag } from './common';
 
 const tenantParam = z.object({ tenant: pathName });
@@ -61,6 +61,40 @@ async function answerWrite(services: Services, r: ServiceWrite, wait: number | u
   if (wait === undefined) return { data: r, status: 202 };
   const s = await services.deployments.settle(r.revision, wait);
   return { data: { ...r, revision: { ...r.revision, status: s.status } }, status: s.timedOut ? 201 : 200 };
+}
+
+const formFile = z.object({ filename: z.string(), type: z.string(), bytes: z.instanceof(Uint8Array) }, { error: 'must be a file part' });
+/** The part `spec` of a bundle upload: Axebow's #ServiceSpec without the bundle. */
+const bundleSpec = z
+  .object({ environment: createServiceInput.shape.environment, meta: createServiceInput.shape.meta, comment: z.string().max(2000).optional() })
+  .strict();
+/** Axebow's bundle upload: the zip in part `bundle`, the rest of the spec as JSON in part `spec`. */
+const bundleFormSchema = z.object({
+    bundle: formFile,
+    spec: z
+      .string()
+      .max(64 * 1024)
+      .transform((text, ctx) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(bundleSpec)
+      .optional(),
+});
+const bundleForm: RestForm = {
+  schema: bundleFormSchema,
+  fields: {
+    bundle: { file: true, required: true, description: 'A zip archive of YAML modules; deployment/*.yaml holds exactly one claim, named as the service and acting for the caller' },
+    spec: { description: 'JSON: {"environment": "account/environment", "meta": {…selection metadata}, "comment": "…"}' },
+  },
+};
+
+function fromBundleForm(f: { bundle: { bytes: Uint8Array }; spec?: z.output<typeof bundleSpec> }) {
+  return { bundle: f.bundle.bytes, ...(f.spec?.environment ? { environment: f.spec.environment } : {}), ...(f.spec?.meta ? { meta: f.spec.meta } : {}) };
 }
 
 /** Axebow's simple deployment body: an artifact reference with config. */
@@ -152,20 +186,42 @@ export const serviceRoutes = [
       return { data: await services.deployments.logs(actor, { ...params, tail: query.tail }) };
     },
   }),
+  ...(['/tenant/:tenant/logs/service/:name/role/:role/instance/:instance', '/tenant/:tenant/logs/service/:name/role/:role/instance/:instance/container/:container'] as const).map((path) =>
+    route({
+      method: 'GET',
+      path,
+      tag: 'services',
+      summary:
+        'The log of one role instance: its apply events, newest first (tail: how many; delta: the last N seconds). Keelson deploys through GitOps and holds no container output: a container name is accepted and names the same events',
+      auth: 'user',
+      access: 'members of the tenant and domain admins',
+      params: serviceParams.extend({ role: pathName, instance: instanceName, container: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a container name').optional() }),
+      query: z.object({ tail: z.coerce.number().int().min(1).max(1000).default(100), delta: z.coerce.number().int().min(1).max(31 * 24 * 3600).optional() }),
+      response: serviceLogsOutput,
+      async handler({ actor, services }, { params, query }) {
+        const { container: _container, ...where } = params;
+        return { data: await services.deployments.logs(actor, { ...where, tail: query.tail, ...(query.delta ? { deltaSeconds: query.delta } : {}) }) };
+      },
+    }),
+  ),
   route({
     method: 'POST',
     path: '/tenant/:tenant/service/:name',
     tag: 'services',
-    summary: 'Create a service (a claim in the caller’s name); dryrun=true answers the revision it would make and writes nothing',
+    summary: 'Create a service (a claim in the caller’s name) from JSON, or from a bundle (multipart: a zip whose deployment/*.yaml holds the claim); dryrun=true answers the revision it would make and writes nothing',
     auth: 'user',
     access: 'members of the tenant who may claim in the namespace (the policy’s rules and ACL decide, as for any save)',
     params: serviceParams,
     query: z.object({ dryrun: queryFlag, accept: queryFlag, wait: waitQuery }),
     body: createServiceInput,
+    form: bundleForm,
     response: serviceWriteOutput,
     status: 202,
-    async handler({ actor, services }, { params, query, body }) {
-      const r = await services.deployments.create(actor, { ...params, ...body, dryrun: query.dryrun ?? false, accept: query.accept ?? false });
+    async handler({ actor, services }, { params, query, body, form }) {
+      const flags = { dryrun: query.dryrun ?? false, accept: query.accept ?? false };
+      const r = form
+        ? await services.deployments.createFromBundle(actor, { ...params, ...flags, ...fromBundleForm(form as z.output<typeof bundleFormSchema>) })
+        : await services.deployments.create(actor, { ...params, ...body, ...flags });
       return answerWrite(services, r, query.wait);
     },
   }),
