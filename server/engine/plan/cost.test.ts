@@ -82,7 +82,7 @@ describe('raw manifests', () => {
 });
 
 /** A desired state with code instances on given targets (cost only looks at code and target). */
-function state(instances: { key: string; cluster: string; ns?: string; code: InstanceCode | null }[]): DesiredState {
+function state(instances: { key: string; cluster: string; ns?: string; code: InstanceCode | null; labels?: Record<string, string> }[]): DesiredState {
   return {
     claims: [],
     errors: [],
@@ -96,7 +96,7 @@ function state(instances: { key: string; cluster: string; ns?: string; code: Ins
         component: i.key,
         code: i.code,
         discovery: {},
-        labels: {},
+        labels: i.labels ?? {},
         target: { clusterNamespace: 'system', cluster: i.cluster, namespace: i.ns ?? 'default' },
         edges: [],
         dependsOn: [],
@@ -124,6 +124,23 @@ describe('revision cost and quota', () => {
     assert.deepEqual(p.cost.total.before, { cpuMillis: 500, memoryBytes: Gi, storageBytes: 0, instances: 1, monthly: 20 });
     assert.deepEqual(p.cost.total.delta, { cpuMillis: 4000, memoryBytes: 8 * Gi, storageBytes: 100 * Gi, instances: 1, monthly: 180 });
     assert.equal(p.cost.currency, 'EUR');
+  });
+
+  test('resilience r counts every pod set as at least r + 1 replicas (Axebow: n = max(scale, r + 1)), and says so', () => {
+    const deployment = (replicas: number) => ({
+      type: 'raw' as const,
+      params: { manifest: `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: ${replicas}\n  template:\n    spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]}\n` },
+    });
+    const cpu = (code: InstanceCode, labels: Record<string, string>) => {
+      const p = planRevision({ before: null, after: state([{ key: 'a', cluster: 'k1', code, labels }]), clusters: [cluster('k1', { pricing })] });
+      return [p.cost.total.after.cpuMillis, p.cost.notes.filter((n) => /resilience/.test(n.note)).length];
+    };
+    assert.deepEqual(cpu(small, {}), [500, 0]);
+    assert.deepEqual(cpu(small, { resilience: '2' }), [1500, 1], 'helm: 1 replica raised to 3');
+    assert.deepEqual(cpu(big, { resilience: '1' }), [4000, 0], 'helm: 2 replicas already meet resilience 1');
+    assert.deepEqual(cpu(deployment(1), { resilience: '3' }), [400, 1], 'raw: 1 replica raised to 4');
+    assert.deepEqual(cpu(deployment(5), { resilience: '3' }), [500, 0], 'raw: 5 replicas kept');
+    assert.deepEqual(cpu(small, { resilience: 'lots' }), [500, 0], 'not a whole number: ignored');
   });
 
   test('an unpriced or unknown cluster costs no money but still counts resources', () => {

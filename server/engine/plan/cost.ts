@@ -21,7 +21,8 @@
  * - Whatever the parameters leave out comes from the cluster's `defaults`
  *   (per replica, or per pod for raw workloads; storage defaults apply to
  *   helm only, since a raw manifest names every volume it has), else 0.
- *   Replicas default to `defaults.replicas`, else 1.
+ *   Replicas default to `defaults.replicas`, else 1; an instance labelled
+ *   `resilience: r` (Axebow) counts at least r + 1 replicas per pod set.
  * Parameters that cannot be read (bad quantity, junk YAML) cost 0 and leave a
  * note, so a typo shows in the review instead of failing the revision.
  */
@@ -116,6 +117,8 @@ interface Defaults {
   memoryBytes?: number;
   storageBytes?: number;
   replicas?: number;
+  /** Axebow's resilience r: every pod set counts at least r + 1 replicas (`n = max(scale, r + 1)`). */
+  minReplicas?: number;
 }
 
 /** Per-call caches: raw manifests are parsed once even when both states hold them (JSON-loaded states share no objects). */
@@ -143,11 +146,14 @@ export class CostCalculator {
     if (!summary) this.manifests.set(manifest, (summary = SUMMARIES.get(manifest)));
     let cpu = 0;
     let memory = 0;
+    const min = defaults.minReplicas ?? 0;
     for (const pod of summary.pods) {
-      cpu += pod.replicas * (pod.cpuMillis ?? defaults.cpuMillis ?? 0);
-      memory += pod.replicas * (pod.memoryBytes ?? defaults.memoryBytes ?? 0);
+      const replicas = Math.max(pod.replicas, min);
+      cpu += replicas * (pod.cpuMillis ?? defaults.cpuMillis ?? 0);
+      memory += replicas * (pod.memoryBytes ?? defaults.memoryBytes ?? 0);
     }
-    return { cpuMillis: cpu, memoryBytes: memory, storageBytes: summary.storageBytes, notes: summary.notes };
+    const raised = summary.pods.some((p) => p.replicas < min);
+    return { cpuMillis: cpu, memoryBytes: memory, storageBytes: summary.storageBytes, notes: raised ? [...summary.notes, resilienceNote(min)] : summary.notes };
   }
 }
 
@@ -160,6 +166,10 @@ function helmResources(params: Obj, defaults: Defaults): InstanceResources {
     if (n === undefined) notes.push(`replicas ${JSON.stringify(rawReplicas)} is not a whole number: using ${replicas}`);
     else replicas = n;
   }
+  if (defaults.minReplicas !== undefined && replicas < defaults.minReplicas) {
+    replicas = defaults.minReplicas;
+    notes.push(resilienceNote(replicas));
+  }
   const res = params.resources;
   const pick = (name: string) => at(res, 'requests', name) ?? at(res, name) ?? at(res, 'limits', name);
   const cpu = quantityOr(pick('cpu'), parseCpuMillis, defaults.cpuMillis, 'cpu', notes);
@@ -169,6 +179,17 @@ function helmResources(params: Obj, defaults: Defaults): InstanceResources {
     storage = quantityOr(at(params, 'persistence', 'size') ?? at(res, 'requests', 'storage'), parseBytes, defaults.storageBytes, 'storage', notes);
   }
   return { cpuMillis: replicas * cpu, memoryBytes: replicas * memory, storageBytes: replicas * storage, notes };
+}
+
+function resilienceNote(replicas: number): string {
+  return `resilience ${replicas - 1}: counted as at least ${replicas} replicas`;
+}
+
+/** The `resilience` label as a whole number, or undefined (absent or not one). */
+function resilienceOf(labels: Readonly<Record<string, string>>): number | undefined {
+  const v = labels.resilience;
+  if (v === undefined || !/^\d{1,3}$/.test(v)) return undefined;
+  return Number(v);
 }
 
 function quantityOr(v: unknown, parse: (q: unknown) => QuantityResult, fallback: number | undefined, what: string, notes: string[]): number {
@@ -354,6 +375,15 @@ export function costAndQuota(
     return d;
   };
 
+  // One Defaults object per (cluster, resilience): the calculator caches by its identity.
+  const withResilience = new Map<string, Defaults>();
+  const defaultsWithResilience = (clusterKey: string, resilience: number | undefined): Defaults => {
+    if (resilience === undefined) return defaultsOf(clusterKey);
+    const k = `${clusterKey}\u0000${resilience}`;
+    let d = withResilience.get(k);
+    if (!d) withResilience.set(k, (d = { ...defaultsOf(clusterKey), minReplicas: resilience + 1 }));
+    return d;
+  };
   const calc = new CostCalculator();
   const targets = new Map<string, TargetAcc>();
   const noted = new Set<string>();
@@ -367,7 +397,7 @@ export function costAndQuota(
       acc = { cluster: t.cluster, clusterNamespace: t.clusterNamespace, namespace: t.namespace, clusterKey, before: newAcc(), after: newAcc() };
       targets.set(tk, acc);
     }
-    const r = calc.resources(inst.code, defaultsOf(clusterKey));
+    const r = calc.resources(inst.code, defaultsWithResilience(clusterKey, resilienceOf(inst.labels)));
     const s = acc[side];
     s.cpuMillis += r.cpuMillis;
     s.memoryBytes += r.memoryBytes;
