@@ -29,6 +29,9 @@ export interface OidcAccount {
   email: string | null;
 }
 
+/** The OpenID provider's id in Keelson: next-auth's provider id, and Axebow's `<oidp>`. */
+export const OIDC_PROVIDER_ID = 'oidc';
+
 export function oidcAccount(claims: OidcClaims, issuer: string): OidcAccount {
   const sub = String(claims.sub);
   const verified = claims.email_verified === true || claims.email_verified === 'true';

@@ -12,12 +12,12 @@ import type { OAuthConfig } from 'next-auth/providers/oauth';
 import { env } from '../env';
 import { getRuntime } from '../runtime';
 import type { Actor } from '../services/actor';
-import { oidcAccount } from './identity';
+import { OIDC_PROVIDER_ID, oidcAccount } from './identity';
 import { clientAddress, signInLimiter } from './rate-limit';
 import { verifyLocalUser } from './users';
 
 export const LOCAL_PROVIDER_ID = 'local';
-export const OIDC_PROVIDER_ID = 'oidc';
+export { OIDC_PROVIDER_ID };
 
 type OidcProfile = Record<string, unknown> & { sub: string; name?: string; email?: string; email_verified?: boolean; preferred_username?: string };
 
@@ -108,6 +108,8 @@ export function authOptions(): NextAuthOptions {
         if (account?.provider === OIDC_PROVIDER_ID) {
           const u = user as KeelsonUser;
           const rt = await getRuntime();
+          // An identity linked to a user (a profile) signs in as that user: it keeps no account of its own.
+          if (await rt.services.users.linkedUser(u.id)) return true;
           await rt.services.users.recordSignIn({
             id: u.id,
             name: u.name ?? u.id,
@@ -125,6 +127,14 @@ export function authOptions(): NextAuthOptions {
           token.name = u.name;
           token.provider = u.provider;
           token.displayName = u.displayName ?? u.name;
+          if (u.provider === 'oidc') {
+            const linked = await (await getRuntime()).services.users.linkedUser(u.id);
+            // Only local users link profiles (an OIDC user's own identity is their profile).
+            if (linked?.startsWith('local:')) {
+              const name = linked.slice('local:'.length);
+              Object.assign(token, { sub: linked, name, provider: 'local', displayName: name });
+            }
+          }
         }
         return token;
       },

@@ -76,6 +76,24 @@ export const userRegistrations = pgTable('user_registrations', {
 });
 
 /**
+ * OpenID provider profiles linked to a Keelson user (Axebow §4.2): signing
+ * in with that provider identity acts as the user. One profile per user and
+ * provider; an identity links to one user.
+ */
+export const userProfiles = pgTable(
+  'user_profiles',
+  {
+    userId: text('user_id').notNull(),
+    provider: text('provider').notNull(),
+    /** The identity's Keelson id (`oidc:<issuer>#<sub>`). */
+    subject: text('subject').notNull(),
+    email: text('email'),
+    addedAt: timestamp('added_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.provider] }), uniqueIndex('user_profiles_subject').on(t.subject)],
+);
+
+/**
  * The resolved desired state of a policy generation (claims' outcomes and
  * instances, without traces: those are computed on demand). Derived data:
  * it can always be recomputed from the generation and the users.

@@ -8,7 +8,7 @@ import { DrizzleTokenRepository } from './tokens';
 import { DrizzleLinkRepository } from './links';
 import { and, desc, eq, gt, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { policyGenerations, policyHead, policyObjects, resolutions, userRegistrations, users } from '../db/schema';
+import { policyGenerations, policyHead, policyObjects, resolutions, userProfiles, userRegistrations, users } from '../db/schema';
 import {
   objectIdKey,
   planCommit,
@@ -23,6 +23,7 @@ import {
   type StoredObject,
   type StoredResolution,
   type Registration,
+  type UserProfile,
   type UserRecord,
   type UserRepo,
 } from './types';
@@ -241,8 +242,27 @@ export class DrizzleUserRepo implements UserRepo {
   async removeUser(userId: string): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.delete(userRegistrations).where(eq(userRegistrations.userId, userId));
+      await tx.delete(userProfiles).where(eq(userProfiles.userId, userId));
       await tx.delete(users).where(eq(users.id, userId));
     });
+  }
+
+  async profiles(userId: string): Promise<UserProfile[]> {
+    return this.db.select().from(userProfiles).where(eq(userProfiles.userId, userId)).orderBy(userProfiles.provider);
+  }
+
+  async profileBySubject(subject: string): Promise<UserProfile | undefined> {
+    const [p] = await this.db.select().from(userProfiles).where(eq(userProfiles.subject, subject));
+    return p;
+  }
+
+  async addProfile(p: Omit<UserProfile, 'addedAt'>): Promise<boolean> {
+    // Both unique keys (user+provider, subject) refuse a second link: nothing is inserted then.
+    return (await this.db.insert(userProfiles).values(p).onConflictDoNothing().returning()).length === 1;
+  }
+
+  async removeProfile(userId: string, provider: string): Promise<boolean> {
+    return (await this.db.delete(userProfiles).where(and(eq(userProfiles.userId, userId), eq(userProfiles.provider, provider))).returning()).length === 1;
   }
 }
 

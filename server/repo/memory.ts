@@ -21,6 +21,7 @@ import {
   type StoredObject,
   type StoredResolution,
   type Registration,
+  type UserProfile,
   type UserRecord,
   type UserRepo,
 } from './types';
@@ -125,6 +126,24 @@ export class MemoryUserRepo implements UserRepo {
   async removeUser(userId: string): Promise<void> {
     this.users.delete(userId);
     this.registrations.delete(userId);
+    for (const [k, p] of this.userProfiles) if (p.userId === userId) this.userProfiles.delete(k);
+  }
+  private readonly userProfiles = new Map<string, UserProfile>();
+  async profiles(userId: string): Promise<UserProfile[]> {
+    return [...this.userProfiles.values()].filter((p) => p.userId === userId).sort((a, b) => (a.provider < b.provider ? -1 : 1)).map((p) => ({ ...p }));
+  }
+  async profileBySubject(subject: string): Promise<UserProfile | undefined> {
+    const p = [...this.userProfiles.values()].find((x) => x.subject === subject);
+    return p && { ...p };
+  }
+  async addProfile(p: Omit<UserProfile, 'addedAt'>): Promise<boolean> {
+    const k = `${p.userId}\u0000${p.provider}`;
+    if (this.userProfiles.has(k) || [...this.userProfiles.values()].some((x) => x.subject === p.subject)) return false;
+    this.userProfiles.set(k, { ...p, addedAt: new Date() });
+    return true;
+  }
+  async removeProfile(userId: string, provider: string): Promise<boolean> {
+    return this.userProfiles.delete(`${userId}\u0000${provider}`);
   }
 }
 

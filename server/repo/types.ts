@@ -112,8 +112,24 @@ export interface UserRepo {
   /** False when the user is registered already. */
   register(r: Omit<Registration, 'registeredAt'>): Promise<boolean>;
   registration(userId: string): Promise<Registration | undefined>;
-  /** Forget the user's record and registration. */
+  /** Forget the user's record, registration and profiles. */
   removeUser(userId: string): Promise<void>;
+  profiles(userId: string): Promise<UserProfile[]>;
+  /** The profile of a provider identity, whoever it belongs to. */
+  profileBySubject(subject: string): Promise<UserProfile | undefined>;
+  /** False when the user has a profile for that provider, or the identity is linked already. */
+  addProfile(p: Omit<UserProfile, 'addedAt'>): Promise<boolean>;
+  /** False when there was none. */
+  removeProfile(userId: string, provider: string): Promise<boolean>;
+}
+
+/** An OpenID provider identity linked to a user (Axebow profiles). */
+export interface UserProfile {
+  userId: string;
+  provider: string;
+  subject: string;
+  email: string | null;
+  addedAt: Date;
 }
 
 export interface ResolutionSummary {

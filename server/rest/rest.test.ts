@@ -183,6 +183,9 @@ const MATRIX: Record<string, Row[]> = {
       expect: signedIn(409),
     },
   ],
+  // No provider is configured here: linking is refused before any token is read, and nobody has a profile to remove.
+  'POST /user/provider': [{ what: 'link a provider identity where none is trusted', request: () => ({ path: '/user/provider', body: { jwt: 'a.b.c' } }), expect: signedIn(400) }],
+  'DELETE /user/provider/:oidp': [{ what: 'a profile the caller does not have', request: () => ({ path: '/user/provider/oidc' }), expect: signedIn(404) }],
   'GET /tenant': [{ what: 'own tenants', request: () => ({ path: '/tenant?strict=true' }), expect: signedIn(200) }],
   'POST /tenant/:tenant': [{ what: 'a tenant with no namespace', request: (f) => ({ path: `/tenant/own-${f.uid}`, body: {} }), expect: signedIn(201) }],
   'PATCH /tenant/:tenant': [

@@ -3,6 +3,8 @@
  * every service works on either, none is optional).
  */
 import type { Env } from '../env';
+import { OIDC_PROVIDER_ID } from '../auth/identity';
+import { oidcVerifier, type IdentityVerifier } from '../auth/oidc-verify';
 import { createResolver } from '../resolver';
 import type { Repos } from '../repo/types';
 import { AccessService } from './access';
@@ -49,9 +51,9 @@ export interface Services {
 
 export function createServices(
   repos: Repos,
-  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver' | 'oidc' | 'secretKey'>>,
+  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver' | 'oidc' | 'secretKey'>> & { identityVerifiers?: IdentityVerifier[] },
 ): Services {
-  const users = new UserService(repos, env);
+  const users = new UserService(repos, env, env.identityVerifiers ?? (env.oidc ? [oidcVerifier({ provider: OIDC_PROVIDER_ID, issuer: env.oidc.issuer, clientId: env.oidc.clientId })] : []));
   const access = new AccessService(repos, env.domainAdmins);
   const policyUsers = () => users.policyUsers();
   const resolution = new ResolutionService(repos, policyUsers, env.domainAdmins, () => access.tenantGrants(), createResolver(env.resolver));

@@ -6,8 +6,9 @@ import { loadLocalUsers } from '../auth/users';
 import type { PolicyUser } from '../engine/model/users';
 import type { Env } from '../env';
 import type { Repos } from '../repo/types';
-import type { MaybeActor } from './actor';
-import { AppError, unauthorized } from './errors';
+import type { Actor, MaybeActor } from './actor';
+import { IdentityRefused, type IdentityVerifier, type VerifiedIdentity } from '../auth/oidc-verify';
+import { AppError, notFound, unauthorized } from './errors';
 import type { Profile, RegisterInput, UserSummary } from './users.types';
 
 export type { Profile } from './users.types';
@@ -17,6 +18,8 @@ export class UserService {
     private readonly repos: Repos,
     /** `demoUsers: false` with no users file: no local users at all (production without a users file). */
     private readonly env: Pick<Env, 'usersFile'> & Partial<Pick<Env, 'demoUsers'>>,
+    /** The OpenID providers this platform trusts for profiles (the configured OIDC sign-in, if any). */
+    private readonly verifiers: readonly IdentityVerifier[] = [],
   ) {}
 
   /** Users as policy sees them: the users file plus OIDC users who signed in. */
@@ -69,7 +72,60 @@ export class UserService {
       labels: actor.labels,
       tenants: Object.fromEntries(memberships.map((m) => [m.tenant, m.role])),
       registration: registration ? { name: registration.name, surname: registration.surname, ...registration.details, registeredAt: registration.registeredAt } : null,
+      profiles: await this.profilesOf(actor),
     };
+  }
+
+  /** The user's profiles: the one they signed up with (`native`), and the provider identities linked since. */
+  private async profilesOf(actor: Actor): Promise<Profile['profiles']> {
+    const out: Profile['profiles'] = { [actor.provider]: { subject: actor.id, email: null, native: true, addedAt: null } };
+    for (const p of await this.repos.users.profiles(actor.id)) out[p.provider] = { subject: p.subject, email: p.email, native: false, addedAt: p.addedAt };
+    return out;
+  }
+
+  /**
+   * Link an OpenID provider identity to the calling user (Axebow §4.2): the
+   * token must be the provider's, for this platform, unexpired. Afterwards,
+   * signing in with that identity acts as this user. Refused when the user
+   * has a profile for the provider, when the identity is linked to someone
+   * else, or when it has signed in on its own (its own account would be
+   * orphaned) — and then nothing changes.
+   */
+  async addProfile(actor: MaybeActor, input: { jwt: string }): Promise<{ ok: true; provider: string }> {
+    if (!actor) throw unauthorized('add a profile');
+    const verifier = this.verifiers[0];
+    if (!verifier) throw new AppError('INVALID_INPUT', 'This platform trusts no OpenID provider (KEELSON_OIDC_ISSUER is not set): there is nothing to link.');
+    if (actor.provider === verifier.provider) {
+      throw new AppError('CONFLICT', `${actor.name} signs in with ${verifier.provider} already: that is their ${verifier.provider} profile.`, { details: { restCode: 'ProfileExists' } });
+    }
+    let identity: VerifiedIdentity;
+    try {
+      identity = await verifier.verify(input.jwt);
+    } catch (e) {
+      if (e instanceof IdentityRefused) throw new AppError('INVALID_INPUT', `The ${verifier.provider} token was refused: ${e.message}`);
+      throw e;
+    }
+    const own = await this.repos.users.getUser(identity.subject);
+    if (own) throw new AppError('CONFLICT', `That ${verifier.provider} identity has its own Keelson account (${own.name}); it cannot be linked to another.`, { details: { restCode: 'IdentityInUse' } });
+    const linked = await this.repos.users.profileBySubject(identity.subject);
+    if (linked && linked.userId !== actor.id) throw new AppError('CONFLICT', `That ${verifier.provider} identity is linked to another user.`, { details: { restCode: 'IdentityInUse' } });
+    if (!(await this.repos.users.addProfile({ userId: actor.id, provider: verifier.provider, subject: identity.subject, email: identity.email }))) {
+      throw new AppError('CONFLICT', `${actor.name} has a ${verifier.provider} profile already: remove it first.`, { details: { restCode: 'ProfileExists' } });
+    }
+    return { ok: true, provider: verifier.provider };
+  }
+
+  /** Unlink a provider profile; never the one the user signs up with (it is how they are known). */
+  async removeProfile(actor: MaybeActor, provider: string): Promise<{ ok: true }> {
+    if (!actor) throw unauthorized('remove a profile');
+    if (provider === actor.provider) throw new AppError('CONFLICT', `${provider} is ${actor.name}'s only way in: it cannot be removed.`, { details: { restCode: 'OnlyProfile' } });
+    if (!(await this.repos.users.removeProfile(actor.id, provider))) throw notFound(`A ${provider} profile of ${actor.name}`);
+    return { ok: true };
+  }
+
+  /** Whom a provider identity acts as when it signs in: the user it is linked to, if any. */
+  async linkedUser(subject: string): Promise<string | undefined> {
+    return (await this.repos.users.profileBySubject(subject))?.userId;
   }
 
   /** Axebow registration: the signed-in user records who they are; once (409 after). */

@@ -14,6 +14,8 @@ export const profileOutput = z.object({
   tenants: z.record(z.string(), z.string()),
   /** What the user gave when registering; null when they have not. */
   registration: z.object({ name: z.string(), surname: z.string(), registeredAt: z.date() }).catchall(z.union([z.string(), z.date()])).nullable(),
+  /** Provider → profile (Axebow's UserInfo.profiles): the one signed up with (`native`) and linked identities. */
+  profiles: z.record(z.string(), z.object({ subject: z.string(), email: z.string().nullable(), native: z.boolean(), addedAt: z.date().nullable() })),
 });
 
 /** Axebow's registration body. */

@@ -54,4 +54,31 @@ export const userRoutes = [
       return { data: await services.users.remove(actor) };
     },
   }),
+  route({
+    method: 'POST',
+    path: '/user/provider',
+    tag: 'users',
+    summary: 'Link an OpenID provider identity to the calling user: an ID token the provider signed for this platform, unexpired. Signing in with it then acts as this user',
+    auth: 'user',
+    access: 'any signed-in user (their own profiles)',
+    body: z.object({ jwt: z.string().min(1).max(16 * 1024) }).strict(),
+    response: z.object({ ok: z.literal(true), provider: z.string() }),
+    status: 201,
+    async handler({ actor, services }, { body }) {
+      return { data: await services.users.addProfile(actor, body) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/user/provider/:oidp',
+    tag: 'users',
+    summary: 'Unlink a provider profile (never the one the user signs in with natively)',
+    auth: 'user',
+    access: 'any signed-in user (their own profiles)',
+    params: z.object({ oidp: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'must be a provider id') }),
+    response: okOutput,
+    async handler({ actor, services }, { params }) {
+      return { data: await services.users.removeProfile(actor, params.oidp) };
+    },
+  }),
 ];
