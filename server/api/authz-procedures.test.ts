@@ -95,6 +95,10 @@ const tokenOwner = (name: string): Actor => ({ id: `local:${name}`, name, labels
 
 const MATRIX: Record<string, Case[]> = {
   'capact.interfaces': [{ what: 'the Interfaces of the Hub', input: () => undefined, expect: READ }],
+  'landscaper.scopes': [
+    { what: 'the scope graph of every namespace', input: () => ({}), expect: READ },
+    { what: 'the scope graph of one namespace', input: () => ({ namespace: 'social' }), expect: READ },
+  ],
   'capact.tryIt': [
     { what: 'which Implementation an Interface resolves to', input: () => ({ interface: { path: 'cap.interface.database.postgresql.install' } }), expect: READ },
     {

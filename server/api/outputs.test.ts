@@ -137,6 +137,7 @@ for (const backend of ['memory', 'pglite'] as const) {
       await same(sam, 'graphs.desired', {});
       await same(alice, 'graphs.instance', { key: claim.instances[0].key });
       await same(alice, 'capact.interfaces');
+      await same(alice, 'landscaper.scopes', {});
       await same(alice, 'capact.tryIt', { interface: { path: 'cap.interface.database.postgresql.install' }, draft: 'kind: policy\nmetadata: {namespace: system, name: global}\ninterface: {rules: []}\n' });
     });
 

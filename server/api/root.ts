@@ -1,4 +1,5 @@
 import { capactRouter } from './routers/capact';
+import { landscaperRouter } from './routers/landscaper';
 import { graphsRouter } from './routers/graphs';
 import { policyRouter } from './routers/policy';
 import { resolutionRouter } from './routers/resolution';
@@ -10,6 +11,7 @@ import { createCallerFactory, createTRPCRouter } from './trpc';
 
 export const appRouter = createTRPCRouter({
   capact: capactRouter,
+  landscaper: landscaperRouter,
   graphs: graphsRouter,
   policy: policyRouter,
   resolution: resolutionRouter,

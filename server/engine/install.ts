@@ -19,7 +19,7 @@
 import { stringify } from 'yaml';
 import type { EngineObject, SourceStage, StageOutput } from './index';
 import { wholeStage } from './whole-stage';
-import { installAll, type InstallationResult } from './landscaper';
+import { installAll, type InstallationResult, type InstallInput } from './landscaper';
 import type { Cluster } from './model/kinds';
 import { blueprintFilesystem, LANDSCAPER_KINDS } from './model/sources/landscaper';
 import { sourceInstance, type ClaimOutcome, type Instance, type InstanceCode, type TraceStep } from './state';
@@ -56,19 +56,26 @@ function codeOf(type: string, config: unknown): InstanceCode | string | null {
   return null;
 }
 
+/** Keelson's stored Landscaper objects as the install engine reads them: documents in Landscaper's spelling, and blueprint filesystems by name. */
+export function installInputOf(objects: readonly EngineObject[]): InstallInput {
+  const blueprints: Record<string, Record<string, string>> = {};
+  for (const o of objects) if (o.kind === 'blueprint') blueprints[o.name] = blueprintFilesystem(o.spec as Record<string, unknown>);
+  const docs = objects
+    .filter((o) => (LANDSCAPER_KINDS as readonly string[]).includes(o.kind) && o.kind !== 'blueprint')
+    .map((o) => {
+      // The stored spec carries Keelson's canonical kind; the engine reads Landscaper's spelling and namespace.
+      const spec = o.spec as Record<string, unknown>;
+      const kind = { installation: 'Installation', dataobject: 'DataObject', target: 'Target', context: 'Context' }[o.kind] ?? o.kind;
+      return { ...spec, kind, metadata: { ...(spec.metadata as object), namespace: o.namespace } };
+    });
+  return { objects: docs, blueprints };
+}
+
 function installOutput(objects: readonly EngineObject[]): StageOutput {
   const installations = objects.filter((o) => o.kind === 'installation');
   if (installations.length === 0) return { instances: [], claims: [], errors: [] };
   const clusters = new Map(objects.filter((o) => o.kind === 'cluster').map((o) => [o.name, o.spec as Cluster]));
-  const blueprints: Record<string, Record<string, string>> = {};
-  for (const o of objects) if (o.kind === 'blueprint') blueprints[o.name] = blueprintFilesystem(o.spec as Record<string, unknown>);
-  const docs = objects.filter((o) => o.kind !== 'blueprint' && o.kind !== 'cluster').map((o) => {
-    // The stored spec carries Keelson's canonical kind; the engine reads Landscaper's spelling and namespace.
-    const spec = o.spec as Record<string, unknown>;
-    const kind = { installation: 'Installation', dataobject: 'DataObject', target: 'Target', context: 'Context' }[o.kind] ?? o.kind;
-    return { ...spec, kind, metadata: { ...(spec.metadata as object), namespace: o.namespace } };
-  });
-  const run = installAll({ objects: docs, blueprints });
+  const run = installAll(installInputOf(objects));
 
   const instances: Instance[] = [];
   const claims: ClaimOutcome[] = [];

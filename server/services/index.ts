@@ -13,6 +13,7 @@ import { GraphService } from './graphs';
 import { DeploymentService } from './deployments';
 import { LinkService } from './links';
 import { CapactService } from './capact';
+import { LandscaperService } from './landscaper';
 import { EstateService } from './estate';
 import { ResourceService } from './resources';
 import { TokenService } from './tokens';
@@ -43,6 +44,7 @@ export interface Services {
   deployments: DeploymentService;
   links: LinkService;
   capact: CapactService;
+  landscaper: LandscaperService;
   /** Tenants' registered resources. */
   resources: ResourceService;
   /** API tokens (bearer credentials). */
@@ -78,5 +80,5 @@ export function createServices(
   // Without a configured key (tests, in-memory use) secrets are sealed under one that lives as long as the process.
   const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
   const tokens = new TokenService(repos, access, users, signInLimiter());
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, capact: new CapactService(repos) };
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, capact: new CapactService(repos), landscaper: new LandscaperService(repos) };
 }

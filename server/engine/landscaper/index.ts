@@ -24,6 +24,7 @@ import {
   ObjectStore,
   resolveBlueprint,
   runInstallation,
+  wiringOf,
   type BlueprintStore,
   type Run,
 } from './resolve';
@@ -83,6 +84,7 @@ export function installAll(input: InstallInput): InstallRun {
           exports: {},
           errors: [{ code: blocked.has(name) ? (graph.errors.find((e) => e.cycle?.includes(name)) ? 'cycle' : 'duplicate_export') : 'predecessor_failed', installation: name, message }],
           deployItems: [],
+          wiring: wiringOf(root),
         };
         run.results.push(r);
         done.set(name, r);

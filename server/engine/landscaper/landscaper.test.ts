@@ -3,6 +3,7 @@
  * (transcribed from Landscaper's Go tests), read as data, over the copied fixtures.
  */
 import assert from 'node:assert/strict';
+import { scopeGraph } from './scope-graph';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -309,6 +310,63 @@ describe('scopes (seed: application and application2 in one namespace)', () => {
     assert.equal(run.dataObjects['Inst.application2/databaseaccess'], 'db-two-on-cluster2');
     const db = root(run, 'application2/database');
     assert.deepEqual(db.deployItems.map((d) => [d.name, d.type, d.phase, d.exports]), [['databaseaccess', 'landscaper.gardener.cloud/mock', 'Succeeded', { databaseaccess: 'db-two-on-cluster2' }]]);
+  });
+
+  test('the scope graph: a root scope, one nested scope per application, data flow as edges', () => {
+    const g = scopeGraph(installAll({ objects, blueprints }), [{ namespace: 'default', dataObjects: { config: 'one', config2: 'two' }, targets: ['cluster', 'cluster2'] }]);
+    assert.deepEqual(
+      g.scopes.map((s) => [s.id, s.parent, s.installation]),
+      [
+        ['ns:default', null, null],
+        ['scope:default/application', 'ns:default', 'default/application'],
+        ['scope:default/application2', 'ns:default', 'default/application2'],
+      ],
+    );
+    assert.deepEqual(
+      g.installations.map((i) => [i.id, i.scope, i.opens, i.phase]),
+      [
+        ['default/application', 'ns:default', 'scope:default/application', 'Succeeded'],
+        ['default/application/database', 'scope:default/application', null, 'Succeeded'],
+        ['default/application/webui', 'scope:default/application', null, 'Succeeded'],
+        ['default/application2', 'ns:default', 'scope:default/application2', 'Succeeded'],
+        ['default/application2/database', 'scope:default/application2', null, 'Succeeded'],
+        ['default/application2/webui', 'scope:default/application2', null, 'Succeeded'],
+      ],
+    );
+    const obj = (id: string) => g.objects.find((o) => o.id === id)!;
+    // The same local name in two scopes: two objects, two values.
+    assert.deepEqual([obj('obj:scope:default/application:data:databaseaccess').value, obj('obj:scope:default/application2:data:databaseaccess').value], ['db-one-on-cluster', 'db-two-on-cluster2']);
+    assert.equal(obj('obj:scope:default/application:data:databaseaccess').origin, 'exported');
+    assert.deepEqual([obj('obj:scope:default/application:data:config').origin, obj('obj:scope:default/application:data:config').value], ['parent import', 'one']);
+    assert.deepEqual([obj('obj:ns:default:data:config2').origin, obj('obj:ns:default:data:config2').value], ['declared', 'two']);
+    assert.equal(obj('obj:ns:default:target:cluster').origin, 'declared');
+    assert.equal(obj('obj:ns:default:data:exports').value, 'ui-db-one-on-cluster-on-cluster');
+    const flow = (a: string, b: string) => g.edges.find((e) => e.source === a && e.target === b)?.label;
+    assert.equal(flow('default/application/database', 'obj:scope:default/application:data:databaseaccess'), 'databaseaccess');
+    assert.equal(flow('obj:scope:default/application:data:databaseaccess', 'default/application/webui'), 'in');
+    assert.equal(flow('obj:ns:default:data:config', 'default/application'), 'config');
+    assert.equal(flow('default/application', 'obj:ns:default:data:exports'), 'exports');
+    assert.deepEqual(g.errors, []);
+    assert.deepEqual(g.order.slice(0, 3), ['default/application', 'default/application/database', 'default/application/webui']);
+  });
+
+  test('the scope graph reports a cycle between roots with its path, and both stay Failed', () => {
+    const cyclic = ['ping', 'pong'].map((name, i) => ({
+      apiVersion: 'landscaper.gardener.cloud/v1alpha1',
+      kind: 'Installation',
+      metadata: { name },
+      spec: {
+        blueprint: { ref: { resourceName: 'my-application' } },
+        imports: { targets: [{ name: 'cluster', target: 'cluster' }], data: [{ name: 'config', dataRef: i === 0 ? 'pong-out' : 'ping-out' }] },
+        exports: { data: [{ name: 'exports', dataRef: `${name}-out` }] },
+      },
+    }));
+    const g = scopeGraph(installAll({ objects: [...objects.slice(0, 2), ...cyclic], blueprints }), [{ namespace: 'default', dataObjects: {}, targets: ['cluster'] }]);
+    const cycle = g.errors.find((e) => e.code === 'cycle')!;
+    assert.ok(cycle, JSON.stringify(g.errors));
+    assert.match(cycle.message, /cycle/i);
+    assert.deepEqual([...cycle.cycle!].sort(), ['ping', 'ping', 'pong'].sort());
+    assert.deepEqual(g.installations.map((i) => i.phase), ['Failed', 'Failed']);
   });
 
   test('a root importing another root’s export runs after it', () => {

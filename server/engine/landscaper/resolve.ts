@@ -28,6 +28,7 @@ import type {
   LandscaperError,
   Phase,
   TemplateExecution,
+  Wire,
 } from './types';
 
 type Rec = Record<string, unknown>;
@@ -482,8 +483,34 @@ function templateToInstallation(t: ReturnType<typeof readInstallationTemplate>, 
   return { ...t, namespace: parent.namespace, parent: parent.name, annotations: {} };
 }
 
+/** The scope keys an installation reads and writes (for the scope graph's data-flow edges). */
+export function wiringOf(inst: Installation): InstallationResult['wiring'] {
+  const imports: Wire[] = [];
+  for (const d of inst.imports.data) {
+    const key = d.dataRef ?? (d.secretRef ? `secret:${d.secretRef.name}` : d.configMapRef ? `configmap:${d.configMapRef.name}` : undefined);
+    if (key) imports.push({ name: d.name, kind: 'data', key });
+  }
+  for (const t of inst.imports.targets) {
+    const keys = [t.target, ...(t.targets ?? []), ...Object.values(t.targetMap ?? {}), t.targetListRef, t.targetMapRef].filter((k): k is string => typeof k === 'string');
+    for (const key of keys) imports.push({ name: t.name, kind: 'target', key });
+  }
+  const exports: Wire[] = [...inst.exports.data.map((d) => ({ name: d.name, kind: 'data' as const, key: d.dataRef })), ...inst.exports.targets.map((t) => ({ name: t.name, kind: 'target' as const, key: t.target }))];
+  return { imports, exports };
+}
+
 export function runInstallation(run: Run, inst: Installation, scopePath: string, parentCtx: string): InstallationResult {
-  const result: InstallationResult = { name: scopePath, namespace: inst.namespace, scope: parentCtx, phase: 'Init', phases: [], imports: {}, exports: {}, errors: [], deployItems: [] };
+  const result: InstallationResult = {
+    name: scopePath,
+    namespace: inst.namespace,
+    scope: parentCtx,
+    phase: 'Init',
+    phases: [],
+    imports: {},
+    exports: {},
+    errors: [],
+    deployItems: [],
+    wiring: wiringOf(inst),
+  };
   run.results.push(result);
   const enter = (phase: Phase, reason: string) => {
     result.phase = phase;
@@ -555,7 +582,7 @@ export function runInstallation(run: Run, inst: Installation, scopePath: string,
       const childPath = `${scopePath}/${name}`;
       const notSucceeded = (graph.predecessors.get(name) ?? []).filter((p) => childResults.get(p)?.phase !== 'Succeeded');
       if (notSucceeded.length > 0) {
-        const r: InstallationResult = { name: childPath, namespace: inst.namespace, scope: ownCtx, phase: 'Failed', phases: [], imports: {}, exports: {}, errors: [], deployItems: [] };
+        const r: InstallationResult = { name: childPath, namespace: inst.namespace, scope: ownCtx, phase: 'Failed', phases: [], imports: {}, exports: {}, errors: [], deployItems: [], wiring: wiringOf(child) };
         const message = `depending on installation "${notSucceeded[0]}" which is not succeeded`;
         r.errors.push({ code: 'predecessor_failed', installation: childPath, message });
         r.phases.push({ phase: 'Init', reason: 'a new job started' }, { phase: 'Failed', reason: message });

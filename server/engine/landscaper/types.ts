@@ -200,6 +200,14 @@ export interface PhaseStep {
   reason: string;
 }
 
+/** An import or export of an installation, and the key it reads or writes in the scope it lives in. */
+export interface Wire {
+  name: string;
+  kind: 'data' | 'target';
+  /** A DataObject or Target name in the scope; `secret:<name>` / `configmap:<name>` for those sources. */
+  key: string;
+}
+
 export interface InstallationResult {
   /** Scope path: `root`, `root/sub1`. */
   name: string;
@@ -213,4 +221,6 @@ export interface InstallationResult {
   exports: Record<string, unknown>;
   errors: LandscaperError[];
   deployItems: DeployItem[];
+  /** Which scope keys it imports from and exports to: the data-flow edges of the scope graph. */
+  wiring: { imports: Wire[]; exports: Wire[] };
 }
