@@ -8,6 +8,7 @@ const LINKS = [
   { href: '/objects', label: 'Objects' },
   { href: '/claims', label: 'Claims' },
   { href: '/graphs', label: 'Graphs' },
+  { href: '/installations', label: 'Installations' },
   { href: '/revisions', label: 'Revisions' },
   { href: '/history', label: 'History' },
   { href: '/tenants', label: 'Tenants' },

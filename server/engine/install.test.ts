@@ -98,6 +98,23 @@ describe('Landscaper installations in the pipeline', () => {
     assert.equal(next.claims.find((c) => c.name === 'application')!.status, 'error', 'still no cluster');
   });
 
+  test('`operation: reconcile` on a root: the revision that adds it re-applies that root’s deploy items, and only then', async () => {
+    const { planRevision } = await import('./plan');
+    const state = (yaml: string) => new EngineSession({ objects: load(yaml), users: [] }).state();
+    const plain = BASE + install('application') + install('application2');
+    const annotated = plain.replace('metadata: {name: application, namespace: demo}', 'metadata: {name: application, namespace: demo, annotations: {landscaper.gardener.cloud/operation: reconcile}}');
+    const [before, after] = [state(plain), state(annotated)];
+    const p = planRevision({ before, after, clusters: [] });
+    assert.deepEqual(p.steps.map((x) => [x.action, x.key, x.restartedAt]).sort(), [
+      ['update', 'system#k8s#apps#demo#@landscaper#application#note', 'reconcile'],
+      ['update', 'system#k8s#web#demo#@landscaper#application#nginx', 'reconcile'],
+    ]);
+    assert.match(p.actions[0]!.notes!.join(' '), /restart requested \(reconcile\)/);
+    // Kept on the next change: nothing to do again. Taken off: nothing either.
+    assert.equal(planRevision({ before: after, after: state(annotated), clusters: [] }).noop, true);
+    assert.equal(planRevision({ before: after, after: state(plain), clusters: [] }).steps.length, 0);
+  });
+
   test('Landscaper objects are named as Kubernetes names', () => {
     const ok = loadObjects(`${API}\nkind: Installation\nmetadata: {name: Bad_Name}\nspec: {blueprint: {}}\n`, 'i.yaml');
     assert.match(ok.diagnostics.find((d) => d.severity === 'error')!.message, /Kubernetes name/);

@@ -19,12 +19,15 @@
 import { stringify } from 'yaml';
 import type { EngineObject, SourceStage, StageOutput } from './index';
 import { wholeStage } from './whole-stage';
+import { RESTART_LABEL } from './plan/restart';
 import { installAll, type InstallationResult, type InstallInput } from './landscaper';
 import type { Cluster } from './model/kinds';
 import { blueprintFilesystem, LANDSCAPER_KINDS } from './model/sources/landscaper';
 import { sourceInstance, type ClaimOutcome, type Instance, type InstanceCode, type TraceStep } from './state';
 
 const READS = new Set<string>([...LANDSCAPER_KINDS, 'cluster']);
+/** Landscaper's operation annotation (reference landscaper.md §10). */
+export const RECONCILE_ANNOTATION = 'landscaper.gardener.cloud/operation';
 
 /** `registry/path/name:version` → Keelson's helm params. */
 function chartOf(config: Record<string, unknown>): Record<string, unknown> | string {
@@ -85,6 +88,10 @@ function installOutput(objects: readonly EngineObject[]): StageOutput {
     const key = `${r.namespace}/${rootName}`;
     byRoot.set(key, [...(byRoot.get(key) ?? []), r]);
   }
+  // Landscaper's `operation: reconcile` on a root starts its next job: here, the revision that adds it re-applies the root's deploy items.
+  const reconciling = new Set(
+    installations.filter((o) => ((o.spec as { metadata?: { annotations?: Record<string, unknown> } }).metadata?.annotations ?? {})[RECONCILE_ANNOTATION] === 'reconcile').map((o) => `${o.namespace}/${o.name}`),
+  );
   for (const [ref, results] of byRoot) {
     const [namespace, name] = ref.split('/') as [string, string];
     const trace: TraceStep[] = [];
@@ -120,6 +127,7 @@ function installOutput(objects: readonly EngineObject[]): StageOutput {
           owner: `${namespace}/${name}`,
           claims: [ref],
           provenance: { source: 'landscaper', installation: r.name.split('/'), deployItem: di.name },
+          ...(reconciling.has(ref) ? { labels: { [RESTART_LABEL]: 'reconcile' } } : {}),
         });
         keys.push(inst.key);
         instances.push(inst);

@@ -146,10 +146,11 @@ export function diffStates(beforeState: DesiredState | null, afterState: Desired
           else bumps.set(root, [key]);
         }
       }
+      // A new restart stamp re-applies the instance; dropping one asks for nothing.
       const restart = restartOf(a!);
-      if (isCode && a!.code !== null && restart !== restartOf(b!) && !out.some((x) => x.kind === 'update')) {
+      if (isCode && a!.code !== null && restart !== undefined && restart !== restartOf(b!) && !out.some((x) => x.kind === 'update')) {
         // Nothing else changed: the update carries the restart alone.
-        out.push({ kind: 'update', key, namespace, notes: [restart === undefined ? 'restart stamp removed' : `restart requested (${restart})`] });
+        out.push({ kind: 'update', key, namespace, notes: [`restart requested (${restart})`] });
         changes.set(key, 'update');
       }
       if (!labelsEqual(b!.labels, a!.labels)) keyNotes.push('labels changed');

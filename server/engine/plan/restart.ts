@@ -9,6 +9,9 @@
  * - `restart-<role>`: the instances of that component;
  * - `restart_<deployName>`: one instance (label names allow no dot).
  * The latest stamp that applies wins (ISO times compare as strings).
+ * Landscaper's `operation: reconcile` annotation on a root installation
+ * stamps its deploy items `reconcile` (engine/install.ts). A new stamp
+ * re-applies; a stamp taken away asks for nothing.
  */
 export const RESTART_LABEL = 'restart';
 

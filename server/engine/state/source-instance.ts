@@ -21,6 +21,8 @@ export function sourceInstance(p: {
   /** The requests it serves, `ns/name`. */
   claims: string[];
   provenance: Provenance;
+  /** Labels the source gives it (e.g. a restart stamp, engine plan/restart.ts). */
+  labels?: Record<string, string>;
 }): Instance {
   const key = instanceKey.forSource({
     source: p.provenance.source,
@@ -40,7 +42,7 @@ export function sourceInstance(p: {
     component: p.component,
     code: p.code,
     discovery: {},
-    labels: {},
+    labels: p.labels ?? {},
     target: p.target,
     edges: [],
     dependsOn: [],

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import ELK from 'elkjs/lib/elk.bundled.js';
+import { installInputOf } from '@/server/engine/install';
+import { installAll } from '@/server/engine/landscaper';
+import { scopeGraph } from '@/server/engine/landscaper/scope-graph';
+import { loadObjects } from '@/server/engine/model/validate';
+import type { ScopeGraphView } from '@/server/services/landscaper.types';
+import { cyclePath, placedNodes, scopeLayoutInput, type ElkNode } from './scope-layout';
+
+/** The fixture's scope graph, as the service builds it. */
+function view(): ScopeGraphView {
+  const { objects } = loadObjects(readFileSync(join(process.cwd(), 'server/testing/landscaper-application.yaml'), 'utf8'));
+  const run = installAll(installInputOf(objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }))));
+  return { generation: 1, ...scopeGraph(run, [{ namespace: 'landscape', dataObjects: { config: 'shop', config2: 'blog' }, targets: ['cluster', 'cluster2'] }]) };
+}
+
+describe('scope graph layout', () => {
+  test('open: the namespace box holds two application boxes, each with its own database, webui and objects', () => {
+    const input = scopeLayoutInput(view(), new Set());
+    const ns = input.root.children!;
+    assert.deepEqual(ns.map((n) => n.id), ['ns:landscape']);
+    const app = ns[0]!.children!.find((c) => c.id === 'landscape/application')!;
+    assert.deepEqual(app.children!.map((c) => c.id).sort(), [
+      'landscape/application/database',
+      'landscape/application/webui',
+      'obj:scope:landscape/application:data:config',
+      'obj:scope:landscape/application:data:databaseaccess',
+      'obj:scope:landscape/application:data:uiaccess',
+      'obj:scope:landscape/application:target:cluster',
+    ]);
+    assert.ok(input.edges.some((e) => e.source === 'landscape/application/database' && e.target === 'obj:scope:landscape/application:data:databaseaccess' && e.kind === 'export'));
+  });
+
+  test('collapsed: the box is one node counting what it hides, and edges into it end at it', () => {
+    const input = scopeLayoutInput(view(), new Set(['landscape/application']));
+    const item = input.items.get('landscape/application')!;
+    assert.equal(item.type === 'installation' && item.collapsed, true);
+    assert.equal(item.type === 'installation' && item.hidden, 6);
+    assert.equal(input.items.has('landscape/application/webui'), false);
+    assert.ok(input.edges.every((e) => !e.source.startsWith('landscape/application/') && !e.target.startsWith('landscape/application/')));
+    assert.ok(input.edges.some((e) => e.source === 'obj:ns:landscape:data:config' && e.target === 'landscape/application'));
+    // The second application is untouched.
+    assert.equal(input.items.has('landscape/application2/webui'), true);
+  });
+
+  test('ELK lays the hierarchy out; nodes come parents first, each inside its parent', async () => {
+    const input = scopeLayoutInput(view(), new Set());
+    const out = (await new ELK().layout(input.root as never)) as unknown as ElkNode;
+    const nodes = placedNodes(out, input.items);
+    const index = new Map(nodes.map((n, i) => [n.id, i]));
+    for (const n of nodes) {
+      if (!n.parentId) continue;
+      assert.ok(index.get(n.parentId)! < index.get(n.id)!, `${n.parentId} before ${n.id}`);
+      const p = nodes[index.get(n.parentId)!]!;
+      assert.ok(n.position.x >= 0 && n.position.y >= 0 && n.position.x + n.width <= p.width + 0.5 && n.position.y + n.height <= p.height + 0.5, `${n.id} inside ${p.id}`);
+    }
+    assert.equal(nodes.length, input.items.size);
+  });
+
+  test('a cycle reads as a path', () => {
+    assert.equal(cyclePath(['ping', 'pong', 'ping']), 'ping → pong → ping');
+  });
+});
