@@ -4,6 +4,7 @@
  * start background work.
  */
 import { GitOpsActuator } from './apply/gitops/actuator';
+import { reconcileSource } from './apply/reconcile-source';
 import { workLoop } from './apply/worker';
 import { env, EnvError } from './env';
 import { getRuntime } from './runtime';
@@ -31,6 +32,7 @@ function startWorker(rt: Awaited<ReturnType<typeof getRuntime>>) {
     revisions: rt.repos.revisions,
     actuator: new GitOpsActuator(rt.env.gitopsDir),
     pollMs: 1000,
+    reconcile: { source: reconcileSource(rt.repos) },
     signal: controller.signal,
     log: (m) => console.log(`keelson worker: ${m}`),
   });

@@ -33,6 +33,8 @@ export interface ApplyStep {
   claims: string[];
   /** A restart stamp: when it changes, the workloads roll (the engine's plan/restart.ts). */
   restartedAt?: string;
+  /** A reconcile request (Landscaper's automatic reconcile): the deployer re-runs what it deployed, without restarting it. */
+  reconcileAt?: string;
 }
 
 export interface ApplyContext {
@@ -42,6 +44,8 @@ export interface ApplyContext {
   accepters: string[];
   /** User who proposed the revision. */
   author: string;
+  /** What the work is when it is not applying the revision (an automatic reconcile): the commit's title. */
+  purpose?: string;
 }
 
 export interface StepResult {

@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import { openDb } from '../db/client';
 import { env } from '../env';
-import { DrizzleRevisionRepository } from '../repo/revisions';
+import { drizzleRepos } from '../repo/drizzle';
+import { reconcileSource } from './reconcile-source';
 import { GitOpsActuator } from './gitops/actuator';
 import { workLoop } from './worker';
 
@@ -24,11 +25,13 @@ async function main() {
   const crashAfter = Number(process.env.KEELSON_TEST_CRASH_AFTER_STEPS ?? '0');
   let steps = 0;
   console.log(`keelson worker: applying to ${e.gitopsDir}`);
+  const repos = drizzleRepos(db.db);
   await workLoop({
-    revisions: new DrizzleRevisionRepository(db.db),
+    revisions: repos.revisions,
     actuator: new GitOpsActuator(e.gitopsDir),
     leaseMs: Number(process.env.KEELSON_WORKER_LEASE_MS ?? 60_000),
     pollMs: 500,
+    reconcile: { source: reconcileSource(repos) },
     signal: controller.signal,
     log: (m) => console.log(`keelson worker: ${m}`),
     afterStep: crashAfter > 0 ? () => {

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { RevisionPlan } from '../engine/plan';
 import type { RevisionRepository } from '../repo/types';
 import type { Actuator, ApplyContext } from './actuator';
+import { RECONCILE_JOB, runReconcileJob, scheduleReconciles, type ReconcileSource } from './reconcile';
 
 export interface WorkerOptions {
   revisions: RevisionRepository;
@@ -23,6 +24,8 @@ export interface WorkerOptions {
   /** Test hook: called after each step is recorded (a test can kill the worker here). */
   afterStep?: (index: number) => void | Promise<void>;
   log?: (msg: string) => void;
+  /** Landscaper's automatic reconciles (./reconcile.ts): looked at every `everyMs` (default 30 s) when idle. */
+  reconcile?: { source: ReconcileSource; everyMs?: number; now?: () => Date };
 }
 
 export class StopWorker extends Error {}
@@ -36,6 +39,14 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
   if (!job) return false;
   const log = opts.log ?? (() => {});
   const rev = job.revisionId != null ? await revisions.get(job.revisionId) : undefined;
+  if (rev && job.kind === RECONCILE_JOB && opts.reconcile) {
+    try {
+      await runReconcileJob(job, rev, { revisions, actuator, source: opts.reconcile.source, now: opts.reconcile.now ?? (() => new Date()), workerId });
+    } catch (e) {
+      await revisions.retryJobLater(job.id, backoff(opts.backoffMs, job.attempts), (e as Error).message).catch(() => undefined);
+    }
+    return true;
+  }
   if (!rev || job.kind !== 'apply') {
     await revisions.finishJob(job.id, 'failed', `unknown job ${job.kind} for revision ${job.revisionId}`);
     return true;
@@ -177,10 +188,19 @@ function verb(action: string): string {
 /** Poll for jobs until `signal` aborts. */
 export async function workLoop(opts: WorkerOptions & { pollMs?: number; signal?: AbortSignal }): Promise<void> {
   const pollMs = opts.pollMs ?? 1000;
+  let lookedAt = 0;
   while (!opts.signal?.aborted) {
     let worked = false;
     try {
       worked = await runOnce(opts);
+      // Idle: time to see whether an installation is due for an automatic reconcile.
+      const r = opts.reconcile;
+      if (!worked && r && Date.now() - lookedAt >= (r.everyMs ?? 30_000)) {
+        lookedAt = Date.now();
+        const queued = await scheduleReconciles(opts.revisions, r.source, (r.now ?? (() => new Date()))());
+        if (queued.length) opts.log?.(`automatic reconcile queued for ${queued.join(', ')}`);
+        worked = queued.length > 0;
+      }
     } catch (e) {
       if (e instanceof StopWorker) return;
       opts.log?.(`worker: ${(e as Error).message}`);

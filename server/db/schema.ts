@@ -186,6 +186,8 @@ export const jobs = pgTable(
     id: serial('id').primaryKey(),
     kind: text('kind').notNull(),
     revisionId: integer('revision_id'),
+    /** What the job is about beyond its revision (a reconcile: the installation `ns/name`). */
+    subject: text('subject'),
     status: text('status').notNull().default('queued'),
     runAt: timestamp('run_at', { withTimezone: true }).notNull().defaultNow(),
     lockedBy: text('locked_by'),
@@ -197,6 +199,15 @@ export const jobs = pgTable(
   },
   (t) => [index('jobs_pending_idx').on(t.status, t.id)],
 );
+
+/** What Landscaper's automaticReconcile remembers per root installation (`ns/name`). */
+export const reconcileMemory = pgTable('reconcile_memory', {
+  installation: text('installation').primaryKey(),
+  generation: integer('generation').notNull(),
+  count: integer('count').notNull(),
+  lastAt: timestamp('last_at', { withTimezone: true }).notNull(),
+  onFailed: boolean('on_failed').notNull(),
+});
 
 /** Progress of each plan step of a revision being applied (resume skips done steps). */
 export const applySteps = pgTable(

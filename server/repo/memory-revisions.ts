@@ -7,6 +7,7 @@
  * copied in and out, as a database would, so callers cannot change what is
  * stored by changing what they got.
  */
+import type { ReconcileMemory } from '../engine/landscaper/auto-reconcile';
 import { edgesOf, mustTransition, transition, type ApplyEvent, type RevisionEvent, type RevisionStatus, type Transition } from '../services/revision-state';
 import type {
   DecideResult,
@@ -217,15 +218,32 @@ export class MemoryRevisionRepository implements RevisionRepository {
 
   // ---- jobs ----
 
-  private addJob(kind: string, revisionId: number): number {
+  private addJob(kind: string, revisionId: number, subject: string | null = null): number {
     const now = this.date();
-    const job: JobRow = { id: ++this.ids.job, kind, revisionId, status: 'queued', runAt: now, lockedBy: null, lockedAt: null, attempts: 0, lastError: null, createdAt: now, finishedAt: null };
+    const job: JobRow = { id: ++this.ids.job, kind, revisionId, subject, status: 'queued', runAt: now, lockedBy: null, lockedAt: null, attempts: 0, lastError: null, createdAt: now, finishedAt: null };
     this.jobRows.push(job);
     return job.id;
   }
 
-  async enqueue(kind: string, revisionId: number): Promise<number> {
-    return this.addJob(kind, revisionId);
+  async enqueue(kind: string, revisionId: number, subject?: string): Promise<number> {
+    return this.addJob(kind, revisionId, subject ?? null);
+  }
+
+  async openJob(kind: string, subject: string): Promise<boolean> {
+    return this.jobRows.some((j) => j.kind === kind && j.subject === subject && (j.status === 'queued' || j.status === 'running'));
+  }
+
+  private readonly memories = new Map<string, ReconcileMemory>();
+  async reconcileMemory(installation: string): Promise<ReconcileMemory | undefined> {
+    const m = this.memories.get(installation);
+    return m && { ...m };
+  }
+
+  async saveReconcileMemory(installation: string, next: ReconcileMemory, expected: ReconcileMemory | undefined): Promise<boolean> {
+    const now = this.memories.get(installation);
+    if (JSON.stringify(now) !== JSON.stringify(expected)) return false;
+    this.memories.set(installation, { ...next });
+    return true;
   }
 
   async claim(workerId: string, leaseMs: number): Promise<JobRow | undefined> {

@@ -8,7 +8,8 @@
  */
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { applySteps, deploymentHead, instanceStates, jobs, revisionEvents, revisions, revisionSections } from '../db/schema';
+import { applySteps, deploymentHead, instanceStates, jobs, reconcileMemory, revisionEvents, revisions, revisionSections } from '../db/schema';
+import type { ReconcileMemory } from '../engine/landscaper/auto-reconcile';
 import { edgesOf, mustTransition, transition, type ApplyEvent, type RevisionEvent, type RevisionStatus, type Transition } from '../services/revision-state';
 import type {
   DecideResult,
@@ -254,9 +255,43 @@ export class DrizzleRevisionRepository implements RevisionRepository {
 
   // ---- jobs ----
 
-  async enqueue(kind: string, revisionId: number): Promise<number> {
-    const [j] = await this.db.insert(jobs).values({ kind, revisionId }).returning({ id: jobs.id });
+  async enqueue(kind: string, revisionId: number, subject?: string): Promise<number> {
+    const [j] = await this.db.insert(jobs).values({ kind, revisionId, subject: subject ?? null }).returning({ id: jobs.id });
     return j!.id;
+  }
+
+  async openJob(kind: string, subject: string): Promise<boolean> {
+    const rows = await this.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.kind, kind), eq(jobs.subject, subject), inArray(jobs.status, ['queued', 'running'])))
+      .limit(1);
+    return rows.length > 0;
+  }
+
+  async reconcileMemory(installation: string): Promise<ReconcileMemory | undefined> {
+    const [r] = await this.db.select().from(reconcileMemory).where(eq(reconcileMemory.installation, installation));
+    return r && { generation: r.generation, count: r.count, lastAt: r.lastAt.toISOString(), onFailed: r.onFailed };
+  }
+
+  async saveReconcileMemory(installation: string, next: ReconcileMemory, expected: ReconcileMemory | undefined): Promise<boolean> {
+    const row = { generation: next.generation, count: next.count, lastAt: new Date(next.lastAt), onFailed: next.onFailed };
+    if (!expected) return (await this.db.insert(reconcileMemory).values({ installation, ...row }).onConflictDoNothing().returning()).length === 1;
+    const was = reconcileMemory;
+    const moved = await this.db
+      .update(reconcileMemory)
+      .set(row)
+      .where(
+        and(
+          eq(was.installation, installation),
+          eq(was.generation, expected.generation),
+          eq(was.count, expected.count),
+          eq(was.lastAt, new Date(expected.lastAt)),
+          eq(was.onFailed, expected.onFailed),
+        ),
+      )
+      .returning();
+    return moved.length === 1;
   }
 
   async claim(workerId: string, leaseMs: number): Promise<JobRow | undefined> {

@@ -56,10 +56,14 @@ export interface EventRow {
   message: string;
 }
 
+import type { ReconcileMemory } from '../engine/landscaper/auto-reconcile';
+
 export interface JobRow {
   id: number;
   kind: string;
   revisionId: number | null;
+  /** What the job is about beyond its revision (a reconcile: the installation `ns/name`). */
+  subject: string | null;
   status: string;
   runAt: Date;
   lockedBy: string | null;
@@ -161,7 +165,16 @@ export interface RevisionRepository {
   transition(id: number, event: ApplyEvent): Promise<Transition>;
 
   // ---- jobs ----
-  enqueue(kind: string, revisionId: number): Promise<number>;
+  enqueue(kind: string, revisionId: number, subject?: string): Promise<number>;
+  /** Whether a job of this kind and subject is queued or running. */
+  openJob(kind: string, subject: string): Promise<boolean>;
+  /** What automatic reconciles remember of an installation (`ns/name`). */
+  reconcileMemory(installation: string): Promise<ReconcileMemory | undefined>;
+  /**
+   * Remember `next` if what is remembered is still `expected` (none: nothing yet);
+   * false when another worker moved it first (it queued that reconcile, not this one).
+   */
+  saveReconcileMemory(installation: string, next: ReconcileMemory, expected: ReconcileMemory | undefined): Promise<boolean>;
   /**
    * Claim the oldest unfinished job — only that one, so revisions apply in
    * the order they were accepted. Nothing when it is not due yet or another

@@ -38,7 +38,7 @@ function coAuthorEmail(user: string): string {
 export function commitMessage(ctx: ApplyContext, summary?: { failed: number; skipped: number; done: number }): string {
   const accepters = [...new Set(ctx.accepters)];
   const paragraphs = [
-    `Apply revision ${ctx.revisionId} (generation ${ctx.generation})`,
+    ctx.purpose ?? `Apply revision ${ctx.revisionId} (generation ${ctx.generation})`,
     `Accepted by: ${accepters.length ? accepters.join(', ') : '(none)'}`,
   ];
   // A revision with failures still commits what succeeded (the repository must reflect what was applied); say so.

@@ -49,7 +49,7 @@ export type RenderedChange =
   | { op: 'fail'; error: string };
 
 /** The step fields rendering reads; `ApplyStep` (and the engine's `PlanStep`) fit. */
-export type RenderStep = Pick<ApplyStep, 'action' | 'key' | 'deployName' | 'instanceId' | 'target' | 'code' | 'claims' | 'restartedAt'>;
+export type RenderStep = Pick<ApplyStep, 'action' | 'key' | 'deployName' | 'instanceId' | 'target' | 'code' | 'claims' | 'restartedAt' | 'reconcileAt'>;
 
 /** Refuse names that could escape or confuse the repository layout. */
 function badSegment(segment: string): boolean {
@@ -132,7 +132,12 @@ export function helmObjects(
     spec: { url: chartRepo, interval: FLUX_INTERVAL, ...(oci ? { type: 'oci' as const } : {}) },
   };
   // A restart forces a one-off upgrade (Flux's requestedAt/forceAt pair must match), which replaces the workloads.
-  const restart: Record<string, string> = step.restartedAt ? { [FLUX_REQUESTED_AT]: step.restartedAt, [FLUX_FORCE_AT]: step.restartedAt } : {};
+  // A reconcile asks Flux to reconcile the release now (requestedAt alone): drift is corrected, nothing is forced.
+  const restart: Record<string, string> = step.restartedAt
+    ? { [FLUX_REQUESTED_AT]: step.restartedAt, [FLUX_FORCE_AT]: step.restartedAt }
+    : step.reconcileAt
+      ? { [FLUX_REQUESTED_AT]: step.reconcileAt }
+      : {};
   const release: HelmRelease = {
     apiVersion: 'helm.toolkit.fluxcd.io/v2',
     kind: 'HelmRelease',
