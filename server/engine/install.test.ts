@@ -115,6 +115,14 @@ describe('Landscaper installations in the pipeline', () => {
     assert.equal(planRevision({ before: after, after: state(plain), clusters: [] }).steps.length, 0);
   });
 
+  test('an automaticReconcile the job loop could not follow is refused at save, at its line', () => {
+    const r = loadObjects(`${API}\nkind: Installation\nmetadata: {name: a, namespace: demo}\nspec:\n  blueprint: {ref: {resourceName: web}}\n  automaticReconcile:\n    succeededReconcile: {interval: 24h}\n    failedReconcile: {interval: soon, numberOfReconciles: 3}\n`);
+    assert.deepEqual(
+      r.diagnostics.map((d) => [d.severity, d.line, d.message]),
+      [['error', 8, 'spec.automaticReconcile.failedReconcile.interval "soon" is not a duration such as 5m or 24h']],
+    );
+  });
+
   test('Landscaper objects are named as Kubernetes names', () => {
     const ok = loadObjects(`${API}\nkind: Installation\nmetadata: {name: Bad_Name}\nspec: {blueprint: {}}\n`, 'i.yaml');
     assert.match(ok.diagnostics.find((d) => d.severity === 'error')!.message, /Kubernetes name/);

@@ -15,6 +15,7 @@ import { stringify } from 'yaml';
 import type { Diagnostic } from '../../diagnostics';
 import { objectRef } from '../../diagnostics';
 import { loadBlueprint } from '../../landscaper';
+import { checkSetting, type ReconcileSetting } from '../../landscaper/auto-reconcile';
 import { defineSource, type CheckedObject, type Identity } from './types';
 
 export const LANDSCAPER_API = 'landscaper.gardener.cloud/v1alpha1';
@@ -71,6 +72,17 @@ const contextSchema = z.object({ ...envelope('Context') }).loose();
 export function blueprintFilesystem(spec: Record<string, unknown>): Record<string, string> {
   const { metadata: _m, files, ...blueprint } = spec as { metadata?: unknown; files?: Record<string, string> } & Record<string, unknown>;
   return { ...(files ?? {}), 'blueprint.yaml': stringify({ ...blueprint, kind: 'Blueprint' }) };
+}
+
+/** automaticReconcile settings the job loop could not follow are refused at save. */
+function checkInstallation(o: CheckedObject): Diagnostic[] {
+  const ar = ((o.spec as { spec?: { automaticReconcile?: unknown } }).spec?.automaticReconcile ?? {}) as Record<string, ReconcileSetting | undefined>;
+  return (['succeededReconcile', 'failedReconcile'] as const).flatMap((which) => {
+    const path = ['spec', 'automaticReconcile', which];
+    // At the setting's own line when the text can say where it is.
+    const pos = o.locate?.(path) ?? o.pos;
+    return checkSetting(ar[which], path.join('.')).map((message) => ({ code: 'schema' as const, severity: 'error' as const, message, object: objectRef(o.kind, o.namespace, o.name), file: o.file, ...pos }));
+  });
 }
 
 function checkBlueprint(o: CheckedObject): Diagnostic[] {
@@ -154,7 +166,7 @@ export const LANDSCAPER = defineSource({
   recognises: (doc) => typeof doc.apiVersion === 'string' && doc.apiVersion.startsWith('landscaper.gardener.cloud/'),
   identify: landscaperIdentity,
   kinds: {
-    installation: { schema: installationSchema, kindNames: [KIND_NAMES.installation!], example: EXAMPLES.installation, description: 'Landscaper Installation: a blueprint instantiated with its imports, in its own scope' },
+    installation: { schema: installationSchema, kindNames: [KIND_NAMES.installation!], example: EXAMPLES.installation, description: 'Landscaper Installation: a blueprint instantiated with its imports, in its own scope', check: checkInstallation },
     blueprint: { schema: blueprintSchema, kindNames: [KIND_NAMES.blueprint!], example: EXAMPLES.blueprint, description: 'Landscaper Blueprint: imports, exports, subinstallations and executions', check: checkBlueprint },
     dataobject: { schema: dataObjectSchema, kindNames: [KIND_NAMES.dataobject!], example: EXAMPLES.dataobject, description: 'Landscaper DataObject: a value installations import and export' },
     target: { schema: targetSchema, kindNames: [KIND_NAMES.target!], example: EXAMPLES.target, description: 'Landscaper Target: where deploy items go (named like a Keelson cluster)' },
