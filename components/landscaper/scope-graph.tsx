@@ -68,10 +68,11 @@ const InstallationNode = memo(function InstallationNode({ data }: NodeProps<Inst
     );
   }
   return (
-    <div className={`gnode lnode phase-${i.phase}`} data-testid={`installation-${i.path}`} title={i.errors.map((e) => e.message).join('\n') || undefined}>
+    <div className={`gnode lnode phase-${i.phase}${i.removed ? ' lnode-removed' : ''}`} data-testid={`installation-${i.path}`} title={[...i.errors.map((e) => e.message), ...(i.removed ? [i.phases.at(-1)?.reason ?? ''] : [])].join('\n') || undefined}>
       <Ports />
       <div className="gnode-kind">
         {toggle} installation{item.collapsed ? <span className="gnode-owner"> · {item.hidden} inside</span> : null}
+        {i.removed ? <span className="gnode-owner"> · removed</span> : null}
       </div>
       <div className="gnode-label">{i.name}</div>
       <div className="gnode-sub">

@@ -6,6 +6,8 @@ import { after, describe, test } from 'node:test';
 import { memoryRepos } from '../repo/memory';
 import { seedDemo } from '../seed/demo';
 import { createServices } from './index';
+import type { Actuator } from '../apply/actuator';
+import { runOnce } from '../apply/worker';
 
 const fixture = (name: string) => readFileSync(join(process.cwd(), 'server/testing', name), 'utf8');
 const sam = { id: 'local:Sam', name: 'Sam', labels: { is_operator: 'true' }, provider: 'test' as const };
@@ -35,6 +37,84 @@ describe('LandscaperService.scopes', async () => {
     // Another namespace's view holds none of it; the view of all holds both.
     assert.deepEqual((await services.landscaper.scopes(sam, { namespace: 'social' })).installations, []);
     assert.equal((await services.landscaper.scopes(sam, {})).installations.length, 6);
+  });
+
+  test('taken out of the policy: InitDelete (naming who still imports its exports) until the revision is applied, then gone', async () => {
+    const noop: Actuator = { name: 'test', begin: async () => {}, apply: async () => ({ status: 'done' }), finish: async () => ({ changed: false }) };
+    const applyAll = async () => {
+      while (await runOnce({ revisions: repos.revisions, actuator: noop })) {
+        /* apply what is accepted */
+      }
+    };
+    const API = 'apiVersion: landscaper.gardener.cloud/v1alpha1';
+    const policy = `- {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
+---
+${API}
+kind: Target
+metadata: {name: k8s, namespace: gone}
+spec: {type: landscaper.gardener.cloud/kubernetes-cluster, config: {}}
+---
+${API}
+kind: Blueprint
+metadata: {name: web, namespace: gone}
+imports: [{name: cluster, targetType: landscaper.gardener.cloud/kubernetes-cluster}]
+exports: [{name: url, type: data, schema: {type: string}}]
+deployExecutions:
+  - name: deploy
+    type: GoTemplate
+    template: |
+      deployItems:
+        - {name: nginx, type: landscaper.gardener.cloud/helm, target: {import: cluster}, config: {chart: {ref: "eu.gcr.io/charts/nginx:v1.0.0"}}}
+exportExecutions:
+  - name: export
+    type: GoTemplate
+    template: |
+      exports:
+        url: https://web
+---
+${API}
+kind: Blueprint
+metadata: {name: reader, namespace: gone}
+imports: [{name: url, type: data, schema: {type: string}}]
+---
+${API}
+kind: Installation
+metadata: {name: web1, namespace: gone}
+spec:
+  blueprint: {ref: {resourceName: web}}
+  imports: {targets: [{name: cluster, target: k8s}]}
+  exports: {data: [{name: url, dataRef: weburl}]}
+---
+${API}
+kind: Installation
+metadata: {name: reader1, namespace: gone}
+spec:
+  blueprint: {ref: {resourceName: reader}}
+  imports: {data: [{name: url, dataRef: weburl}]}
+`;
+    await services.policy.apply(sam, { text: policy, baseGeneration: await repos.policy.head(), accept: true });
+    await services.revisions.byGeneration(sam, await repos.policy.head(), { wait: true });
+    await applyAll();
+    const before = await services.landscaper.scopes(sam, { namespace: 'gone' });
+    assert.deepEqual(before.installations.map((i) => [i.id, i.phase, i.removed ?? false]), [
+      ['gone/web1', 'Succeeded', false],
+      ['gone/reader1', 'Succeeded', false],
+    ]);
+
+    await services.policy.delete(sam, { ids: [{ kind: 'installation', namespace: 'gone', name: 'web1' }], baseGeneration: await repos.policy.head() });
+    const rev = await services.revisions.byGeneration(sam, await repos.policy.head(), { wait: true });
+    assert.equal(rev.status, 'pending', 'its helm release is to be deleted');
+    const g = await services.landscaper.scopes(sam, { namespace: 'gone' });
+    const gone = g.installations.find((i) => i.id === 'gone/web1')!;
+    assert.equal(gone.removed, true);
+    assert.equal(gone.phase, 'InitDelete');
+    assert.match(gone.phases[0]!.reason, /deleted when the revision that removes it is applied; meanwhile installation reader1 still imports what it exports/);
+    assert.equal(g.installations.find((i) => i.id === 'gone/reader1')!.phase, 'Failed', 'its import is gone');
+
+    // Accepted and applied: gone from the graph.
+    for (const section of (await services.revisions.get(sam, rev.id!)).sections) await services.revisions.decide(sam, { revisionId: rev.id!, namespace: section.namespace, decision: 'accept' });
+    await applyAll();
+    assert.deepEqual((await services.landscaper.scopes(sam, { namespace: 'gone' })).installations.map((i) => i.id), ['gone/reader1']);
   });
 
   test('a cycle between roots is reported with its path; the rest still runs', async () => {

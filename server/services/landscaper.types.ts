@@ -1,7 +1,7 @@
 /** Requests and responses of the Landscaper service, shared by tRPC and the console. */
 import { z } from 'zod';
 
-const phase = z.enum(['Init', 'ObjectsCreated', 'Progressing', 'Completing', 'Succeeded', 'Failed']);
+const phase = z.enum(['Init', 'ObjectsCreated', 'Progressing', 'Completing', 'Succeeded', 'Failed', 'InitDelete', 'Deleting', 'DeleteFailed']);
 const landscaperError = z.object({
   code: z.string(),
   message: z.string(),
@@ -32,6 +32,7 @@ export const scopeGraphOutput = z.object({
       exports: z.record(z.string(), z.unknown()),
       errors: z.array(landscaperError),
       deployItems: z.array(z.object({ name: z.string(), type: z.string(), phase: z.string(), note: z.string().optional() })),
+      removed: z.boolean().optional(),
     }),
   ),
   objects: z.array(

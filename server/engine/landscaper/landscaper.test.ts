@@ -3,7 +3,7 @@
  * (transcribed from Landscaper's Go tests), read as data, over the copied fixtures.
  */
 import assert from 'node:assert/strict';
-import { scopeGraph } from './scope-graph';
+import { removedInstallations, scopeGraph, type Removal } from './scope-graph';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -367,6 +367,18 @@ describe('scopes (seed: application and application2 in one namespace)', () => {
     assert.match(cycle.message, /cycle/i);
     assert.deepEqual([...cycle.cycle!].sort(), ['ping', 'ping', 'pong'].sort());
     assert.deepEqual(g.installations.map((i) => i.phase), ['Failed', 'Failed']);
+  });
+
+  test('removed roots: InitDelete while waiting (naming importers), Deleting while applying, DeleteFailed when that failed', () => {
+    const both = installAll({ objects, blueprints });
+    const one = installAll({ objects: objects.filter((o) => o.metadata.name !== 'application2'), blueprints });
+    const phases = (r: Removal) => removedInstallations(both, one, r).map((x) => [x.name, x.phase, x.phases.map((p) => p.phase).join('>')]);
+    assert.deepEqual(phases('waiting'), [['application2', 'InitDelete', 'InitDelete']]);
+    assert.deepEqual(phases('applying'), [['application2', 'Deleting', 'InitDelete>Deleting']]);
+    assert.deepEqual(phases('failed'), [['application2', 'DeleteFailed', 'InitDelete>DeleteFailed']]);
+    assert.deepEqual(removedInstallations(both, both, 'waiting'), [], 'nothing removed');
+    const g = scopeGraph(one, [], removedInstallations(both, one, 'waiting'));
+    assert.deepEqual(g.installations.filter((i) => i.removed).map((i) => [i.id, i.scope, i.opens]), [['default/application2', 'ns:default', null]]);
   });
 
   test('a root importing another root’s export runs after it', () => {

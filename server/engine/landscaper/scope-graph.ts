@@ -8,7 +8,7 @@
  */
 import type { InstallRun } from './index';
 import { installationContext } from './naming';
-import type { InstallationResult, LandscaperError, Phase, PhaseStep } from './types';
+import type { DeletePhase, InstallationResult, LandscaperError, Phase, PhaseStep } from './types';
 
 export interface ScopeNode {
   /** `ns:<namespace>` for a root scope, `scope:<namespace>/<installation path>` for an installation's. */
@@ -38,6 +38,8 @@ export interface ScopeInstallation {
   exports: Record<string, unknown>;
   errors: LandscaperError[];
   deployItems: { name: string; type: string; phase: string; note?: string }[];
+  /** Taken out of the policy; still applied until the revision that removes it is (its phase says where it is). */
+  removed?: boolean;
 }
 
 export interface ScopeObject {
@@ -73,6 +75,38 @@ export interface ScopeGraph {
   order: string[];
 }
 
+/** Where the revision that takes installations out stands. */
+export type Removal = 'waiting' | 'applying' | 'failed';
+
+/**
+ * Root installations the applied state runs and the newest policy no
+ * longer has, with their delete phase (Landscaper's InitDelete → Deleting →
+ * gone | DeleteFailed, reference §9): waiting for the revision that removes
+ * them — and, as Landscaper waits for them, for the installations that
+ * still import their exports —, being deleted while it applies, or
+ * DeleteFailed when its apply failed. Gone once it is applied.
+ */
+export function removedInstallations(applied: InstallRun, current: InstallRun, removal: Removal): InstallationResult[] {
+  const now = new Set(current.installations.map((r) => `${r.namespace}/${r.name}`));
+  const out: InstallationResult[] = [];
+  for (const r of applied.installations) {
+    if (r.name.includes('/') || now.has(`${r.namespace}/${r.name}`)) continue;
+    const exported = new Set(r.wiring.exports.map((w) => `${w.kind}:${w.key}`));
+    const importers = current.installations.filter((c) => c.namespace === r.namespace && !c.name.includes('/') && c.wiring.imports.some((w) => exported.has(`${w.kind}:${w.key}`)));
+    const waitFor = importers.map((c) => `installation ${c.name} still imports what it exports`);
+    const phase: DeletePhase = removal === 'applying' ? 'Deleting' : removal === 'failed' ? 'DeleteFailed' : 'InitDelete';
+    const reason =
+      phase === 'Deleting'
+        ? 'its deploy items are being deleted'
+        : phase === 'DeleteFailed'
+          ? 'not all deploy items were deleted (the revision that removes it failed to apply)'
+          : `removed from the policy; deleted when the revision that removes it is applied${waitFor.length ? `; meanwhile ${waitFor.join(', ')}` : ''}`;
+    const phases: PhaseStep[] = phase === 'InitDelete' ? [{ phase, reason }] : [{ phase: 'InitDelete', reason: 'removed from the policy' }, { phase, reason }];
+    out.push({ ...r, phase, phases, errors: [], deployItems: [] });
+  }
+  return out;
+}
+
 /** Values larger than this (as JSON) are cut: the graph is for finding things, the editor for reading them whole. */
 export const MAX_VALUE_CHARS = 4096;
 
@@ -86,7 +120,14 @@ function capped(value: unknown): { value?: unknown; truncated?: boolean } {
  * `declared`: the DataObjects (name → data) and Targets (names) written as
  * objects in each namespace's root scope.
  */
-export function scopeGraph(run: InstallRun, declared: { namespace: string; dataObjects: Record<string, unknown>; targets: string[] }[]): ScopeGraph {
+export function scopeGraph(
+  current: InstallRun,
+  declared: { namespace: string; dataObjects: Record<string, unknown>; targets: string[] }[],
+  /** Installations on their way out (removedInstallations): drawn in their root scope, marked removed. */
+  removed: InstallationResult[] = [],
+): ScopeGraph {
+  const gone = new Set(removed.map((r) => `${r.namespace}/${r.name}`));
+  const run: InstallRun = removed.length ? { ...current, installations: [...current.installations, ...removed] } : current;
   const byPath = new Map<string, InstallationResult>();
   for (const r of run.installations) byPath.set(`${r.namespace}/${r.name}`, r);
   const parentPath = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : null);
@@ -121,6 +162,7 @@ export function scopeGraph(run: InstallRun, declared: { namespace: string; dataO
       exports: r.exports,
       errors: r.errors,
       deployItems: r.deployItems.map((d) => ({ name: d.name, type: d.type, phase: d.phase, ...(d.note ? { note: d.note } : {}) })),
+      ...(gone.has(id) ? { removed: true } : {}),
     };
   });
 

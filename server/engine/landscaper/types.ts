@@ -160,7 +160,9 @@ export interface DeployItem {
   note?: string;
 }
 
-export type Phase = 'Init' | 'ObjectsCreated' | 'Progressing' | 'Completing' | 'Succeeded' | 'Failed';
+export type Phase = 'Init' | 'ObjectsCreated' | 'Progressing' | 'Completing' | 'Succeeded' | 'Failed' | DeletePhase;
+/** An installation taken out of the policy, on its way out (reference landscaper.md §9). */
+export type DeletePhase = 'InitDelete' | 'Deleting' | 'DeleteFailed';
 
 export type LandscaperErrorCode =
   | 'invalid_object'
