@@ -89,6 +89,8 @@ export const jobOutput = z.object({
   id: z.number().int(),
   kind: z.string(),
   revisionId: z.number().int().nullable(),
+  /** What the job is about beyond its revision (a reconcile: the installation). */
+  subject: z.string().nullable(),
   status: z.string(),
   runAt: z.date(),
   lockedBy: z.string().nullable(),
