@@ -5,18 +5,13 @@
  * the file and line, writing nothing.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { deflateRawSync } from 'node:zlib';
 import { writeZip } from '../loader/zip';
-import { memoryRepos } from '../repo/memory';
-import { seedDemo } from '../seed/demo';
-import { createServices, type Services } from '../services';
-import { serveForTests, testAuth, type TestServer } from '../testing/rest';
+import { restHarness, type RestAnswer } from '../testing/rest';
 import { API_PREFIX } from './dispatch';
-import { restApi } from './index';
-import { RateLimiter } from './rate-limit';
 
-type Body = { data?: any; code?: string; content?: { message?: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Body = RestAnswer['body'];
 
 const zip = (files: Record<string, string>) =>
   writeZip(
@@ -50,33 +45,21 @@ contexts:
 `;
 
 describe('REST API: a service from a bundle', () => {
-  let server: TestServer;
-  let services: Services;
   const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
-
-  before(async () => {
-    const repos = memoryRepos();
-    await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*'] });
-    server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
-  });
-  after(async () => {
-    await server.close();
-    await services.resolution.close();
-  });
+  const api = restHarness({ freeNamespaces: ['acme-*'] });
 
   const upload = async (user: string | null, name: string, bundle: Uint8Array | null, spec?: unknown, query = ''): Promise<{ status: number; body: Body }> => {
     const form = new FormData();
     if (bundle) form.set('bundle', new Blob([Uint8Array.from(bundle)], { type: 'application/zip' }), 'bundle.zip');
     if (spec !== undefined) form.set('spec', typeof spec === 'string' ? spec : JSON.stringify(spec));
-    const res = await fetch(`${server.url}${API_PREFIX}/tenant/acme/service/${name}${query}`, {
+    const res = await fetch(`${api.url}/tenant/acme/service/${name}${query}`, {
       method: 'POST',
       headers: user ? { authorization: `Bearer test:${user}` } : {},
       body: form,
     });
     return { status: res.status, body: (await res.json()) as Body };
   };
-  const head = () => services.policy.head(sam);
+  const head = () => api.services.policy.head(sam);
 
   test('the tenant, with an environment', async () => {
     for (const [path, body] of [
@@ -84,7 +67,7 @@ describe('REST API: a service from a bundle', () => {
       ['/tenant/acme/account/main', {}],
       ['/tenant/acme/account/main/environment/prod', { cluster: 'k8s-example' }],
     ] as const) {
-      const r = await fetch(`${server.url}${API_PREFIX}${path}`, { method: 'POST', headers: { authorization: 'Bearer test:Alice', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const r = await fetch(`${api.url}${path}`, { method: 'POST', headers: { authorization: 'Bearer test:Alice', 'content-type': 'application/json' }, body: JSON.stringify(body) });
       assert.equal(r.status, 201, path);
     }
   });
@@ -113,7 +96,7 @@ describe('REST API: a service from a bundle', () => {
     }
     assert.equal(await head(), before, 'nothing was written');
     // Not a form and not JSON: the route says what it takes.
-    const text = await fetch(`${server.url}${API_PREFIX}/tenant/acme/service/shop`, { method: 'POST', headers: { authorization: 'Bearer test:Alice', 'content-type': 'text/plain' }, body: 'hi' });
+    const text = await fetch(`${api.url}/tenant/acme/service/shop`, { method: 'POST', headers: { authorization: 'Bearer test:Alice', 'content-type': 'text/plain' }, body: 'hi' });
     assert.equal(text.status, 415);
     assert.match(((await text.json()) as Body).content!.message!, /application\/json or multipart\/form-data/);
   });
@@ -128,7 +111,7 @@ describe('REST API: a service from a bundle', () => {
     const bundle = zip({ 'deployment/main.yaml': CLAIM(), 'lib/offer.yaml': OFFERING, 'README.md': '# ignored' });
     // The tenant's selectors read the spec's meta.
     const rules = { selectEnvironmentService: [{ reason: 'web team services only', sel: ['$.service.meta.team', 'web', '::eq'] }] };
-    const set = await fetch(`${server.url}${API_PREFIX}/tenant/acme`, { method: 'PATCH', headers: { authorization: 'Bearer test:Alice', 'content-type': 'application/json' }, body: JSON.stringify({ rules }) });
+    const set = await fetch(`${api.url}/tenant/acme`, { method: 'PATCH', headers: { authorization: 'Bearer test:Alice', 'content-type': 'application/json' }, body: JSON.stringify({ rules }) });
     assert.equal(set.status, 200);
     const ops = await upload('Alice', 'shop', bundle, { environment: 'main/prod', meta: { team: 'ops' } }, '?dryrun=true');
     assert.equal(ops.status, 200, JSON.stringify(ops.body));
@@ -143,13 +126,13 @@ describe('REST API: a service from a bundle', () => {
     const made = await upload('Alice', 'shop', bundle, { environment: 'main/prod', meta: { team: 'web' }, comment: 'first shop' });
     assert.equal(made.status, 202, JSON.stringify(made.body));
     const generation = made.body.data.generation as number;
-    const g = await services.policy.getGeneration(sam, generation);
+    const g = await api.services.policy.getGeneration(sam, generation);
     assert.equal(g.info?.author, 'Alice');
     assert.deepEqual(
       g.info!.changes.map((c) => `${c.op} ${c.kind}/${c.namespace}/${c.name}`).sort(),
       ['create bundle/acme-web/webshop', 'create claim/acme-web/shop', 'create service/acme-web/webshop'],
     );
-    const view = await services.deployments.get({ id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' }, { tenant: 'acme', name: 'shop' });
+    const view = await api.services.deployments.get({ id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' }, { tenant: 'acme', name: 'shop' });
     assert.equal(view.outcome?.status, 'resolved', JSON.stringify(view.outcome));
     assert.equal(view.outcome?.user, 'Alice');
     assert.equal(made.body.data.selection.chosen.environment, 'main/prod');
@@ -159,7 +142,7 @@ describe('REST API: a service from a bundle', () => {
   });
 
   test('the OpenAPI document describes the bundle upload', async () => {
-    const doc = (await (await fetch(`${server.url}${API_PREFIX}/openapi.json`)).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const doc = (await (await fetch(`${api.url}/openapi.json`)).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     const content = doc.paths[`${API_PREFIX}/tenant/{tenant}/service/{name}`].post.requestBody.content;
     assert.ok(content['application/json'], 'JSON still');
     assert.deepEqual(content['multipart/form-data'].schema.required, ['bundle']);

@@ -7,50 +7,27 @@
  * so the one that no longer fits is refused (422) and the others land.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { memoryRepos } from '../repo/memory';
-import { seedDemo } from '../seed/demo';
-import { createServices, type Services } from '../services';
-import { serveForTests, testAuth, type TestServer } from '../testing/rest';
-import { API_PREFIX } from './dispatch';
-import { restApi } from './index';
-import { RateLimiter } from './rate-limit';
+import { describe, test } from 'node:test';
+import { restHarness } from '../testing/rest';
 
-type Body = { data?: any; code?: string; content?: { message?: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('REST API: creates sent together', () => {
-  let server: TestServer;
-  let services: Services;
   let hold: (() => Promise<void>) | undefined;
   const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
-
-  before(async () => {
-    const repos = memoryRepos();
-    await seedDemo(repos);
+  const api = restHarness({
+    freeNamespaces: ['acme-*', 'beta-*'],
     // A commit can be held, so that others arrive while it runs (on this in-memory store they would not).
-    const commit = repos.policy.commit.bind(repos.policy);
-    repos.policy.commit = async (req) => {
-      const h = hold;
-      hold = undefined;
-      if (h) await h();
-      return commit(req);
-    };
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*', 'beta-*'] });
-    server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
+    prepare(repos) {
+      const commit = repos.policy.commit.bind(repos.policy);
+      repos.policy.commit = async (req) => {
+        const h = hold;
+        hold = undefined;
+        if (h) await h();
+        return commit(req);
+      };
+    },
   });
-  after(async () => {
-    await server.close();
-    await services.resolution.close();
-  });
-
-  const call = async (user: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> => {
-    const res = await fetch(`${server.url}${API_PREFIX}${path}`, {
-      method,
-      headers: { authorization: `Bearer test:${user}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: res.status, body: (await res.json()) as Body };
-  };
+  const call = api.call;
   const create = (user: string, tenant: string, name: string, extra: Record<string, unknown> = {}) =>
     call(user, 'POST', `/tenant/${tenant}/service/${name}`, { service: 'social/twitter_stats', labels: { tsvisimage: name }, ...extra });
   /** Send `first`, hold its commit until `waiting` of `others` (all, by default) wait for it, then let it go. */
@@ -65,11 +42,11 @@ describe('REST API: creates sent together', () => {
     const a = first();
     await isHeld;
     const rest = others.map((o) => o());
-    while (services.deployments.createsWaiting() < waiting) await new Promise((r) => setTimeout(r, 5));
+    while (api.services.deployments.createsWaiting() < waiting) await new Promise((r) => setTimeout(r, 5));
     release();
     return Promise.all([a, ...rest]);
   };
-  const messageOf = async (generation: number) => (await services.policy.getGeneration(sam, generation)).info?.message ?? '';
+  const messageOf = async (generation: number) => (await api.services.policy.getGeneration(sam, generation)).info?.message ?? '';
 
   test('one caller: every create answered, later arrivals share one generation and one revision', async () => {
     assert.equal((await call('Alice', 'POST', '/tenant/acme', { namespaces: ['acme-web'] })).status, 201);
@@ -110,7 +87,7 @@ describe('REST API: creates sent together', () => {
     const bob = answers[3]!.body.data.generation as number;
     assert.ok(!answers.slice(0, 3).some((a) => a.body.data.generation === bob), 'Bob’s create is his own generation');
     assert.equal(answers[1]!.body.data.generation, answers[2]!.body.data.generation, 'Alice’s two waiting creates share one');
-    assert.equal((await services.policy.getGeneration(sam, bob)).info?.author, 'Bob');
+    assert.equal((await api.services.policy.getGeneration(sam, bob)).info?.author, 'Bob');
   });
 
   test('together over an environment’s marks: committed one at a time, and the one that no longer fits is refused (422)', async () => {

@@ -1,41 +1,12 @@
 /** Registered resources through the REST API: uniqueness, sealed secrets, rights to reveal, in-use protection. */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { memoryRepos } from '../repo/memory';
-import type { Repos } from '../repo/types';
-import { seedDemo } from '../seed/demo';
-import { createServices, type Services } from '../services';
-import { serveForTests, testAuth, type TestServer } from '../testing/rest';
-import { API_PREFIX } from './dispatch';
-import { restApi } from './index';
-import { RateLimiter } from './rate-limit';
+import { describe, test } from 'node:test';
+import { restHarness } from '../testing/rest';
 
-type Body = { data?: Record<string, unknown>; code?: string; content?: Record<string, unknown> };
 
 describe('REST API: registered resources', () => {
-  let server: TestServer;
-  let services: Services;
-  let repos: Repos;
-
-  before(async () => {
-    repos = memoryRepos();
-    await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*', 'beta-*'], secretKey: Buffer.alloc(32, 7) });
-    server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
-  });
-  after(async () => {
-    await server.close();
-    await services.resolution.close();
-  });
-
-  const call = async (user: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> => {
-    const res = await fetch(`${server.url}${API_PREFIX}${path}`, {
-      method,
-      headers: { authorization: `Bearer test:${user}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: res.status, body: (await res.json()) as Body };
-  };
+  const api = restHarness({ freeNamespaces: ['acme-*', 'beta-*'], secretKey: Buffer.alloc(32, 7) });
+  const call = api.call;
 
   test('ports and domains are unique across tenants; secrets are sealed and revealed only to admins', async () => {
     assert.equal((await call('Alice', 'POST', '/tenant/acme', { namespaces: ['acme-web'] })).status, 201);
@@ -59,7 +30,7 @@ describe('REST API: registered resources', () => {
     assert.equal(sec.status, 201);
     assert.deepEqual([sec.body.data?.hasSecret, sec.body.data?.secret, sec.body.data?.spec], [true, undefined, {}]);
     // At rest: sealed, not the value.
-    const stored = await repos.resources.get((await repos.tenants.byName('acme'))!.id, 'secret', 'db');
+    const stored = await api.repos.resources.get((await api.repos.tenants.byName('acme'))!.id, 'secret', 'db');
     assert.ok(stored?.sealed?.startsWith('v1.'));
     assert.doesNotMatch(JSON.stringify(stored), /hunter2/);
     // A plain member sees that it exists, not what it is.
@@ -75,9 +46,9 @@ describe('REST API: registered resources', () => {
 
   test('a resource a service names cannot be unregistered; an update may move a port to a free one', async () => {
     const alice = { id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' as const };
-    await services.policy.apply(alice, {
+    await api.services.policy.apply(alice, {
       text: 'kind: claim\nmetadata: {namespace: acme-web, name: shop}\nuser: Alice\nservice: social/twitter_stats\nlabels: {ingress: "port:web"}\n',
-      baseGeneration: await services.policy.head(alice),
+      baseGeneration: await api.services.policy.head(alice),
     });
     const busy = await call('Alice', 'DELETE', '/tenant/acme/port/web');
     assert.equal(busy.status, 409);

@@ -4,44 +4,17 @@
  * nothing else changed — and the refusals a client meets.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { memoryRepos } from '../repo/memory';
-import { seedDemo } from '../seed/demo';
-import { createServices, type Services } from '../services';
-import { serveForTests, testAuth, type TestServer } from '../testing/rest';
-import { API_PREFIX } from './dispatch';
-import { restApi } from './index';
-import { RateLimiter } from './rate-limit';
+import { describe, test } from 'node:test';
+import { restHarness } from '../testing/rest';
 
-type Body = { data?: any; code?: string; content?: { message?: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Action = { kind: string; key: string; notes?: string[] };
 type Step = { action: string; key: string; component: string; deployName: string; restartedAt?: string };
 
 describe('REST API: restarting roles and instances', () => {
-  let server: TestServer;
-  let services: Services;
+  const api = restHarness({ freeNamespaces: ['acme-*'] });
+  const call = api.call;
   const alice = { id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' as const };
-
-  before(async () => {
-    const repos = memoryRepos();
-    await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*'] });
-    server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
-  });
-  after(async () => {
-    await server.close();
-    await services.resolution.close();
-  });
-
-  const call = async (user: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> => {
-    const res = await fetch(`${server.url}${API_PREFIX}${path}`, {
-      method,
-      headers: { authorization: `Bearer test:${user}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: res.status, body: (await res.json()) as Body };
-  };
-  const planOf = async (revision: number) => (await services.revisions.get(alice, revision)).plan as unknown as { actions: Action[]; steps: Step[] };
+  const planOf = async (revision: number) => (await api.services.revisions.get(alice, revision)).plan as unknown as { actions: Action[]; steps: Step[] };
 
   let first: number;
   test('a running service: created and accepted', async () => {
@@ -114,7 +87,7 @@ describe('REST API: restarting roles and instances', () => {
 
   test('outsiders are refused (403), anonymous callers (401)', async () => {
     assert.equal((await call('nina', 'DELETE', '/tenant/acme/service/stats/role/tweepub')).status, 403);
-    const anonymous = await fetch(`${server.url}${API_PREFIX}/tenant/acme/service/stats/role/tweepub`, { method: 'DELETE' });
+    const anonymous = await fetch(`${api.url}/tenant/acme/service/stats/role/tweepub`, { method: 'DELETE' });
     assert.equal(anonymous.status, 401);
   });
 });

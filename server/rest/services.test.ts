@@ -5,43 +5,16 @@
  * accept it, history, removal and a rejected removal.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { memoryRepos } from '../repo/memory';
-import { seedDemo } from '../seed/demo';
-import { createServices, type Services } from '../services';
-import { serveForTests, testAuth, type TestServer } from '../testing/rest';
-import { API_PREFIX } from './dispatch';
-import { restApi } from './index';
-import { RateLimiter } from './rate-limit';
+import { describe, test } from 'node:test';
+import { restHarness } from '../testing/rest';
 
-type Body = { data?: any; code?: string; content?: { message?: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('REST API: a service from dry run to removal', () => {
-  let server: TestServer;
-  let services: Services;
-
-  before(async () => {
-    const repos = memoryRepos();
-    await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*'] });
-    server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
-  });
-  after(async () => {
-    await server.close();
-    await services.resolution.close();
-  });
-
-  const call = async (user: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> => {
-    const res = await fetch(`${server.url}${API_PREFIX}${path}`, {
-      method,
-      headers: { authorization: `Bearer test:${user}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: res.status, body: (await res.json()) as Body };
-  };
+  const api = restHarness({ freeNamespaces: ['acme-*'] });
+  const call = api.call;
 
   const claimText = async () =>
-    (await services.policy.getObject({ id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' }, { kind: 'claim', namespace: 'acme-web', name: 'stats' })).text;
+    (await api.services.policy.getObject({ id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' }, { kind: 'claim', namespace: 'acme-web', name: 'stats' })).text;
 
   const spec = { service: 'social/twitter_stats', environment: 'main/prod', labels: { tsvisimage: 'demo12' } };
 
@@ -51,14 +24,14 @@ describe('REST API: a service from dry run to removal', () => {
     assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main/environment/prod', { cluster: 'k8s-example' })).status, 201);
 
     // A dry run answers the revision it would make, and writes nothing.
-    const head = await services.policy.head({ id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' });
+    const head = await api.services.policy.head({ id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' });
     const dry = await call('Alice', 'POST', '/tenant/acme/service/stats?dryrun=true', spec);
     assert.equal(dry.status, 200, JSON.stringify(dry.body));
     assert.equal(dry.body.data.dryrun, true);
     assert.equal(dry.body.data.preview.ok, true);
     assert.equal(dry.body.data.admission.ok, true, 'prod has no marks');
     assert.ok(dry.body.data.preview.changedClaims.includes('acme-web/stats'));
-    assert.equal(await services.policy.head({ id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' }), head);
+    assert.equal(await api.services.policy.head({ id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' }), head);
     assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/service')).body.data, []);
 
     // The real create: a claim in Alice's name, targeting the environment's cluster.
@@ -66,7 +39,7 @@ describe('REST API: a service from dry run to removal', () => {
     assert.equal(created.status, 202, JSON.stringify(created.body));
     const rev = created.body.data.revision.id as number;
     assert.deepEqual([created.body.data.dryrun, created.body.data.revision.status], [false, 'pending']);
-    const claim = await services.policy.getObject({ id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' }, { kind: 'claim', namespace: 'acme-web', name: 'stats' });
+    const claim = await api.services.policy.getObject({ id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' }, { kind: 'claim', namespace: 'acme-web', name: 'stats' });
     assert.match(claim.text, /user: Alice/);
     assert.match(claim.text, /target: k8s-example/);
     const again = await call('Alice', 'POST', '/tenant/acme/service/stats', spec);

@@ -8,7 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { loadLocalUsers } from '../auth/users';
 import type { Actor } from '../services/actor';
-import type { Authenticate } from '../rest/dispatch';
+import { after, before } from 'node:test';
+import { API_PREFIX, type Authenticate } from '../rest/dispatch';
+import { restApi } from '../rest/index';
+import { RateLimiter } from '../rest/rate-limit';
+import { memoryRepos } from '../repo/memory';
+import type { Repos } from '../repo/types';
+import { seedDemo } from '../seed/demo';
+import { createServices, type Services } from '../services';
 
 function demoActor(name: string): Actor {
   const u = loadLocalUsers().find((x) => x.name === name);
@@ -64,4 +71,64 @@ export async function serveForTests(handler: (req: Request) => Promise<Response>
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { url: base, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A REST answer as tests read it. */
+export interface RestAnswer {
+  status: number;
+  // Tests read into answers freely; the route's schema already checked them.
+  body: { data?: any; code?: string; content?: { message?: string; [k: string]: unknown } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface RestHarness {
+  readonly repos: Repos;
+  readonly services: Services;
+  readonly url: string;
+  /** A JSON request as `user` (`Bearer test:<user>`); `null` sends no credentials. */
+  call(user: string | null, method: string, path: string, body?: unknown): Promise<RestAnswer>;
+}
+
+/**
+ * The REST API over the seeded demo on in-memory stores, served on loopback
+ * for the tests of one `describe` (started in `before`, stopped in `after`).
+ * `prepare` may change the stores before the services start.
+ */
+export function restHarness(opts: Partial<Parameters<typeof createServices>[1]> & { prepare?: (repos: Repos) => void | Promise<void> } = {}): RestHarness {
+  const { prepare, ...serviceOptions } = opts;
+  let state: { repos: Repos; services: Services; server: TestServer } | undefined;
+  const get = () => {
+    if (!state) throw new Error('restHarness: used outside its describe (before has not run)');
+    return state;
+  };
+  before(async () => {
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    await prepare?.(repos);
+    const services = createServices(repos, { usersFile: undefined, domainAdmins: [], ...serviceOptions });
+    const server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
+    state = { repos, services, server };
+  });
+  after(async () => {
+    await state?.server.close();
+    await state?.services.resolution.close();
+  });
+  return {
+    get repos() {
+      return get().repos;
+    },
+    get services() {
+      return get().services;
+    },
+    get url() {
+      return `${get().server.url}${API_PREFIX}`;
+    },
+    async call(user, method, path, body) {
+      const res = await fetch(`${get().server.url}${API_PREFIX}${path}`, {
+        method,
+        headers: { ...(user ? { authorization: `Bearer test:${user}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: res.status, body: (await res.json()) as RestAnswer['body'] };
+    },
+  };
 }
