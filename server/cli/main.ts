@@ -5,6 +5,7 @@
  * Exit codes: 0 success, 1 invalid input or refused, 2 usage error.
  */
 import { loginCommand, logoutCommand } from './login';
+import { expandCommand } from './expand';
 import { installCommand } from './install';
 import { policyCommand } from './policy';
 import { resolveCommand } from './resolve';
@@ -20,6 +21,9 @@ Commands:
   install PATH... [--blueprint NAME=DIR]
                        Landscaper: run installations offline (mock deployer) and print
                        their scopes, phases, imports, exports and the DataObjects.
+  expand CONFIG [--import FILE] [--env KEY=VALUE]
+                       Deployment Manager: expand a configuration (imports read beside it)
+                       and print {config, layout}.
   policy PATH... --interface PATH[:REV]
                        Capact: the Implementation an Interface resolves to under
                        the policies, with injections, backends and the reasons.
@@ -49,6 +53,8 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
       return policyCommand(rest, io);
     case 'install':
       return installCommand(rest, io);
+    case 'expand':
+      return expandCommand(rest, io);
     case 'apply':
       return applyCommand(rest, io, 'apply');
     case 'delete':

@@ -1,0 +1,60 @@
+/**
+ * `keelson expand` on Deployment Manager's own files: the imports a
+ * configuration lists (and its templates' schemas) are read beside it, the
+ * output is DM's {config, layout}, and what cannot expand says why.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { parse } from 'yaml';
+import { main } from './main';
+
+async function cli(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const code = await main(argv, { out: (s) => (out += s), err: (s) => (err += s) });
+  return { code, out, err };
+}
+
+const TEMPLATES = 'corpus/dm/deployment-manager/expandybird/test/templates';
+
+describe('keelson expand', () => {
+  test('imports are read beside the configuration; the output is DM’s expected result', async () => {
+    const r = await cli('expand', `${TEMPLATES}/jinja_template_with_import.yaml`);
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(parse(r.out), parse(readFileSync(`${TEMPLATES}/jinja_template_with_import_result.yaml`, 'utf8')));
+  });
+
+  test('a template’s schema comes along: defaults applied, missing required properties refused', async () => {
+    const ok = await cli('expand', `${TEMPLATES}/jinja_defaults.yaml`, '--format', 'json', '--env', 'deployment=test-deployment', '--env', 'project=test-project');
+    assert.equal(ok.code, 0, ok.err);
+    assert.deepEqual(JSON.parse(ok.out), parse(readFileSync(`${TEMPLATES}/jinja_defaults_result.yaml`, 'utf8')));
+    const missing = await cli('expand', `${TEMPLATES}/jinja_missing_required.yaml`);
+    assert.equal(missing.code, 1);
+    assert.match(missing.err, /Invalid properties for 'jinja_missing_required\.jinja':\n'important' is a required property/);
+  });
+
+  test('the wordpress example expands', async () => {
+    const r = await cli('expand', 'corpus/dm/deployment-manager/examples/wordpress/wordpress.yaml', '--format', 'json');
+    assert.equal(r.code, 0, r.err);
+    const out = JSON.parse(r.out) as { config: { resources: { name: string }[] }; layout: { resources: { name: string; type: string }[] } };
+    assert.ok(out.config.resources.some((x) => x.name === 'nfs'));
+    assert.deepEqual(out.layout.resources.map((x) => [x.name, x.type]), [['wordpress', 'wordpress.jinja']]);
+  });
+
+  test('Python templates are reported, not run; a missing import names the file; usage errors exit 2', async () => {
+    const py = await cli('expand', `${TEMPLATES}/python_and_jinja_template.yaml`);
+    assert.equal(py.code, 1);
+    assert.match(py.err, /Python templates are not supported yet: 'python_and_jinja_template\.py'/);
+    const dir = mkdtempSync(join(tmpdir(), 'keelson-expand-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'c.yaml'), 'imports: [nowhere.jinja]\nresources: [{name: a, type: nowhere.jinja}]\n');
+    const missing = await cli('expand', join(dir, 'c.yaml'));
+    assert.equal(missing.code, 1);
+    assert.match(missing.err, /nowhere\.jinja: no such file/);
+    assert.equal((await cli('expand')).code, 2);
+    assert.equal((await cli('expand', join(dir, 'c.yaml'), '--format', 'xml')).code, 2);
+  });
+});
