@@ -20,7 +20,7 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
   if (q.isError) return <ErrorState error={q.error} retry={() => q.refetch()} />;
   const { outcome, instances, generation } = q.data;
   // A Capact action is listed with the claims (it requests an Interface as a claim requests a service).
-  const requestKind = (outcome as { kind?: 'action' | 'installation' }).kind;
+  const requestKind = (outcome as { kind?: 'action' | 'installation' | 'deployment' }).kind;
   const isAction = requestKind === 'action';
   return (
     <>
@@ -40,6 +40,10 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
             ) : requestKind === 'installation' ? (
               <>
                 Landscaper installation and its scope · generation {generation}
+              </>
+            ) : requestKind === 'deployment' ? (
+              <>
+                Deployment Manager deployment and its layout · generation {generation}
               </>
             ) : (
               <>

@@ -40,7 +40,7 @@ describe('tRPC policy API on PGlite', () => {
     assert.equal(await code(anon.policy.list({})), 'UNAUTHORIZED');
     assert.equal(await code(anon.policy.applyText({ text: CLAIM, baseGeneration: 0 })), 'UNAUTHORIZED');
     assert.equal(await code(anon.policy.generations({})), 'UNAUTHORIZED');
-    assert.equal(Object.keys(await anon.policy.schemas()).length, 18);
+    assert.equal(Object.keys(await anon.policy.schemas()).length, 19);
     assert.equal(await services.policy.head(alice), 0, 'nothing was written');
   });
 

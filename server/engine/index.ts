@@ -25,6 +25,7 @@ import { claimKey } from './resolve/claim';
 import { CAPACT_INPUT_KINDS } from './resolve/capact';
 import { CAPACT_SELECT } from './select';
 import { LANDSCAPER_INSTALL } from './install';
+import { DM_EXPAND } from './expand';
 import type { ClaimOutcome, DesiredState, Instance } from './state';
 
 export { loadObjects as validate } from './model/validate';
@@ -115,7 +116,7 @@ function isAptomiKind(kind: string): boolean {
 }
 
 /** The built-in source stages; `EngineSession` runs them in STAGE_ORDER. */
-export const ENGINE_STAGES: readonly SourceStage[] = [CAPACT_SELECT, APTOMI_RESOLVE, LANDSCAPER_INSTALL];
+export const ENGINE_STAGES: readonly SourceStage[] = [CAPACT_SELECT, APTOMI_RESOLVE, LANDSCAPER_INSTALL, DM_EXPAND];
 
 /**
  * Merge: the stages' outputs as one desired state. Instances are sorted by

@@ -85,7 +85,7 @@ describe('PolicyService writes', () => {
     await refused(
       svc.apply(alice, { text: 'kind: widget\nmetadata: {namespace: main, name: w}\n', baseGeneration: 1 }),
       'INVALID_INPUT',
-      'unknown kind "widget"; known kinds: aclrule, action, attribute, blueprint, bundle, claim, cluster, context, dataobject, implementation, installation, interface, policy, rule, service, target, type, typeinstance',
+      'unknown kind "widget"; known kinds: aclrule, action, attribute, blueprint, bundle, claim, cluster, context, dataobject, deployment, implementation, installation, interface, policy, rule, service, target, type, typeinstance',
       'line 1, column 7',
     );
     await unchanged();

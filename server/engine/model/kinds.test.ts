@@ -8,19 +8,19 @@ import { loadObjects } from './validate';
 test('the kind registry: every built-in kind has one source, a schema, a description and a starting text that loads as is', () => {
   assert.deepEqual(
     [...KNOWN_KINDS],
-    ['aclrule', 'action', 'attribute', 'blueprint', 'bundle', 'claim', 'cluster', 'context', 'dataobject', 'implementation', 'installation', 'interface', 'policy', 'rule', 'service', 'target', 'type', 'typeinstance'],
+    ['aclrule', 'action', 'attribute', 'blueprint', 'bundle', 'claim', 'cluster', 'context', 'dataobject', 'deployment', 'implementation', 'installation', 'interface', 'policy', 'rule', 'service', 'target', 'type', 'typeinstance'],
   );
   const capact = new Set(['action', 'attribute', 'implementation', 'interface', 'policy', 'type', 'typeinstance']);
   const landscaper = new Set(['blueprint', 'context', 'dataobject', 'installation', 'target']);
   for (const k of KNOWN_KINDS) {
-    assert.equal(KINDS.sourceOfKind(k)?.name, capact.has(k) ? 'capact' : landscaper.has(k) ? 'landscaper' : 'aptomi', k);
+    assert.equal(KINDS.sourceOfKind(k)?.name, capact.has(k) ? 'capact' : landscaper.has(k) ? 'landscaper' : k === 'deployment' ? 'dm' : 'aptomi', k);
     assert.ok(KINDS.description(k).length > 10, k);
     const example = loadObjects(KINDS.spec(k)!.example, `${k}.yaml`);
     assert.deepEqual(example.diagnostics.filter((d) => d.severity === 'error'), [], k);
     assert.deepEqual(example.objects.map((o) => o.kind), [k]);
   }
   assert.equal(KINDS.normalise('BUNDLE'), 'bundle');
-  assert.deepEqual(SOURCE_MODELS.map((s) => s.name), ['landscaper', 'capact', 'dm', 'aptomi']);
+  assert.deepEqual(SOURCE_MODELS.map((s) => s.name), ['landscaper', 'capact', 'dm', 'dm-configuration', 'aptomi']);
 });
 
 test('documents of other sources are recognised and named, not skipped as foreign or refused as unknown kinds', () => {

@@ -118,8 +118,8 @@ export interface TraceStep {
 }
 
 export interface ClaimOutcome {
-  /** Set for requests that are not Aptomi claims: a Capact action, a Landscaper root installation. */
-  kind?: 'action' | 'installation';
+  /** Set for requests that are not Aptomi claims: a Capact action, a Landscaper root installation, a DM deployment. */
+  kind?: 'action' | 'installation' | 'deployment';
   namespace: string;
   name: string;
   user: string;

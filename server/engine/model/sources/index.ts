@@ -6,11 +6,11 @@
 import type { z } from 'zod';
 import { APTOMI } from './aptomi';
 import { CAPACT } from './capact';
-import { DM } from './dm';
+import { DM, DM_CONFIGURATION } from './dm';
 import { LANDSCAPER } from './landscaper';
 import type { SourceModel } from './types';
 
-export const SOURCE_MODELS: readonly SourceModel[] = [LANDSCAPER, CAPACT, DM, APTOMI];
+export const SOURCE_MODELS: readonly SourceModel[] = [LANDSCAPER, CAPACT, DM, DM_CONFIGURATION, APTOMI];
 
 /** Every kind of every source, with its schema: what `Kind` and `ObjectOfKind` are made of. */
 type KindMap = typeof APTOMI.kinds & typeof LANDSCAPER.kinds & typeof CAPACT.kinds & typeof DM.kinds;

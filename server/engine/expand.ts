@@ -1,0 +1,117 @@
+/**
+ * The expand stage (Helm's Deployment Manager): every `deployment` object's
+ * configuration is expanded (server/engine/dm) — templates recursively,
+ * schemas with defaults, outputs and `$(ref…)` — and each primitive of the
+ * flat configuration that is a Kubernetes object becomes an instance of
+ * the shared desired state (raw code: the object as the template wrote it,
+ * named after its resource when it has no name), on the deployment's
+ * cluster. References that remain become ordering: a primitive waits for
+ * the ones it refers to. Other primitive types (GCP's `compute.v1.instance`
+ * and the like) deploy nothing Keelson can apply, and are said so in the
+ * deployment's trace. A deployment's outcome is reported like a claim's.
+ */
+import { stringify } from 'yaml';
+import type { EngineObject, SourceStage, StageOutput } from './index';
+import { wholeStage } from './whole-stage';
+import { expand, type LayoutResource } from './dm';
+import type { Cluster } from './model/kinds';
+import { deploymentEnv, DM_KINDS, type Deployment } from './model/sources/dm';
+import { sourceInstance, type ClaimOutcome, type Instance, type TraceStep } from './state';
+
+const READS = new Set<string>([...DM_KINDS, 'cluster']);
+
+/** The Kubernetes object a primitive stands for, or why it is none. */
+export function kubernetesObject(r: { name: string; type: string; properties?: unknown }): Record<string, unknown> | undefined {
+  const p = r.properties;
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) return undefined;
+  const o = p as Record<string, unknown>;
+  // DM's Kubernetes primitives are typed by their kind (`Service`, `ReplicationController`) and carry the object whole.
+  const kind = typeof o.kind === 'string' ? o.kind : /^[A-Z][A-Za-z0-9]*$/.test(r.type) ? r.type : undefined;
+  if (!kind || typeof o.apiVersion !== 'string') return undefined;
+  const metadata = typeof o.metadata === 'object' && o.metadata !== null ? (o.metadata as Record<string, unknown>) : {};
+  return { ...o, kind, metadata: { ...metadata, name: typeof metadata.name === 'string' ? metadata.name : r.name } };
+}
+
+/** Each primitive's path of template names in the layout, outermost first (the first place a name appears). */
+function layoutPaths(layout: readonly LayoutResource[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const walk = (nodes: readonly LayoutResource[], path: string[]) => {
+    for (const n of nodes) {
+      if (n.resources?.length) walk(n.resources, [...path, n.name]);
+      else if (!out.has(n.name)) out.set(n.name, path);
+    }
+  };
+  walk(layout, []);
+  return out;
+}
+
+function expandOutput(objects: readonly EngineObject[]): StageOutput {
+  const deployments = objects.filter((o) => o.kind === 'deployment');
+  if (deployments.length === 0) return { instances: [], claims: [], errors: [] };
+  const clusters = new Map(objects.filter((o) => o.kind === 'cluster').map((o) => [`${o.namespace}/${o.name}`, o.spec as Cluster]));
+  const instances: Instance[] = [];
+  const claims: ClaimOutcome[] = [];
+  for (const o of deployments) {
+    const d = o.spec as Deployment;
+    const ref = `${o.namespace}/${o.name}`;
+    const trace: TraceStep[] = [];
+    const errors: string[] = [];
+    const keys: string[] = [];
+    const r = expand({ config: JSON.stringify(d.configuration), imports: d.imports ?? {} }, { env: deploymentEnv(o.namespace, o.name) });
+    errors.push(...r.errors.map((e) => e.message));
+    const clusterKey = d.target.includes('/') ? d.target : `system/${d.target}`;
+    const cluster = clusters.get(clusterKey);
+    if (r.errors.length === 0 && !cluster) errors.push(`target "${d.target}" is not a Keelson cluster`);
+    for (const c of r.references.cycles) errors.push(`references form a cycle: ${c.join(' → ')}`);
+    const paths = layoutPaths(r.layout.resources);
+    const keyOf = new Map<string, string>();
+    if (cluster && errors.length === 0) {
+      const [clusterNamespace, clusterName] = clusterKey.split('/') as [string, string];
+      for (const res of r.config.resources) {
+        const obj = kubernetesObject(res);
+        const path = paths.get(res.name) ?? [];
+        if (!obj) {
+          trace.push({ depth: path.length, kind: 'component', message: `primitive ${res.name} (${res.type}) is no Kubernetes object: nothing is deployed for it` });
+          continue;
+        }
+        const k8sNamespace = String((obj.metadata as { namespace?: unknown }).namespace ?? d.k8sNamespace ?? cluster.config?.defaultnamespace ?? 'default');
+        const inst = sourceInstance({
+          namespace: o.namespace,
+          path: [o.name, ...path],
+          component: res.name,
+          code: { type: 'raw', params: { manifest: stringify(obj) } },
+          target: { clusterNamespace, cluster: clusterName, namespace: k8sNamespace },
+          owner: ref,
+          claims: [ref],
+          provenance: { source: 'dm', deployment: o.name, layout: [...path, res.name] },
+        });
+        trace.push({ depth: path.length, kind: 'instance', message: `primitive ${res.name} (${res.type}) → ${inst.key}`, data: { instance: inst.key, layout: [...path, res.name] } });
+        keyOf.set(res.name, inst.key);
+        keys.push(inst.key);
+        instances.push(inst);
+      }
+      // A primitive that refers to another waits for it.
+      for (const e of r.references.edges) {
+        const from = instances.find((i) => i.key === keyOf.get(e.from));
+        const to = keyOf.get(e.to);
+        if (from && to && !from.dependsOn.includes(to)) from.dependsOn.push(to);
+      }
+    }
+    claims.push({
+      kind: 'deployment',
+      namespace: o.namespace,
+      name: o.name,
+      user: '',
+      service: `configuration of deployment ${o.name}`,
+      status: errors.length === 0 ? 'resolved' : 'error',
+      errors,
+      instances: [...keys].sort(),
+      ...(keys[0] ? { instance: [...keys].sort()[0] } : {}),
+      trace,
+    });
+  }
+  instances.sort((p, q) => (p.key < q.key ? -1 : p.key > q.key ? 1 : 0));
+  return { instances, claims, errors: [] };
+}
+
+export const DM_EXPAND: SourceStage = wholeStage('dm', 'expand', READS, expandOutput);
