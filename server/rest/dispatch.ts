@@ -32,6 +32,8 @@ export interface RestHandlerOptions {
   /** Proxies in front (KEELSON_TRUSTED_PROXIES), for the anonymous rate-limit key. */
   trustedProxies?: number;
   maxBodyBytes?: number;
+  /** The path the routes are under (default: the Axebow API's, API_PREFIX). */
+  prefix?: string;
 }
 
 interface Compiled {
@@ -126,8 +128,9 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
 
   return async (req) => {
     const url = new URL(req.url);
-    const at = url.pathname.indexOf(API_PREFIX);
-    const path = at < 0 ? url.pathname : url.pathname.slice(at + API_PREFIX.length) || '/';
+    const prefix = opts.prefix ?? API_PREFIX;
+    const at = url.pathname.indexOf(prefix);
+    const path = at < 0 ? url.pathname : url.pathname.slice(at + prefix.length) || '/';
     const extra = await opts.extra?.(req, path);
     if (extra) return extra;
 
@@ -145,7 +148,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
         const allow = [...new Set(candidates.map((c) => c.route.method))].join(', ');
         return errorResponse(405, 'MethodNotAllowed', { message: `${method} is not supported here; use ${allow}.` }, { allow });
       }
-      return errorResponse(404, 'NotFound', { message: `No API route ${method} ${API_PREFIX}${path}.` });
+      return errorResponse(404, 'NotFound', { message: `No API route ${method} ${prefix}${path}.` });
     }
     const { route } = found;
     const params = match(found, parts)!;
@@ -197,8 +200,11 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
       const result = await route.handler({ actor, services, address }, { params: p, query: q, body: b, ...(isForm ? { form } : {}) } as never);
       const status = result.status ?? route.status ?? 200;
       if (status === 204) return new Response(null, { status });
+      const data = result.data !== undefined && route.response ? route.response.parse(result.data) : result.data;
+      // A foreign API's shape (Deployment Manager's): the data is the body.
+      if (route.envelope === false) return Response.json(data ?? null, { status });
       const body: Record<string, unknown> = {};
-      if (result.data !== undefined) body.data = route.response ? route.response.parse(result.data) : result.data;
+      if (data !== undefined) body.data = data;
       if (result.events?.length) body.events = result.events;
       return Response.json(body, { status });
     } catch (e) {

@@ -14,6 +14,7 @@ import { DeploymentService } from './deployments';
 import { LinkService } from './links';
 import { CapactService } from './capact';
 import { LandscaperService } from './landscaper';
+import { DmService } from './dm';
 import { EstateService } from './estate';
 import { ResourceService } from './resources';
 import { TokenService } from './tokens';
@@ -45,6 +46,7 @@ export interface Services {
   links: LinkService;
   capact: CapactService;
   landscaper: LandscaperService;
+  dm: DmService;
   /** Tenants' registered resources. */
   resources: ResourceService;
   /** API tokens (bearer credentials). */
@@ -80,5 +82,5 @@ export function createServices(
   // Without a configured key (tests, in-memory use) secrets are sealed under one that lives as long as the process.
   const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
   const tokens = new TokenService(repos, access, users, signInLimiter());
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, capact: new CapactService(repos), landscaper: new LandscaperService(repos) };
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, capact: new CapactService(repos), landscaper: new LandscaperService(repos), dm: new DmService(repos) };
 }

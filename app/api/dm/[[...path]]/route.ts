@@ -1,0 +1,19 @@
+import { getServerSession } from 'next-auth';
+import { actorFromSession, authOptions } from '@/server/auth/options';
+import { bearerOrSession } from '@/server/rest';
+import { dmApi } from '@/server/rest/dm';
+import { getRuntime } from '@/server/runtime';
+
+const services = async () => (await getRuntime()).services;
+
+/** Deployment Manager's read API (server/rest/dm.ts), authenticated as the Axebow API is. */
+const handler = dmApi({
+  services,
+  authenticate: bearerOrSession(
+    async (token) => (await services()).tokens.authenticate(token),
+    async () => actorFromSession(await getServerSession(authOptions())),
+  ),
+  trustedProxies: Number(process.env.KEELSON_TRUSTED_PROXIES ?? 0) || 0,
+});
+
+export { handler as GET, handler as POST };
