@@ -4,6 +4,7 @@
  * every context tried and why, the rules that matched and what they
  * changed, the keys and the target chosen, level by level.
  */
+import { DeploymentLayout } from '../dm/deployment-layout';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useTRPC } from '@/app/_trpc/client';
@@ -67,6 +68,7 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
           <FailureSite diagnostic={d} />
         </Alert>
       ))}
+      {requestKind === 'deployment' && <DeploymentLayout namespace={outcome.namespace} name={outcome.name} />}
       <section className="panel" aria-label="Decision trace">
         <h2>Decision trace</h2>
         <DecisionTrace steps={outcome.trace} />

@@ -9,6 +9,7 @@ const LINKS = [
   { href: '/claims', label: 'Claims' },
   { href: '/graphs', label: 'Graphs' },
   { href: '/installations', label: 'Installations' },
+  { href: '/types', label: 'Types' },
   { href: '/revisions', label: 'Revisions' },
   { href: '/history', label: 'History' },
   { href: '/tenants', label: 'Tenants' },

@@ -27,6 +27,7 @@ import { seedDemo } from '../seed/demo';
 import type { Actor } from '../services/actor';
 import { createServices, type Services } from '../services';
 import { appRouter, createCaller } from './root';
+import { DM } from '../engine/model/sources/dm';
 
 type Who = 'anonymous' | 'outsider' | 'consumer' | 'nsadmin' | 'domain';
 const WHO: readonly Who[] = ['anonymous', 'outsider', 'consumer', 'nsadmin', 'domain'];
@@ -95,6 +96,19 @@ const tokenOwner = (name: string): Actor => ({ id: `local:${name}`, name, labels
 
 const MATRIX: Record<string, Case[]> = {
   'capact.interfaces': [{ what: 'the Interfaces of the Hub', input: () => undefined, expect: READ }],
+  'dm.types': [{ what: 'the types in the current layouts and where they are used', input: () => undefined, expect: READ }],
+  'dm.deployment': [
+    {
+      what: 'a deployment with its manifests and layout',
+      input: async (f) => {
+        const name = `d-${f.uid}`;
+        // Its own namespace: the social section's revisions stay as the other rows expect them.
+        await f.sam.policy.applyText({ text: DM.kinds.deployment.example.replace('namespace: main', 'namespace: dmtest').replace('name: my-deployment', `name: ${name}`), baseGeneration: await f.head() });
+        return { namespace: 'dmtest', name };
+      },
+      expect: READ,
+    },
+  ],
   'landscaper.scopes': [
     { what: 'the scope graph of every namespace', input: () => ({}), expect: READ },
     { what: 'the scope graph of one namespace', input: () => ({ namespace: 'social' }), expect: READ },

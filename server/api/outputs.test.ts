@@ -10,6 +10,7 @@
  * and both give the same answers' shapes.
  */
 import assert from 'node:assert/strict';
+import { DM } from '../engine/model/sources/dm';
 import { after, before, describe, test } from 'node:test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -138,6 +139,9 @@ for (const backend of ['memory', 'pglite'] as const) {
       await same(alice, 'graphs.instance', { key: claim.instances[0].key });
       await same(alice, 'capact.interfaces');
       await same(alice, 'landscaper.scopes', {});
+      await same(sam, 'policy.applyText', { text: DM.kinds.deployment.example.replace('namespace: main', 'namespace: dmtest'), baseGeneration: await repos.policy.head() });
+      await same(alice, 'dm.types');
+      await same(alice, 'dm.deployment', { namespace: 'dmtest', name: 'my-deployment' });
       await same(alice, 'capact.tryIt', { interface: { path: 'cap.interface.database.postgresql.install' }, draft: 'kind: policy\nmetadata: {namespace: system, name: global}\ninterface: {rules: []}\n' });
     });
 

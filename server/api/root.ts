@@ -1,5 +1,6 @@
 import { capactRouter } from './routers/capact';
 import { landscaperRouter } from './routers/landscaper';
+import { dmRouter } from './routers/dm';
 import { graphsRouter } from './routers/graphs';
 import { policyRouter } from './routers/policy';
 import { resolutionRouter } from './routers/resolution';
@@ -12,6 +13,7 @@ import { createCallerFactory, createTRPCRouter } from './trpc';
 export const appRouter = createTRPCRouter({
   capact: capactRouter,
   landscaper: landscaperRouter,
+  dm: dmRouter,
   graphs: graphsRouter,
   policy: policyRouter,
   resolution: resolutionRouter,

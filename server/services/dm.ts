@@ -116,6 +116,12 @@ export class DmService {
     };
   }
 
+  /** A deployment for the console: itself, its manifests, and one of them (default: the newest). */
+  async view(actor: MaybeActor, ref: string, manifest?: string): Promise<{ deployment: DmDeployment; manifests: string[]; manifest: DmManifest }> {
+    const deployment = await this.deployment(actor, ref);
+    return { deployment, manifests: await this.manifests(actor, ref), manifest: await this.manifest(actor, ref, manifest ?? deployment.latestManifest) };
+  }
+
   /** Every type in the current layouts, primitives included. */
   async types(actor: MaybeActor): Promise<string[]> {
     return [...new Set((await this.instancesOfAll(actor)).map((i) => i.type))].sort();
