@@ -477,3 +477,28 @@ describe('limits and cycles', () => {
 });
 
 
+
+describe('templates cannot reach the server, nor hold it', () => {
+  const render = (template: string) => expand({ config: 'imports: [t.jinja]\nresources: [{name: a, type: t.jinja}]\n', imports: { 't.jinja': template } });
+  test('no way from a template value to JavaScript’s Function constructor', () => {
+    for (const attack of [
+      `{{ range.constructor('return process.pid')() }}`,
+      `{{ ''.constructor.constructor('return 1')() }}`,
+      `{{ constructor.constructor('return 1')() }}`,
+      `{{ env['constructor'] }}`,
+      `{{ range.call }}`,
+      `{{ env.__proto__ }}`,
+    ]) {
+      const r = render(`resources:\n- {name: x, type: Service, properties: {v: "${attack.replace(/"/g, '\\"')}"}}\n`);
+      assert.equal(r.errors.length, 1, attack);
+      assert.match(r.errors[0]!.message, /is not available in templates/, attack);
+    }
+  });
+
+  test('nested loops are counted in full and stop at the budget, with a clear error', () => {
+    const r = render(`{% for a in range(2000) %}{% for b in range(2000) %}{% endfor %}{% endfor %}resources: []\n`);
+    assert.equal(r.errors.length, 1);
+    assert.match(r.errors[0]!.message, /loops ran over the limit of 1000000 iterations/);
+    assert.deepEqual(render(`{% for a in range(100) %}{% for b in range(100) %}{% endfor %}{% endfor %}resources: []\n`).errors, []);
+  });
+});

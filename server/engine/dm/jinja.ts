@@ -26,7 +26,12 @@ export interface JinjaLimits {
   output: number;
   /** Largest `range()` a template may build. */
   range: number;
+  /** Most loop iterations one render may run, nested loops counted in full (default LOOP_BUDGET). */
+  loops?: number;
 }
+
+/** Loop iterations one render may run: nested loops over modest lists multiply, and a render holds its thread. */
+export const LOOP_BUDGET = 1_000_000;
 
 interface LoaderSource { src: string; path: string; noCache: boolean }
 
@@ -43,7 +48,7 @@ class ImportsLoader {
 }
 
 type MemberLookup = (obj: unknown, key: unknown) => unknown;
-const runtime = (nunjucks as unknown as { runtime: { memberLookup: MemberLookup } }).runtime;
+const runtime = (nunjucks as unknown as { runtime: { memberLookup: MemberLookup; fromIterator: (arr: unknown) => unknown } }).runtime;
 
 /** Python methods of dicts, strings and lists that Jinja templates call. */
 function pythonMethod(obj: unknown, key: string): ((...args: unknown[]) => unknown) | undefined {
@@ -98,12 +103,22 @@ function stripChars(s: string, chars: string, left: boolean, right: boolean): st
   return s.slice(a, b);
 }
 
+/**
+ * Names that lead from a template value to JavaScript's machinery
+ * (`range.constructor` is the Function constructor: code on the server).
+ * nunjucks is no sandbox; templates come from policy authors and API
+ * callers, so these are refused whatever they are looked up on, and
+ * functions have no members at all.
+ */
+const UNSAFE_MEMBERS = new Set(['constructor', '__proto__', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__', 'caller', 'callee', 'arguments']);
+
 function jinjaMemberLookup(original: MemberLookup): MemberLookup {
   return (obj, key) => {
     if (obj === undefined || obj === null) {
       throw new Error(`${obj === null ? 'None' : 'an undefined value'} has no attribute or item ${JSON.stringify(String(key))}`);
     }
     const k = String(key);
+    if (UNSAFE_MEMBERS.has(k) || typeof obj === 'function') throw new Error(`${JSON.stringify(k)} is not available in templates`);
     const own = typeof obj === 'object' && Object.hasOwn(obj as object, k);
     if (!own) {
       const method = pythonMethod(obj, k);
@@ -130,9 +145,20 @@ export function renderJinja(name: string, source: string, context: TemplateConte
   });
   env.addFilter('tojson', (v: Json) => JSON.stringify(v));
   const original = runtime.memberLookup;
+  const originalFromIterator = runtime.fromIterator;
   // nunjucks' compiled templates call `runtime.memberLookup` at render time; the
   // render is synchronous, so swapping it for the render alone affects no one else.
   runtime.memberLookup = jinjaMemberLookup(original);
+  // Every for-loop starts with fromIterator; summing what they iterate counts
+  // the iterations of nested loops too, however they are nested.
+  let iterations = 0;
+  const budget = limits.loops ?? LOOP_BUDGET;
+  runtime.fromIterator = (arr: unknown) => {
+    const v = originalFromIterator(arr);
+    iterations += Array.isArray(v) ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0;
+    if (iterations > budget) throw new Error(`the template's loops ran over the limit of ${budget} iterations`);
+    return v;
+  };
   try {
     const template = new nunjucks.Template(source, env, name);
     const text = template.render({ ...context });
@@ -144,6 +170,7 @@ export function renderJinja(name: string, source: string, context: TemplateConte
     return { ok: false, message: describe(err, name) };
   } finally {
     runtime.memberLookup = original;
+    runtime.fromIterator = originalFromIterator;
   }
 }
 
