@@ -9,6 +9,7 @@ import type { AutomaticReconcile } from '../engine/landscaper/auto-reconcile';
 import type { DesiredState } from '../engine/state';
 import type { Repos } from '../repo/types';
 import type { ApplyStep } from './actuator';
+import { restartOf } from '../engine/plan/restart';
 import type { ReconcileSource } from './reconcile';
 
 export function reconcileSource(repos: Pick<Repos, 'revisions' | 'resolutions' | 'policy'>): ReconcileSource {
@@ -38,7 +39,20 @@ export function reconcileSource(repos: Pick<Repos, 'revisions' | 'resolutions' |
       const state = await stateOf(generation);
       return (state?.instances ?? [])
         .filter((i) => i.code !== null && !i.error && i.claims.includes(ref))
-        .map((i, index): ApplyStep => ({ index, action: 'update', key: i.key, deployName: i.deployName, instanceId: i.instanceId, target: i.target, code: i.code, claims: i.claims }));
+        .map(
+          (i, index): ApplyStep => ({
+            index,
+            action: 'update',
+            key: i.key,
+            deployName: i.deployName,
+            instanceId: i.instanceId,
+            target: i.target,
+            code: i.code,
+            claims: i.claims,
+            // Written as the revision wrote it: a restart stamp it carries stays, or the workload would roll.
+            ...(restartOf(i) !== undefined ? { restartedAt: restartOf(i) } : {}),
+          }),
+        );
     },
   };
 }

@@ -125,3 +125,27 @@ describe('automatic reconcile in the job loop', () => {
     assert.deepEqual(await scheduleReconciles(repos.revisions, source(), at(122)), []);
   });
 });
+
+describe('a reconcile job that keeps failing', () => {
+  test('is retried with backoff, then given up, so applies behind it are not held', async () => {
+    let clock = Date.parse('2026-11-25T10:00:00Z');
+    const { MemoryRevisionRepository } = await import('../repo/memory-revisions');
+    const revisions = new MemoryRevisionRepository(() => clock);
+    const plan = { steps: [], actions: [] };
+    const created = await revisions.insert({ generation: 1, baseRevisionId: null, status: 'pending', author: 'a', rollbackOf: null, counts: {}, cost: {}, quota: [], plan, sections: [{ namespace: 'main', overMarks: false, counts: {} }] });
+    assert.equal(created.status, 'created');
+    if (created.status !== 'created') return;
+    const jobId = await revisions.enqueue('reconcile', created.revision.id, 'demo/a');
+    const broken = { name: 'broken', begin: async () => Promise.reject(new Error('remote is down')), apply: async () => ({ status: 'done' as const }), finish: async () => ({ changed: false }) };
+    const source = { applied: async () => ({ revisionId: created.revision.id, generation: 1, installations: [] }), deployItems: async () => [] };
+    const opts = { revisions, actuator: broken, backoffMs: 1000, maxAttempts: 2, reconcile: { source, now: () => new Date(clock) } };
+    for (let i = 0; i < 3; i++) {
+      assert.equal(await runOnce(opts), true, `attempt ${i + 1}`);
+      clock += 10 * 60_000; // past any backoff
+    }
+    const job = (await revisions.jobsFor(created.revision.id)).find((j) => j.id === jobId)!;
+    assert.equal(job.status, 'failed');
+    assert.match(job.lastError ?? '', /gave up after 2 attempts: remote is down/);
+    assert.equal(await runOnce(opts), false, 'nothing is left holding the queue');
+  });
+});

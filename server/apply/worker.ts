@@ -40,10 +40,20 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
   const log = opts.log ?? (() => {});
   const rev = job.revisionId != null ? await revisions.get(job.revisionId) : undefined;
   if (rev && job.kind === RECONCILE_JOB && opts.reconcile) {
+    // A background job must not hold the queue: after a few tries it gives up (the next look may queue another).
+    if (job.attempts > (opts.maxAttempts ?? 3)) {
+      await revisions.finishJob(job.id, 'failed', `gave up after ${job.attempts - 1} attempts: ${job.lastError ?? 'unknown error'}`);
+      return true;
+    }
+    // Held while it works, as an apply's lease is, so no other worker takes it over mid-way.
+    const heartbeat = setInterval(() => void revisions.renewLease(job.id, workerId).catch(() => undefined), Math.max(500, leaseMs / 3));
+    heartbeat.unref?.();
     try {
       await runReconcileJob(job, rev, { revisions, actuator, source: opts.reconcile.source, now: opts.reconcile.now ?? (() => new Date()), workerId });
     } catch (e) {
       await revisions.retryJobLater(job.id, backoff(opts.backoffMs, job.attempts), (e as Error).message).catch(() => undefined);
+    } finally {
+      clearInterval(heartbeat);
     }
     return true;
   }

@@ -105,11 +105,11 @@ describe('Landscaper installations in the pipeline', () => {
     const annotated = plain.replace('metadata: {name: application, namespace: demo}', 'metadata: {name: application, namespace: demo, annotations: {landscaper.gardener.cloud/operation: reconcile}}');
     const [before, after] = [state(plain), state(annotated)];
     const p = planRevision({ before, after, clusters: [] });
-    assert.deepEqual(p.steps.map((x) => [x.action, x.key, x.restartedAt]).sort(), [
-      ['update', 'system#k8s#apps#demo#@landscaper#application#note', 'reconcile'],
-      ['update', 'system#k8s#web#demo#@landscaper#application#nginx', 'reconcile'],
+    assert.deepEqual(p.steps.map((x) => [x.action, x.key, x.reconcileAt, x.restartedAt]).sort(), [
+      ['update', 'system#k8s#apps#demo#@landscaper#application#note', 'reconcile', undefined],
+      ['update', 'system#k8s#web#demo#@landscaper#application#nginx', 'reconcile', undefined],
     ]);
-    assert.match(p.actions[0]!.notes!.join(' '), /restart requested \(reconcile\)/);
+    assert.match(p.actions[0]!.notes!.join(' '), /reconcile requested \(reconcile\)/);
     // Kept on the next change: nothing to do again. Taken off: nothing either.
     assert.equal(planRevision({ before: after, after: state(annotated), clusters: [] }).noop, true);
     assert.equal(planRevision({ before: after, after: state(plain), clusters: [] }).steps.length, 0);

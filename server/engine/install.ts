@@ -19,7 +19,7 @@
 import { stringify } from 'yaml';
 import type { EngineObject, SourceStage, StageOutput } from './index';
 import { wholeStage } from './whole-stage';
-import { RESTART_LABEL } from './plan/restart';
+import { RECONCILE_LABEL } from './plan/restart';
 import { installAll, type InstallationResult, type InstallInput } from './landscaper';
 import type { Cluster } from './model/kinds';
 import { blueprintFilesystem, LANDSCAPER_KINDS } from './model/sources/landscaper';
@@ -127,7 +127,7 @@ function installOutput(objects: readonly EngineObject[]): StageOutput {
           owner: `${namespace}/${name}`,
           claims: [ref],
           provenance: { source: 'landscaper', installation: r.name.split('/'), deployItem: di.name },
-          ...(reconciling.has(ref) ? { labels: { [RESTART_LABEL]: 'reconcile' } } : {}),
+          ...(reconciling.has(ref) ? { labels: { [RECONCILE_LABEL]: 'reconcile' } } : {}),
         });
         keys.push(inst.key);
         instances.push(inst);

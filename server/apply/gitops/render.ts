@@ -133,11 +133,11 @@ export function helmObjects(
   };
   // A restart forces a one-off upgrade (Flux's requestedAt/forceAt pair must match), which replaces the workloads.
   // A reconcile asks Flux to reconcile the release now (requestedAt alone): drift is corrected, nothing is forced.
-  const restart: Record<string, string> = step.restartedAt
-    ? { [FLUX_REQUESTED_AT]: step.restartedAt, [FLUX_FORCE_AT]: step.restartedAt }
-    : step.reconcileAt
-      ? { [FLUX_REQUESTED_AT]: step.reconcileAt }
-      : {};
+  // Both: the newer request is a plain reconcile (Flux forces only while forceAt equals requestedAt).
+  const restart: Record<string, string> = {
+    ...(step.restartedAt ? { [FLUX_REQUESTED_AT]: step.restartedAt, [FLUX_FORCE_AT]: step.restartedAt } : {}),
+    ...(step.reconcileAt ? { [FLUX_REQUESTED_AT]: step.reconcileAt } : {}),
+  };
   const release: HelmRelease = {
     apiVersion: 'helm.toolkit.fluxcd.io/v2',
     kind: 'HelmRelease',

@@ -76,6 +76,7 @@ describe('automaticReconcile: when a reconcile is due (reference §10)', () => {
     assert.equal(reconcileDecision(failed, 'Failed', 8, later, at(1)).due, true, 'a new generation: failed again counts from 1');
     assert.equal(reconcileDecision({ ...failed, succeededReconcile: {} }, 'Succeeded', 7, later, at(1)).memory!.count, 0, 'now succeeded: the clock starts');
     assert.equal(reconcileDecision(undefined, 'Failed', 7, undefined, T0).due, false);
+    assert.equal(reconcileDecision({ failedReconcile: { numberOfReconciles: 0 } }, 'Failed', 7, undefined, T0).due, false, 'zero reconciles: none');
     assert.equal(reconcileDecision(failed, 'Succeeded', 7, undefined, T0).due, false);
   });
 });

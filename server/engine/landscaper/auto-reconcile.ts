@@ -141,6 +141,7 @@ export function reconcileDecision(setting: AutomaticReconcile | undefined, phase
   const fresh = !memory || memory.generation !== generation || memory.onFailed !== failed;
   const at = now.toISOString();
   if (fresh) {
+    if (failed && s.numberOfReconciles === 0) return { due: false, memory: { generation, count: 0, lastAt: at, onFailed: true }, why: 'failed: numberOfReconciles is 0' };
     return failed
       ? { due: true, memory: { generation, count: 1, lastAt: at, onFailed: true }, why: 'failed: first automatic reconcile' }
       : { due: false, memory: { generation, count: 0, lastAt: at, onFailed: false }, why: 'succeeded: the first look only starts the clock' };

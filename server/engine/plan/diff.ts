@@ -28,7 +28,7 @@
  * if a list turns out unsorted), never claim by claim against each other.
  */
 import type { DesiredState } from '../resolve';
-import { restartOf } from './restart';
+import { reconcileOf, restartOf } from './restart';
 import type { Instance, InstanceCode } from '../state/types';
 import { paramsEqual } from '../values';
 import { instanceKey } from '../state/key';
@@ -146,11 +146,16 @@ export function diffStates(beforeState: DesiredState | null, afterState: Desired
           else bumps.set(root, [key]);
         }
       }
-      // A new restart stamp re-applies the instance; dropping one asks for nothing.
+      // A new restart or reconcile stamp re-applies the instance; dropping one asks for nothing.
       const restart = restartOf(a!);
-      if (isCode && a!.code !== null && restart !== undefined && restart !== restartOf(b!) && !out.some((x) => x.kind === 'update')) {
-        // Nothing else changed: the update carries the restart alone.
-        out.push({ kind: 'update', key, namespace, notes: [`restart requested (${restart})`] });
+      const reconcile = reconcileOf(a!);
+      const stamps = [
+        ...(restart !== undefined && restart !== restartOf(b!) ? [`restart requested (${restart})`] : []),
+        ...(reconcile !== undefined && reconcile !== reconcileOf(b!) ? [`reconcile requested (${reconcile})`] : []),
+      ];
+      if (isCode && a!.code !== null && stamps.length > 0 && !out.some((x) => x.kind === 'update')) {
+        // Nothing else changed: the update carries the stamps alone.
+        out.push({ kind: 'update', key, namespace, notes: stamps });
         changes.set(key, 'update');
       }
       if (!labelsEqual(b!.labels, a!.labels)) keyNotes.push('labels changed');

@@ -19,7 +19,7 @@
  * which always point to earlier steps.
  */
 import type { Instance, InstanceCode, Target } from '../state/types';
-import { restartOf } from './restart';
+import { reconcileOf, restartOf } from './restart';
 import type { InstanceDiff } from './diff';
 
 export interface PlanStep {
@@ -47,6 +47,8 @@ export interface PlanStep {
   sensitive?: boolean;
   /** The restart stamp the instance carries (./restart.ts): the apply rolls its workloads when it changes. */
   restartedAt?: string;
+  /** The reconcile stamp it carries (./restart.ts): the apply asks the deployer to reconcile it, nothing more. */
+  reconcileAt?: string;
 }
 
 export function orderSteps(diff: InstanceDiff): PlanStep[] {
@@ -129,6 +131,7 @@ function makeStep(
     waitsFor,
     ...(inst.sensitive ? { sensitive: true } : {}),
     ...(action !== 'delete' && code !== null && restartOf(inst) !== undefined ? { restartedAt: restartOf(inst) } : {}),
+    ...(action !== 'delete' && code !== null && reconcileOf(inst) !== undefined ? { reconcileAt: reconcileOf(inst) } : {}),
   };
 }
 

@@ -9,9 +9,12 @@
  * - `restart-<role>`: the instances of that component;
  * - `restart_<deployName>`: one instance (label names allow no dot).
  * The latest stamp that applies wins (ISO times compare as strings).
- * Landscaper's `operation: reconcile` annotation on a root installation
- * stamps its deploy items `reconcile` (engine/install.ts). A new stamp
- * re-applies; a stamp taken away asks for nothing.
+ * A new stamp re-applies; a stamp taken away asks for nothing.
+ *
+ * A reconcile is milder: Landscaper's `operation: reconcile` annotation on a
+ * root installation stamps its deploy items with RECONCILE_LABEL
+ * (engine/install.ts); the apply asks the deployer to reconcile them now,
+ * forcing and restarting nothing.
  */
 export const RESTART_LABEL = 'restart';
 
@@ -27,4 +30,12 @@ export function restartOf(i: { labels: Readonly<Record<string, string>>; compone
     if (v !== undefined && v !== '' && (latest === undefined || v > latest)) latest = v;
   }
   return latest;
+}
+
+export const RECONCILE_LABEL = 'keelson-reconcile';
+
+/** The reconcile stamp of an instance, if any. */
+export function reconcileOf(i: { labels: Readonly<Record<string, string>> }): string | undefined {
+  const v = i.labels[RECONCILE_LABEL];
+  return v === undefined || v === '' ? undefined : v;
 }
