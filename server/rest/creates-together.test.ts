@@ -15,7 +15,7 @@ describe('REST API: creates sent together', () => {
   let hold: (() => Promise<void>) | undefined;
   const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
   const api = restHarness({
-    freeNamespaces: ['acme-*', 'beta-*'],
+    freeNamespaces: ['acme-*', 'beta-*', 'gamma-*'],
     // A commit can be held, so that others arrive while it runs (on this in-memory store they would not).
     prepare(repos) {
       const commit = repos.policy.commit.bind(repos.policy);
@@ -40,7 +40,7 @@ describe('REST API: creates sent together', () => {
       return new Promise<void>((r) => (release = r));
     };
     const a = first();
-    await isHeld;
+    await Promise.race([isHeld, a.then((r) => { throw new Error(`the first request answered before its commit: ${JSON.stringify(r)}`); })]);
     const rest = others.map((o) => o());
     while (api.services.deployments.createsWaiting() < waiting) await new Promise((r) => setTimeout(r, 5));
     release();
@@ -105,5 +105,19 @@ describe('REST API: creates sent together', () => {
     assert.match(refused.body.content!.message!, /^Now, service x[12] would take environment main\/small over its marks \(services: 3 needed, 2 allowed\)/);
     const list = (await call('Alice', 'GET', '/tenant/beta/service')).body.data as { name: string }[];
     assert.equal(list.filter((s) => s.name.startsWith('x')).length, 2, 'two services landed, the third changed nothing');
+  });
+
+  test('one create that waited behind another is checked against the marks again (422 when it no longer fits)', async () => {
+    // A tenant of its own: usage counts a tenant's services on the environment's cluster.
+    assert.equal((await call('Alice', 'POST', '/tenant/gamma', { namespaces: ['gamma-web'] })).status, 201);
+    assert.equal((await call('Alice', 'POST', '/tenant/gamma/account/main', {})).status, 201);
+    assert.equal((await call('Alice', 'POST', '/tenant/gamma/account/main/environment/one', { cluster: 'k8s-example', marks: { services: 1 } })).status, 201);
+    const [first, second] = await together(
+      () => create('Alice', 'gamma', 'y0', { environment: 'main/one' }),
+      [() => create('Alice', 'gamma', 'y1', { environment: 'main/one' })],
+    );
+    assert.equal(first!.status, 202);
+    assert.equal(second!.status, 422, JSON.stringify(second!.body));
+    assert.match(second!.body.content!.message!, /^Now, service y1 would take environment main\/one over its marks \(services: 2 needed, 1 allowed\)/);
   });
 });

@@ -289,7 +289,7 @@ export class DeploymentService {
     return this.creates.submit(`${who.id}\n${t.id}\n${accept}`, { who, t, name: input.name, text: placed.text, accept, ...(selection ? { selection } : {}) });
   }
 
-  private readonly creates = new GroupCommit<PendingCreate, ServiceWrite>((items) => this.commitCreates(items));
+  private readonly creates = new GroupCommit<PendingCreate, ServiceWrite>((items, { waited }) => this.commitCreates(items, waited));
 
   /** Creates waiting for the one being committed (queue depth). */
   createsWaiting(): number {
@@ -304,7 +304,7 @@ export class DeploymentService {
    * each against a policy holding none of the others. Otherwise, or when the
    * joint write fails, each is committed on its own and answers for itself.
    */
-  private async commitCreates(items: PendingCreate[]): Promise<(ServiceWrite | Error)[]> {
+  private async commitCreates(items: PendingCreate[], waited: boolean): Promise<(ServiceWrite | Error)[]> {
     const out: (ServiceWrite | Error | undefined)[] = [];
     const together: PendingCreate[] = [];
     const names = new Set<string>();
@@ -328,9 +328,11 @@ export class DeploymentService {
         return asError(e);
       }
     };
-    if (together.length <= 1) return fill(await Promise.all(together.map((it) => alone(it, false))));
+    // Alone and straight through, its placement still holds; having waited behind a commit, it is checked again.
+    if (together.length <= 1) return fill(await Promise.all(together.map((it) => alone(it, waited && !!it.selection?.chosen))));
     const placed = together.filter((it) => it.selection?.chosen);
-    if (await this.withinMarksTogether(together, placed)) {
+    // A joint check that cannot be made is no verdict: each is then committed on its own, checked alone.
+    if (await this.withinMarksTogether(together, placed).catch(() => false)) {
       // Not written (one name taken meanwhile, the write refused): each tries alone below.
       const generation = await this.writeCreates(together).catch(() => undefined);
       if (generation !== undefined) return fill(await this.answerCreates(together, generation).catch((e) => together.map(() => asError(e))));

@@ -1,6 +1,6 @@
-import { test } from "node:test";
-import assert from "node:assert/strict";
-import { GroupCommit } from "./group-commit";
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GroupCommit } from './group-commit';
 
 function gate() {
   let open!: () => void;
@@ -8,47 +8,50 @@ function gate() {
   return { p, open };
 }
 
-test("a lone item is committed at once, alone", async () => {
+test('a lone item is committed at once, alone', async () => {
   const batches: number[][] = [];
   const g = new GroupCommit<number, number>(async (items) => {
     batches.push(items);
     return items.map((i) => i * 10);
   });
-  assert.equal(await g.submit("k", 1), 10);
+  assert.equal(await g.submit('k', 1), 10);
   assert.deepEqual(batches, [[1]]);
 });
 
-test("items arriving during a commit share the next one; other keys do not wait", async () => {
+test('items arriving during a commit share the next one; other keys do not wait', async () => {
   const batches: string[][] = [];
+  const waited: boolean[] = [];
   const first = gate();
-  const g = new GroupCommit<string, string>(async (items) => {
+  const g = new GroupCommit<string, string>(async (items, context) => {
     batches.push(items);
-    if (items[0] === "a1") await first.p;
+    waited.push(context.waited);
+    if (items[0] === 'a1') await first.p;
     return items.map((i) => i.toUpperCase());
   });
-  const a1 = g.submit("a", "a1");
-  const a2 = g.submit("a", "a2");
-  const a3 = g.submit("a", "a3");
+  const a1 = g.submit('a', 'a1');
+  const a2 = g.submit('a', 'a2');
+  const a3 = g.submit('a', 'a3');
   // Another key is independent of a's running commit.
-  assert.equal(await g.submit("b", "b1"), "B1");
+  assert.equal(await g.submit('b', 'b1'), 'B1');
   first.open();
-  assert.deepEqual(await Promise.all([a1, a2, a3]), ["A1", "A2", "A3"]);
-  assert.deepEqual(batches, [["a1"], ["b1"], ["a2", "a3"]]);
+  assert.deepEqual(await Promise.all([a1, a2, a3]), ['A1', 'A2', 'A3']);
+  assert.deepEqual(batches, [['a1'], ['b1'], ['a2', 'a3']]);
+  assert.deepEqual(waited, [false, false, true], 'only the batch that queued behind a commit waited');
 });
 
-test("an Error result fails its item only; a thrown error fails the whole batch", async () => {
+test('an Error result fails its item only; a thrown error fails the whole batch', async () => {
   const first = gate();
   const g = new GroupCommit<number, number>(async (items) => {
     if (items[0] === 0) {
       await first.p;
       return [0];
     }
-    if (items.includes(99)) throw new Error("database gone");
+    if (items.includes(99)) throw new Error('database gone');
     return items.map((i) => (i % 2 ? new Error(`odd ${i}`) : i));
   });
-  const zero = g.submit("k", 0);
-  const one = g.submit("k", 1);
-  const two = g.submit("k", 2);
+  const zero = g.submit('k', 0);
+  const one = g.submit('k', 1);
+  const two = g.submit('k', 2);
   first.open();
   assert.equal(await zero, 0);
   await assert.rejects(one, /odd 1/);
@@ -56,21 +59,21 @@ test("an Error result fails its item only; a thrown error fails the whole batch"
   const hold = gate();
   const g2 = new GroupCommit<number, number>(async (items) => {
     if (items[0] === 0) await hold.p;
-    if (items.includes(99)) throw new Error("database gone");
+    if (items.includes(99)) throw new Error('database gone');
     return items;
   });
-  const z = g2.submit("k", 0);
-  const x = g2.submit("k", 5);
-  const y = g2.submit("k", 99);
+  const z = g2.submit('k', 0);
+  const x = g2.submit('k', 5);
+  const y = g2.submit('k', 99);
   hold.open();
   assert.equal(await z, 0);
   await assert.rejects(x, /database gone/);
   await assert.rejects(y, /database gone/);
   // The key recovers: the next item commits normally.
-  assert.equal(await g2.submit("k", 7), 7);
+  assert.equal(await g2.submit('k', 7), 7);
 });
 
-test("batches are capped", async () => {
+test('batches are capped', async () => {
   const sizes: number[] = [];
   const hold = gate();
   const g = new GroupCommit<number, number>(async (items) => {
@@ -78,7 +81,7 @@ test("batches are capped", async () => {
     if (items[0] === 0) await hold.p;
     return items;
   }, 3);
-  const all = Array.from({ length: 8 }, (_, i) => g.submit("k", i));
+  const all = Array.from({ length: 8 }, (_, i) => g.submit('k', i));
   hold.open();
   assert.deepEqual(await Promise.all(all), [0, 1, 2, 3, 4, 5, 6, 7]);
   assert.deepEqual(sizes, [1, 3, 3, 1]);

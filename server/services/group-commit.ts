@@ -10,19 +10,17 @@
  * commit share the next one (as a database's group commit shares a log
  * flush).
  *
- * `commit(items)` answers one result per item, in order: a value, or an
- * Error for that item alone. If it throws, every item of the batch fails
- * with that error.
+ * `commit(items, {waited})` answers one result per item, in order: a
+ * value, or an Error for that item alone. If it throws, every item of the
+ * batch fails with that error. `waited` says the items queued behind an
+ * earlier commit: what they checked before queueing may have changed.
  */
 export class GroupCommit<I, O> {
-  private readonly queues = new Map<
-    string,
-    { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[]
-  >();
+  private readonly queues = new Map<string, { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[]>();
   private readonly running = new Set<string>();
 
   constructor(
-    private readonly commit: (items: I[]) => Promise<(O | Error)[]>,
+    private readonly commit: (items: I[], context: { waited: boolean }) => Promise<(O | Error)[]>,
     private readonly maxBatch = 64,
   ) {}
 
@@ -45,17 +43,19 @@ export class GroupCommit<I, O> {
   private async drain(key: string): Promise<void> {
     this.running.add(key);
     try {
-      for (;;) {
+      for (let round = 0; ; round++) {
         const queue = this.queues.get(key);
         if (!queue || queue.length === 0) break;
         const batch = queue.splice(0, this.maxBatch);
         try {
-          const results = await this.commit(batch.map((b) => b.item));
+          const results = await this.commit(
+            batch.map((b) => b.item),
+            { waited: round > 0 },
+          );
           batch.forEach((b, i) => {
             const r = results[i];
             if (r instanceof Error) b.reject(r);
-            else if (r === undefined)
-              b.reject(new Error("group commit: no result for this item"));
+            else if (r === undefined) b.reject(new Error('group commit: no result for this item'));
             else b.resolve(r);
           });
         } catch (e) {
