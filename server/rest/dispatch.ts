@@ -19,7 +19,8 @@ export const API_VERSION = '1.0-beta';
 export const API_PREFIX = `/api/${API_VERSION}`;
 
 /** Who is calling: an actor (null: anonymous), or a refusal (a bad bearer token). */
-export type Authenticate = (req: Request) => Promise<{ actor: MaybeActor } | { refuse: string }>;
+/** Who calls, and how they proved it (a token, or the console's session). */
+export type Authenticate = (req: Request) => Promise<{ actor: MaybeActor; via?: 'token' | 'session' } | { refuse: string }>;
 
 export interface RestHandlerOptions {
   routes: readonly RestRoute[];
@@ -156,6 +157,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
     const who = await opts.authenticate(req);
     if ('refuse' in who) return errorResponse(401, 'Unauthenticated', { message: who.refuse });
     const { actor } = who;
+    const via = who.via ?? 'session';
     if (route.auth === 'user' && !actor) {
       return errorResponse(401, 'Unauthenticated', { message: 'Sign in, or send a token as "Authorization: Bearer <token>".' });
     }
@@ -197,7 +199,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
 
     try {
       const services = await opts.services();
-      const result = await route.handler({ actor, services, address }, { params: p, query: q, body: b, ...(isForm ? { form } : {}) } as never);
+      const result = await route.handler({ actor, services, address, via }, { params: p, query: q, body: b, ...(isForm ? { form } : {}) } as never);
       const status = result.status ?? route.status ?? 200;
       if (status === 204) return new Response(null, { status });
       const data = result.data !== undefined && route.response ? route.response.parse(result.data) : result.data;

@@ -26,9 +26,9 @@ export function bearerOrSession(verifyToken: (raw: string) => Promise<MaybeActor
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!m) return { refuse: 'The Authorization header must be "Bearer <token>".' };
       const actor = await verifyToken(m[1]!);
-      return actor ? { actor } : { refuse: 'The token is unknown, revoked or expired.' };
+      return actor ? { actor, via: 'token' } : { refuse: 'The token is unknown, revoked or expired.' };
     }
-    return { actor: await session() };
+    return { actor: await session(), via: 'session' };
   };
 }
 

@@ -92,6 +92,17 @@ describe('REST API: OpenID provider profiles', () => {
     assert.deepEqual(Object.keys(info.body.data.profiles), ['test'], 'only the native profile');
   });
 
+  test('an API token cannot link a profile (403): a link is a lasting way in', async () => {
+    const res = await fetch(`${server.url}${API_PREFIX}/user/provider`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer token:Alice', 'content-type': 'application/json' },
+      body: JSON.stringify({ jwt: await token('dana') }),
+    });
+    assert.equal(res.status, 403);
+    assert.match(((await res.json()) as Body).content!.message!, /not with an API token/);
+    assert.equal(await services.users.linkedUser(`oidc:${issuer}#dana`), undefined);
+  });
+
   test('a valid token links the identity; user info shows it; it signs in as the user', async () => {
     const r = await link('Alice', await token('dana'));
     assert.equal(r.status, 201, JSON.stringify(r.body));

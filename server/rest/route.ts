@@ -24,6 +24,8 @@ export interface RestContext {
   services: Services;
   /** The client's address (KEELSON_TRUSTED_PROXIES decides which hop), for sign-in limits. */
   address: string;
+  /** How the caller proved who they are: an API token, or the console's session. */
+  via: 'token' | 'session';
 }
 
 export interface RestInput<P, Q, B> {

@@ -65,7 +65,10 @@ export class DmService {
     const newest = history[0]!;
     const deleted = newest.changes.some((c) => c.kind === 'deployment' && c.namespace === namespace && c.name === name && c.op === 'delete');
     const revision = await this.repos.revisions.byGeneration(newest.generation);
-    const applied = revision?.status === 'applied';
+    // Deployed once an applied revision holds its newest change (that change's own revision may have been superseded).
+    const appliedId = (await this.repos.revisions.head()).appliedRevisionId;
+    const appliedRev = appliedId === null ? undefined : await this.repos.revisions.get(appliedId);
+    const applied = revision?.status === 'applied' || (appliedRev !== undefined && appliedRev.generation >= newest.generation);
     const appliedAt = history.length ? await this.lastApplied(history.map((h) => h.generation)) : null;
     const errors = deleted ? [] : ((await this.expanded(namespace, name, newest.generation))?.r.errors.map((e) => e.message) ?? []);
     const status = deleted ? 'Deleted' : errors.length || revision?.status === 'failed' ? 'Failed' : applied ? 'Deployed' : history.length > 1 ? 'Modified' : 'Created';

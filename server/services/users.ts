@@ -91,8 +91,10 @@ export class UserService {
    * else, or when it has signed in on its own (its own account would be
    * orphaned) — and then nothing changes.
    */
-  async addProfile(actor: MaybeActor, input: { jwt: string }): Promise<{ ok: true; provider: string }> {
+  async addProfile(actor: MaybeActor, input: { jwt: string }, via: 'token' | 'session' = 'session'): Promise<{ ok: true; provider: string }> {
     if (!actor) throw unauthorized('add a profile');
+    // A link is a lasting way in: an API token (which may leak, and expires) must not be able to mint one.
+    if (via === 'token') throw new AppError('FORBIDDEN', 'Link a profile from a signed-in console session, not with an API token.');
     const verifier = this.verifiers[0];
     if (!verifier) throw new AppError('INVALID_INPUT', 'This platform trusts no OpenID provider (KEELSON_OIDC_ISSUER is not set): there is nothing to link.');
     if (actor.provider === verifier.provider) {

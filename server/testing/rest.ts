@@ -30,8 +30,9 @@ function demoActor(name: string): Actor {
 export const testAuth: Authenticate = async (req) => {
   const h = req.headers.get('authorization');
   if (h === null) return { actor: null };
-  const m = /^Bearer test:(\w+)$/.exec(h);
-  return m ? { actor: demoActor(m[1]!) } : { refuse: 'The token is unknown, revoked or expired.' };
+  // `test:<name>` stands for a console session; `token:<name>` for an API token.
+  const m = /^Bearer (test|token):(\w+)$/.exec(h);
+  return m ? { actor: demoActor(m[2]!), via: m[1] === 'token' ? 'token' : 'session' } : { refuse: 'The token is unknown, revoked or expired.' };
 };
 
 export interface TestServer {

@@ -60,12 +60,12 @@ export const userRoutes = [
     tag: 'users',
     summary: 'Link an OpenID provider identity to the calling user: an ID token the provider signed for this platform, unexpired. Signing in with it then acts as this user',
     auth: 'user',
-    access: 'any signed-in user (their own profiles)',
+    access: 'a user signed in to the console (their own profiles; not with an API token)',
     body: z.object({ jwt: z.string().min(1).max(16 * 1024) }).strict(),
     response: z.object({ ok: z.literal(true), provider: z.string() }),
     status: 201,
-    async handler({ actor, services }, { body }) {
-      return { data: await services.users.addProfile(actor, body) };
+    async handler({ actor, services, via }, { body }) {
+      return { data: await services.users.addProfile(actor, body, via) };
     },
   }),
   route({
