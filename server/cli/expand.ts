@@ -10,6 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
 import { expand } from '../engine/dm';
+import { pythonSandbox } from '../dm-python';
 import { parse, UsageError } from './args';
 import type { Io } from './main';
 
@@ -140,7 +141,7 @@ export async function expandCommand(argv: string[], io: Io): Promise<number> {
   }
 
   const name = basename(configPath, extname(configPath));
-  const r = expand({ config, imports: g.imports }, { env: { deployment: name, project: name, ...env } });
+  const r = expand({ config, imports: g.imports }, { env: { deployment: name, project: name, ...env }, runPython: pythonSandbox().run });
   if (r.errors.length > 0) {
     for (const e of r.errors) io.err(`${e.message}\n`);
     return 1;

@@ -80,8 +80,14 @@ describe('Deployment Manager deployments in the pipeline', () => {
     const err = broken.diagnostics.find((d) => d.severity === 'error')!;
     assert.equal(err.object, 'deployment/shop/web');
     assert.match(err.message, /^ExpansionError: /);
-    const python = loadObjects(CLUSTER + deployment({ imports: ['t.py'], resources: [{ name: 'a', type: 't.py' }] }, { 't.py': 'def GenerateConfig(c):\n  return {}\n' }));
-    assert.match(python.diagnostics.find((d) => d.severity === 'error')!.message, /Python templates are not supported yet: 't\.py'/);
+    // A save does not wait for a Python interpreter: what comes before the template (its schema) is checked, the template runs when the deployment resolves.
+    const pyFiles = { 't.py': 'def GenerateConfig(c):\n  return {}\n', 't.py.schema': 'required: [image]\nproperties: {image: {type: string}}\n' };
+    const pyBad = loadObjects(CLUSTER + deployment({ imports: ['t.py'], resources: [{ name: 'a', type: 't.py', properties: {} }] }, pyFiles));
+    assert.match(pyBad.diagnostics.find((d) => d.severity === 'error')!.message, /'image' is a required property/);
+    const pyGood = CLUSTER + deployment({ imports: ['t.py'], resources: [{ name: 'a', type: 't.py', properties: { image: 'x' } }] }, pyFiles);
+    assert.deepEqual(loadObjects(pyGood).diagnostics.filter((d) => d.severity === 'error'), []);
+    // With no Python runner plugged in (this pure test plugs none) the deployment resolves to that error.
+    assert.match(state(pyGood).claims.find((c) => c.name === 'web')!.errors.join('\n'), /Python templates are not supported yet: 't\.py'/);
     const s = state(CLUSTER + deployment(config, { 'frontend.jinja': FRONTEND }, { target: 'elsewhere' }));
     assert.deepEqual(s.claims.find((c) => c.name === 'web')!.errors, ['target "elsewhere" is not a Keelson cluster']);
     assert.equal(s.instances.filter((i) => i.provenance.source === 'dm').length, 0);

@@ -107,7 +107,7 @@ class WorkerPool implements Resolver {
   }
 
   private slotFor(req: ResolverRequest): Slot {
-    if (req.op !== 'draft' || this.slots.length === 1) return this.slots[0]!;
+    if ((req.op !== 'draft' && req.op !== 'dmExpand') || this.slots.length === 1) return this.slots[0]!;
     // Drafts: the least busy of the other threads.
     const others = this.slots.slice(1);
     this.nextDraft = (this.nextDraft + 1) % others.length;

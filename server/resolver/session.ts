@@ -10,24 +10,32 @@
  * the caller falls back to a full resolution.
  */
 import { EngineSession, type EngineInput, type ObjectChange } from '../engine';
+import { expandDeployment, usePythonRunner, type ExpandInput, type ExpandResult, type TemplateEnv } from '../engine/dm';
+import { pythonSandbox } from '../dm-python';
 import type { ClaimOutcome, DesiredState } from '../engine/state';
 
 export type ResolverRequest =
   | { op: 'full'; generation: number; input: EngineInput }
   | ({ op: 'update'; from: number; generation: number } & ObjectChange)
   | { op: 'explain'; generation: number; key: string; input?: EngineInput }
-  | { op: 'draft'; input: EngineInput };
+  | { op: 'draft'; input: EngineInput }
+  | { op: 'dmExpand'; input: ExpandInput; env: TemplateEnv; validateSchema?: boolean };
 
 export type ResolverAnswer<R extends ResolverRequest> = R extends { op: 'full' | 'draft' }
   ? DesiredState
   : R extends { op: 'update' }
     ? DesiredState | null
-    : { outcome: ClaimOutcome | undefined } | null;
+    : R extends { op: 'dmExpand' }
+      ? ExpandResult
+      : { outcome: ClaimOutcome | undefined } | null;
+
+// Deployment Manager's Python templates run in this thread's sandbox (server/dm-python): a resolver thread, never the HTTP thread in production.
+usePythonRunner((source, context, modules) => pythonSandbox().run(source, context, modules));
 
 export class SessionResolver {
   private current: { generation: number; session: EngineSession } | undefined;
 
-  handle(req: ResolverRequest): DesiredState | { outcome: ClaimOutcome | undefined } | null {
+  handle(req: ResolverRequest): DesiredState | ExpandResult | { outcome: ClaimOutcome | undefined } | null {
     switch (req.op) {
       case 'full':
         return this.full(req.generation, req.input).state();
@@ -46,6 +54,8 @@ export class SessionResolver {
       }
       case 'draft':
         return new EngineSession(req.input, { trace: false }).state();
+      case 'dmExpand':
+        return expandDeployment(req.input, req.env, { validateSchema: req.validateSchema });
     }
   }
 

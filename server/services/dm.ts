@@ -9,9 +9,10 @@
  * Everything here is policy, which every signed-in user reads.
  */
 import { stringify } from 'yaml';
-import { expand, type LayoutResource } from '../engine/dm';
+import type { LayoutResource } from '../engine/dm';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { Repos } from '../repo/types';
+import type { ResolutionService } from './resolution';
 import type { MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
 import type { DmDeployment, DmManifest, DmTemplate, DmTypeInstance } from './dm.types';
@@ -34,7 +35,10 @@ function walkLayout(resources: readonly LayoutResource[], at = '$'): { node: Lay
 }
 
 export class DmService {
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    private readonly resolution: ResolutionService,
+  ) {}
 
   private signedIn(actor: MaybeActor) {
     if (!actor) throw unauthorized('read deployments');
@@ -49,7 +53,7 @@ export class DmService {
     const o = await this.repos.policy.getObject({ kind: 'deployment', namespace, name }, generation);
     if (!o) return undefined;
     const d = o.spec as Deployment;
-    return { d, r: expand({ config: JSON.stringify(d.configuration), imports: d.imports ?? {} }, { env: deploymentEnv(namespace, name) }) };
+    return { d, r: await this.resolution.expandDm({ config: JSON.stringify(d.configuration), imports: d.imports ?? {} }, deploymentEnv(namespace, name), d.validateSchema) };
   }
 
   async deployments(actor: MaybeActor): Promise<string[]> {
@@ -112,7 +116,7 @@ export class DmService {
     return {
       deployment: ref,
       name: manifest,
-      inputConfig: { name: ref, content: stringify(x.d.configuration), imports: Object.entries(x.d.imports ?? {}).map(([n, content]) => ({ name: n, path: n, content })) },
+      inputConfig: { name: ref, content: stringify(x.d.configuration), imports: Object.entries(x.d.imports ?? {}).map(([n, f]) => (typeof f === 'string' ? { name: n, path: n, content: f } : { name: n, path: f.path, content: f.content })) },
       expandedConfig: x.r.config,
       layout: x.r.layout,
       ...(x.r.errors.length ? { errors: x.r.errors.map((e) => e.message) } : {}),
@@ -153,7 +157,7 @@ export class DmService {
   async expand(actor: MaybeActor, template: DmTemplate): Promise<{ expandedConfig: { resources: unknown[] }; layout: { resources: LayoutResource[] } }> {
     this.signedIn(actor);
     const imports = Object.fromEntries(template.imports.map((i) => [i.name ?? i.path ?? '', i.content]));
-    const r = expand({ config: template.content, imports }, { env: deploymentEnv('dry-run', template.name) });
+    const r = await this.resolution.expandDm({ config: template.content, imports }, deploymentEnv('dry-run', template.name));
     if (r.errors.length) throw new AppError('INVALID_INPUT', `cannot expand template named ${template.name} (${r.errors.map((e) => e.message).join('; ')})`);
     return { expandedConfig: r.config, layout: r.layout };
   }

@@ -99,8 +99,10 @@ describe('hostile policies end as claim errors while the server keeps answering'
     }
   }
 
+  // The resolver's budget here is 120 s: an answer within 5 s shows the engine's own caps stopped the payload
+  // (on a loaded 2-core runner a capped payload has taken up to 3 s; an uncapped one takes minutes).
   for (const p of PAYLOADS) {
-    test(`${p.name}: saved, it fails its claim within 2 s`, async () => {
+    test(`${p.name}: saved, it fails its claim within 5 s`, async () => {
       const r = await responsive(async () => {
         const w = await api().policy.applyText({ text: p.yaml, baseGeneration: await repos.policy.head() });
         const state = (await services.resolution.ensure(w.generation)).state;
@@ -109,7 +111,7 @@ describe('hostile policies end as claim errors while the server keeps answering'
       });
       assert.equal(r.value.status, 'error', JSON.stringify(r.value.errors));
       assert.match(r.value.errors[0]!, p.error);
-      assert.ok(r.ms < 2000, `took ${r.ms.toFixed(0)} ms`);
+      assert.ok(r.ms < 5000, `took ${r.ms.toFixed(0)} ms`);
       assert.ok(r.readMs < 500, `a concurrent read took ${r.readMs.toFixed(0)} ms`);
       assert.ok(r.maxLagMs < 500, `the event loop was blocked for ${r.maxLagMs.toFixed(0)} ms`);
       // The rest of the demo still resolves.
@@ -117,12 +119,12 @@ describe('hostile policies end as claim errors while the server keeps answering'
       assert.equal(demo.status, 'resolved');
     });
 
-    test(`${p.name}: previewed, it fails its claim within 2 s`, async () => {
+    test(`${p.name}: previewed, it fails its claim within 5 s`, async () => {
       const r = await responsive(() => api().revisions.preview({ text: p.yaml }));
       assert.equal(r.value.ok, true);
       const c = r.value.ok ? r.value.claims.find((x) => x.name === p.claim) : undefined;
       assert.ok(!c || c.status === 'error', JSON.stringify(c));
-      assert.ok(r.ms < 2000, `took ${r.ms.toFixed(0)} ms`);
+      assert.ok(r.ms < 5000, `took ${r.ms.toFixed(0)} ms`);
       assert.ok(r.readMs < 500, `a concurrent read took ${r.readMs.toFixed(0)} ms`);
     });
   }

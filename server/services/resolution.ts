@@ -11,6 +11,7 @@ import { locateField } from '../engine/model/source';
 import type { PolicyUser } from '../engine/model/users';
 import { normaliseKind, type Kind, type ObjectOfKind } from '../engine/model/kinds';
 import type { ClaimOutcome, DesiredState, PolicyObjectInput } from '../engine/resolve';
+import type { ExpandInput, ExpandResult, TemplateEnv } from '../engine/dm';
 import type { Instance } from '../engine/state';
 import { createResolver, isResolverFailure, type Resolver } from '../resolver';
 import type { Repos, ResolutionSummary, StoredObject } from '../repo/types';
@@ -109,6 +110,14 @@ export class ResolutionService {
   async resolveDraft(objects: readonly PolicyObjectInput[]): Promise<DesiredState> {
     const [users, grants] = await Promise.all([this.users(), this.grants()]);
     return this.resolver.run({ op: 'draft', input: { objects, users, domainAdmins: this.domainAdmins, extraGrants: grants } });
+  }
+
+  /**
+   * A Deployment Manager configuration expanded on a resolver thread, where
+   * Python templates may run (and be stopped) without holding up requests.
+   */
+  async expandDm(input: ExpandInput, env: TemplateEnv, validateSchema?: boolean): Promise<ExpandResult> {
+    return this.resolver.run({ op: 'dmExpand', input, env, ...(validateSchema === false ? { validateSchema } : {}) });
   }
 
   /** Compute and store in the background (after a write); errors are logged, reads retry. */

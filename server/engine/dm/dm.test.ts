@@ -1,15 +1,15 @@
 /**
  * Golden tests for the DM expansion engine, driven by the corpus's case files
  * as data (corpus/dm/cases/*.yaml and the expandybird fixtures they name):
- * every Jinja case must give DM's output or DM's error; every Python case must
- * either fail as DM did before the template ran, or say clearly that Python
- * templates are not supported yet. Then the registry templates and examples,
+ * every case, Jinja or Python (run in the sandbox, server/dm-python), must
+ * give DM's output or DM's error. Then the registry templates and examples,
  * the Python runner seam, and the limits.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
+import { createPythonSandbox } from '../../dm-python';
 import { parse } from 'yaml';
 import {
   collectReferences,
@@ -28,6 +28,9 @@ import {
 } from './index';
 
 const CORPUS = join(process.cwd(), 'corpus/dm');
+// One interpreter for the whole file: the cases are one tenant's, and Pyodide takes seconds to start.
+const sandbox = createPythonSandbox({ isolationKey: () => 'dm-golden' });
+after(() => sandbox.close());
 const read = (file: string) => readFileSync(file, 'utf8');
 const readYaml = (file: string): any => parse(read(file));
 
@@ -90,9 +93,6 @@ function dmOptions(c: ExpansionCase): ExpandOptions {
 
 const isPython = (c: ExpansionCase) => Object.keys(c.imports ?? {}).some((n) => n.endsWith('.py'));
 
-/** Python cases whose DM error comes before any template runs: we must give DM's error. */
-const FAILS_BEFORE_PYTHON = new Set(['schema-itself-invalid', 'go-malformed', 'go-missing-name', 'go-missing-type']);
-
 function checkExpectation(c: ExpansionCase, r: ExpandResult): void {
   const dir = join(CORPUS, c.dir ?? '.');
   if (c.expect_error_contains || c.expect_error) {
@@ -120,20 +120,13 @@ describe('expandybird expansion cases (Jinja)', () => {
   }
 });
 
-describe('expandybird expansion cases (Python: reported unsupported)', () => {
+describe('expandybird expansion cases (Python, in the sandbox)', () => {
   const python = expansionCases.filter(isPython);
   test('the corpus holds the Python cases', () => assert.equal(python.length, 19, `${python.length} Python cases`));
   for (const c of python) {
     test(c.id, () => {
-      const r = expand(loadCase(c), dmOptions(c));
-      if (FAILS_BEFORE_PYTHON.has(c.id)) {
-        checkExpectation(c, r);
-        return;
-      }
-      assert.equal(r.errors.length, 1, c.id);
-      assert.equal(r.errors[0]!.code, 'python_unsupported');
-      assert.ok(r.errors[0]!.message.includes(PYTHON_UNSUPPORTED), r.errors[0]!.message);
-      assert.deepEqual(output(r), { config: { resources: [] }, layout: { resources: [] } }, 'no partial result');
+      const r = expand(loadCase(c), { ...dmOptions(c), runPython: sandbox.run });
+      checkExpectation(c, r);
     });
   }
 });
@@ -161,6 +154,14 @@ describe('expansion: Keelson decisions', () => {
     assert.equal(r.errors[0]!.code, 'properties');
     assert.equal(r.errors[0]!.resource, 'jinja_missing_required_resource_name (jinja_missing_required.jinja)');
     assert.deepEqual(r.errors[0]!.path, [{ name: 'jinja_missing_required_resource_name', type: 'jinja_missing_required.jinja' }]);
+  });
+
+  test('with no Python runner plugged in, a Python template fails with a clear message and nothing is expanded', () => {
+    const c = byId('python-basic');
+    const r = expand(loadCase(c), dmOptions(c));
+    assert.equal(r.errors[0]?.code, 'python_unsupported');
+    assert.ok(errorText(r).includes(PYTHON_UNSUPPORTED));
+    assert.deepEqual(output(r), { config: { resources: [] }, layout: { resources: [] } });
   });
 
   test('a pluggable Python runner gets the context and its output is expanded', () => {
@@ -391,30 +392,55 @@ describe('registry templates and examples', () => {
     assert.deepEqual(r.layout.resources[0]!.properties, { workers: 2 });
   });
 
-  test('redis with replicatedservice imported: the Python child is reported unsupported', () => {
+  const redisWithReplicatedService = () => {
     const dir = templateDir('storage/redis/v1');
     const rs = templateDir('common/replicatedservice/v1');
     const type = 'github.com/kubernetes/application-dm-templates/common/replicatedservice:v1';
-    const r = expand({
+    return {
       config: read(join(dir, 'redis.yaml')),
       imports: {
         ...filesOf(dir, ['redis.jinja', 'redis.jinja.schema']),
         [type]: { content: read(join(rs, 'replicatedservice.py')), path: 'replicatedservice.py' },
         [`${type}.schema`]: read(join(rs, 'replicatedservice.py.schema')),
       },
-    });
-    assert.equal(r.errors[0]?.code, 'python_unsupported', errorText(r));
-    assert.deepEqual(r.errors[0]!.path?.map((f) => f.name), ['redis', 'redis-master']);
+    };
+  };
+
+  test('redis over replicatedservice v1, schemas validated: the shipped schema says env is an object, redis passes a list', () => {
+    // DM shipped with validation off, so this never surfaced there; Keelson reports it, naming the field and the resource.
+    const r = expand(redisWithReplicatedService(), { env: { deployment: 'test', project: 'test' }, runPython: sandbox.run });
+    assert.equal(r.errors[0]?.code, 'properties');
+    assert.match(errorText(r), /is not of type 'object' at \['env'\]\nResource: redis-slave/);
+  });
+
+  test('redis over replicatedservice v1 as DM deployed it (no validation): Jinja over Python, two replicated services', () => {
+    const r = expand(redisWithReplicatedService(), { env: { deployment: 'test', project: 'test' }, runPython: sandbox.run, validateSchema: false });
+    assert.deepEqual(r.errors, [], errorText(r));
+    assert.deepEqual(
+      r.config.resources.map((x) => `${x.type}/${x.name}`),
+      ['Service/redis-master', 'ReplicationController/redis-master-rc', 'Service/redis-slave', 'ReplicationController/redis-slave-rc'],
+    );
+    const slave = r.config.resources.find((x) => x.name === 'redis-slave-rc')!;
+    assert.equal((slave.properties as any).spec.replicas, 2, 'the redis schema default of workers reached the Python child');
+    assert.deepEqual(r.layout.resources[0]!.resources?.map((n) => n.name), ['redis-master', 'redis-slave']);
   });
 
   for (const v of ['v1', 'v2']) {
-    test(`replicatedservice ${v} (Python) is reported unsupported after its schema accepted the properties`, () => {
+    test(`replicatedservice ${v} (Python 2 in the sandbox): a Service and a ReplicationController from the schema defaults`, () => {
       const dir = templateDir(`common/replicatedservice/${v}`);
-      const r = expand({
-        config: 'resources:\n- name: rs\n  type: replicatedservice.py\n  properties: {image: redis, container_port: 6379, service_port: 6379}\n',
-        imports: filesOf(dir, ['replicatedservice.py', 'replicatedservice.py.schema']),
-      });
-      assert.equal(r.errors[0]?.code, 'python_unsupported', errorText(r));
+      const r = expand(
+        {
+          config: 'resources:\n- name: rs\n  type: replicatedservice.py\n  properties: {image: redis, replicas: 2, container_port: 6379, service_port: 6379, labels: {tier: cache}}\n',
+          imports: filesOf(dir, ['replicatedservice.py', 'replicatedservice.py.schema']),
+        },
+        { env: { deployment: 'test', project: 'test' }, runPython: sandbox.run },
+      );
+      assert.deepEqual(r.errors, [], errorText(r));
+      const kinds = r.config.resources.map((x) => x.type).sort();
+      assert.deepEqual(kinds, ['ReplicationController', 'Service']);
+      const rc = r.config.resources.find((x) => x.type === 'ReplicationController')!.properties as any;
+      assert.equal(rc.spec.template.spec.containers[0].image, 'redis');
+      assert.equal(rc.spec.template.metadata.labels.tier, 'cache', 'labels copied with dict.iteritems()');
     });
   }
 });

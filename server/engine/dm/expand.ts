@@ -154,8 +154,11 @@ class Expander {
       fail('limit', `Template '${type}' is ${file.content.length} characters long, over the limit of ${this.limits.templateSource}.`, stack, label);
     }
     if (language === 'python') {
+      if (this.options.deferPython) return { resources: [] };
       if (!this.options.runPython) fail('python_unsupported', `${PYTHON_UNSUPPORTED}: '${type}'.`, stack, label);
       const ran = this.options.runPython(file.content, context, Object.fromEntries(this.files));
+      if (!ran.ok && ran.reason === 'limit') fail('limit', `Python template '${type}' ${ran.message}.`, stack, label);
+      if (!ran.ok && ran.reason === 'unavailable') fail('python_unavailable', `Python template '${type}' could not run: ${ran.message}.`, stack, label);
       if (!ran.ok) fail('template', `Exception in template '${type}': ${ran.message}`, stack, label);
       if (typeof ran.value !== 'string') return ran.value;
       return this.parseOutput(ran.value, type, stack, label);

@@ -7,11 +7,11 @@
  *   const { config, layout, references, errors } = expand({ config: text, imports: { 'redis.jinja': src } });
  *
  * Jinja templates render through nunjucks; Python templates need a runner
- * (`options.runPython`, the WASM sandbox) and otherwise fail with
- * "Python templates are not supported yet".
+ * (`options.runPython`): the host plugs its sandbox in with
+ * `usePythonRunner` (server/dm-python) and `expandDeployment` uses it.
  */
 import { expandConfiguration } from './expand';
-import type { ExpandInput, ExpandOptions, ExpandResult } from './types';
+import type { ExpandInput, ExpandOptions, ExpandResult, PythonRunner, TemplateEnv } from './types';
 
 export { DEFAULT_LIMITS, PYTHON_UNSUPPORTED } from './expand';
 export { parseConfig, parseYaml, normalizeImports, languageOf, type ParsedConfig, type TemplateLanguage } from './config';
@@ -26,4 +26,50 @@ export * from './types';
  */
 export function expand(input: ExpandInput, options: ExpandOptions = {}): ExpandResult {
   return expandConfiguration(input, options);
+}
+
+let hostRunner: PythonRunner | undefined;
+const memo = new Map<string, ExpandResult>();
+const MEMO_ENTRIES = 64;
+const MEMO_KEY_CHARS = 8 << 20;
+
+/**
+ * The host (a resolver thread, the CLI) plugs in the Python sandbox once.
+ * The engine runs no interpreter of its own: a runner is a capability the
+ * host grants, like the clock it does not read.
+ */
+export function usePythonRunner(runner: PythonRunner | undefined): void {
+  hostRunner = runner;
+  memo.clear();
+}
+
+/**
+ * A deployment's configuration expanded with the host's Python runner, or
+ * — `python: 'defer'`, for checks on a thread that must not wait for an
+ * interpreter — with Python templates left unexpanded. Expansion is a pure
+ * function of its input, so results are kept (a few dozen) and a stage
+ * that recomputes does not run the same templates again.
+ */
+export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { python?: 'run' | 'defer'; validateSchema?: boolean } = {}): ExpandResult {
+  const python = opts.python ?? 'run';
+  const options: ExpandOptions = {
+    env,
+    ...(opts.validateSchema === false ? { validateSchema: false } : {}),
+    ...(python === 'defer' ? { deferPython: true } : hostRunner ? { runPython: hostRunner } : {}),
+  };
+  const key = JSON.stringify([input, env, python, opts.validateSchema !== false]);
+  if (key.length > MEMO_KEY_CHARS) return expandConfiguration(input, options);
+  const known = memo.get(key);
+  if (known) {
+    memo.delete(key);
+    memo.set(key, known);
+    return known;
+  }
+  const r = expandConfiguration(input, options);
+  // A sandbox that could not start or answer is no property of the input: do not keep that answer.
+  if (!r.errors.some((e) => e.code === 'python_unavailable')) {
+    memo.set(key, r);
+    if (memo.size > MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
+  }
+  return r;
 }

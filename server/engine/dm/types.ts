@@ -82,7 +82,14 @@ export type PythonRunner = (
   source: string,
   context: TemplateContext,
   modules: Record<string, string>,
-) => { ok: true; value: string | Json } | { ok: false; message: string };
+) => { ok: true; value: string | Json } | { ok: false; message: string; reason?: PythonFailure };
+
+/**
+ * Why a Python run failed: the template raised (`exception`, the default), it
+ * was stopped at its time or memory limit (`limit`), or the sandbox itself
+ * could not run it (`unavailable`: not the input's fault, so not remembered).
+ */
+export type PythonFailure = 'exception' | 'limit' | 'unavailable';
 
 export interface ExpandLimits {
   /** Largest template source, in UTF-16 code units. */
@@ -110,6 +117,8 @@ export interface ExpandOptions {
   uniquePrimitiveNames?: boolean;
   /** Runs Python templates; absent means "Python templates are not supported yet". */
   runPython?: PythonRunner;
+  /** Leave Python templates unexpanded, as if they produced nothing (a save-time check that must not wait for an interpreter). */
+  deferPython?: boolean;
   limits?: Partial<ExpandLimits>;
 }
 
@@ -123,6 +132,7 @@ export type DmErrorCode =
   | 'template_output'
   | 'unsupported_language'
   | 'python_unsupported'
+  | 'python_unavailable'
   | 'template_cycle'
   | 'reference'
   | 'limit';

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { Diagnostic } from '../../diagnostics';
 import { objectRef } from '../../diagnostics';
-import { expand } from '../../dm';
+import { expandDeployment } from '../../dm';
 import { metadataSchema } from './aptomi';
 import { defineSource, metadataIdentity, type CheckedObject } from './types';
 
@@ -49,8 +49,12 @@ export const deploymentSchema = z
       })
       .loose()
       .describe('The DM configuration: resources, and the imports it names'),
+    validateSchema: z
+      .boolean()
+      .optional()
+      .describe("Validate properties against each template's .schema and apply its defaults (default true). false is DM's deployed behaviour, for templates whose schemas are wrong"),
     imports: z
-      .record(z.string().min(1).max(500), z.string().max(1024 * 1024))
+      .record(z.string().min(1).max(500), z.union([z.string().max(1024 * 1024), z.object({ content: z.string().max(1024 * 1024), path: z.string().min(1).max(2000) }).strict()]))
       .optional()
       .describe('The files the configuration imports, by import name: templates (.jinja, .py), their .schema files, helpers'),
   })
@@ -63,10 +67,15 @@ export function deploymentEnv(namespace: string, name: string): Record<string, s
   return { deployment: name, project: namespace };
 }
 
-/** A deployment that does not expand is refused at save, with DM's words. */
+/**
+ * A deployment that does not expand is refused at save, with DM's words.
+ * Python templates are not run here — a save must not wait for an
+ * interpreter — but everything up to them is checked (their schemas too);
+ * what they produce is checked when the deployment resolves.
+ */
 function checkDeployment(o: CheckedObject): Diagnostic[] {
   const d = o.spec as Deployment;
-  const r = expand({ config: JSON.stringify(d.configuration), imports: d.imports ?? {} }, { env: deploymentEnv(o.namespace, o.name) });
+  const r = expandDeployment({ config: JSON.stringify(d.configuration), imports: d.imports ?? {} }, deploymentEnv(o.namespace, o.name), { python: 'defer', validateSchema: d.validateSchema });
   const pos = o.locate?.(['configuration']) ?? o.pos;
   return r.errors.map((e) => ({ code: 'schema' as const, severity: 'error' as const, message: e.message, object: objectRef(o.kind, o.namespace, o.name), file: o.file, ...pos }));
 }

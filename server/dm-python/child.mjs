@@ -1,0 +1,187 @@
+// The Python sandbox process for Deployment Manager templates. Plain
+// JavaScript: it is started by `node` directly (no TypeScript loader), under
+// the permission model (reads only Pyodide's folder and this file; no writes,
+// child processes, workers or addons), without code generation from strings,
+// and — by the parent — in a network namespace of its own. Pyodide's
+// interpreter can reach JavaScript objects, so these process limits, not the
+// Python-level blocks below, are what keep a template from the host.
+//
+// Protocol: one JSON request per line on stdin, one JSON answer per line on
+// stdout. `{ready: true}` is written once the interpreter is up.
+import { constants as fsConstants } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const write = process.stdout.write.bind(process.stdout);
+const answer = (m) => write(`${JSON.stringify(m)}\n`);
+
+// Pyodide's NODEFS asks process.binding for fs flag constants; the permission
+// model refuses process.binding, so give it exactly that and nothing else.
+process.binding = (name) => {
+  if (name === 'constants') return { fs: fsConstants };
+  throw new Error(`process.binding('${name}') is not available in the sandbox`);
+};
+
+const indexURL = process.argv[2];
+const { loadPyodide } = await import(new URL('pyodide.mjs', `file://${indexURL}`).href);
+let printed = '';
+const capture = (s) => {
+  if (printed.length < 4000) printed += `${s}\n`;
+};
+const py = await loadPyodide({ indexURL, jsglobals: Object.create(null), stdout: capture, stderr: capture });
+
+// Nothing a template could reach through a JavaScript object should talk to the world.
+for (const k of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest', 'Request', 'Response', 'navigator']) {
+  try {
+    delete globalThis[k];
+  } catch {}
+}
+for (const k of ['getBuiltinModule', 'dlopen', '_linkedBinding', 'kill', 'chdir', 'setuid', 'setgid']) {
+  try {
+    process[k] = () => {
+      throw new Error(`process.${k} is not available in the sandbox`);
+    };
+  } catch {}
+}
+
+py.runPython(String.raw`
+import builtins, json, sys, os, traceback, importlib
+
+# DM's templates were Python 2: keep the names they use working.
+builtins.xrange = range
+builtins.unicode = str
+builtins.basestring = str
+builtins.long = int
+
+class _Py2Dict(dict):
+    """A dict with Python 2's iterator methods, for DM's Python 2 templates."""
+    def iteritems(self): return iter(self.items())
+    def itervalues(self): return iter(self.values())
+    def iterkeys(self): return iter(self.keys())
+    def has_key(self, k): return k in self
+
+class _Context(object):
+    def __init__(self, env, properties, imports):
+        self.env = env
+        self.properties = properties
+        self.imports = imports
+
+os.makedirs('/keelson/lib', exist_ok=True)
+with open('/keelson/lib/yaml.py', 'w') as f:
+    f.write('''"""The yaml module the sandbox offers: DM templates call yaml.dump on their output.
+JSON is YAML, so dump writes JSON; load reads JSON-style (flow) YAML only."""
+import json
+
+class YAMLError(Exception):
+    pass
+
+def _plain(o):
+    if isinstance(o, (set, frozenset, tuple)):
+        return list(o)
+    raise YAMLError("cannot represent an object of type %s" % type(o).__name__)
+
+def dump(data, stream=None, **kwargs):
+    text = json.dumps(data, indent=2, default=_plain) + "\\n"
+    if stream is None:
+        return text
+    stream.write(text)
+
+safe_dump = dump
+
+def load(stream, Loader=None, **kwargs):
+    text = stream if isinstance(stream, str) else stream.read()
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise YAMLError("the sandbox's yaml module reads JSON-style YAML only: %s" % e)
+
+safe_load = load
+''')
+sys.path.insert(0, '/keelson/lib')
+
+_BLOCKED = {'js', 'pyodide_js', 'pyodide', 'micropip', '_pyodide', 'pyodide.ffi', 'pyodide.http'}
+class _Blocker(object):
+    def find_spec(self, name, path=None, target=None):
+        if name in _BLOCKED or name.split('.')[0] in _BLOCKED:
+            raise ImportError("module '%s' is not available in the sandbox" % name)
+        return None
+for _m in list(sys.modules):
+    if _m in _BLOCKED or _m.split('.')[0] in _BLOCKED:
+        del sys.modules[_m]
+sys.meta_path.insert(0, _Blocker())
+
+_runs = [0]
+_baseline = set(sys.modules)
+
+def _where(tb, template):
+    line = None
+    for frame in traceback.extract_tb(tb):
+        if frame.filename == template:
+            line = frame.lineno
+    return line
+
+def _keelson_run(payload):
+    req = json.loads(payload, object_hook=_Py2Dict)
+    _runs[0] += 1
+    root = '/keelson/run%d' % _runs[0]
+    os.makedirs(root)
+    for name, content in req['modules'].items():
+        if not name.endswith('.py') or name.startswith('/') or '..' in name.split('/'):
+            continue
+        path = os.path.join(root, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as f:
+            f.write(content)
+    sys.path.insert(0, root)
+    importlib.invalidate_caches()
+    template = req['template']
+    try:
+        scope = {'__name__': template.rsplit('/', 1)[-1].rsplit('.', 1)[0], '__builtins__': builtins}
+        ctx = req['context']
+        context = _Context(ctx.get('env'), ctx.get('properties'), ctx.get('imports'))
+        try:
+            exec(compile(req['source'], template, 'exec'), scope)
+            generate = scope.get('GenerateConfig')
+            if not callable(generate):
+                return json.dumps({'ok': False, 'message': "the template defines no GenerateConfig(context) function"})
+            out = generate(context)
+        except SyntaxError as e:
+            return json.dumps({'ok': False, 'message': 'SyntaxError: %s (line %s)' % (e.msg, e.lineno)})
+        except BaseException as e:
+            line = _where(e.__traceback__, template)
+            text = ''.join(traceback.format_exception_only(type(e), e)).strip()
+            return json.dumps({'ok': False, 'message': text + (' (line %d)' % line if line else '')})
+        if isinstance(out, str):
+            return json.dumps({'ok': True, 'value': out})
+        try:
+            return json.dumps({'ok': True, 'value': out})
+        except (TypeError, ValueError) as e:
+            return json.dumps({'ok': False, 'message': 'GenerateConfig returned something that is neither YAML text nor plain data: %s' % e})
+    finally:
+        sys.path.remove(root)
+        for m in [m for m in sys.modules if m not in _baseline]:
+            f = getattr(sys.modules[m], '__file__', None) or ''
+            if f.startswith(root + '/'):
+                del sys.modules[m]
+`);
+const run = py.globals.get('_keelson_run');
+
+answer({ ready: true });
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of lines) {
+  if (!line) continue;
+  let req;
+  try {
+    req = JSON.parse(line);
+  } catch {
+    answer({ ok: false, message: 'the sandbox received a malformed request' });
+    continue;
+  }
+  printed = '';
+  try {
+    const out = JSON.parse(run(JSON.stringify(req.job)));
+    answer({ id: req.id, ...out });
+  } catch (e) {
+    answer({ id: req.id, ok: false, message: `the Python sandbox failed: ${e instanceof Error ? e.message.split('\n').slice(-2).join(' ').trim() : String(e)}` });
+  }
+}
+process.exit(0);
