@@ -42,6 +42,17 @@ const envSchema = z
     KEELSON_RESOLVE_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.05).max(3600).default(60)),
     KEELSON_RESOLVE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).max(65536).default(2048)),
     KEELSON_GITOPS_DIR: optionalString,
+    KEELSON_DM_ALLOW_HOSTS: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .regex(/^\s*[\w.-]+(:\d+)?\s*(,\s*[\w.-]+(:\d+)?\s*)*$/, 'must be a comma-separated list of host or host:port')
+        .default(''),
+    ),
+    KEELSON_DM_REGISTRY: z.preprocess(emptyAsUndefined, z.url('must be the registry base URL').optional()),
+    // Read again by each resolver thread's Python sandbox (server/dm-python); checked here so a typo stops the start.
+    KEELSON_DM_PYTHON: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
+    KEELSON_DM_PYTHON_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.1).max(600).optional()),
     KEELSON_SECRET_KEY: z.preprocess(
       emptyAsUndefined,
       z
@@ -86,6 +97,8 @@ export interface Env {
   worker: boolean;
   /** Where resolutions run: worker threads (0: the request thread), and each resolution's time and memory budget. */
   resolver: { threads: number; timeoutMs: number; memoryMb: number };
+  /** Deployment Manager templates referenced by URL: the hosts they may be fetched from (none by default) and the registry base. */
+  dmTemplates: { allowHosts: string[]; registry?: string };
   /** The git repository the GitOps actuator writes. */
   gitopsDir: string;
 }
@@ -136,6 +149,10 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     domainAdmins: e.KEELSON_DOMAIN_ADMINS.split(',').map((s) => s.trim()).filter(Boolean),
     worker: e.KEELSON_WORKER === 'on',
     resolver: { threads: e.KEELSON_RESOLVER_THREADS, timeoutMs: Math.round(e.KEELSON_RESOLVE_TIMEOUT_S * 1000), memoryMb: e.KEELSON_RESOLVE_MEMORY_MB },
+    dmTemplates: {
+      allowHosts: e.KEELSON_DM_ALLOW_HOSTS.split(',').map((s) => s.trim()).filter(Boolean),
+      ...(e.KEELSON_DM_REGISTRY ? { registry: e.KEELSON_DM_REGISTRY } : {}),
+    },
     // A runtime folder, not a build input: keep Turbopack's file tracer out of it.
     gitopsDir: resolve(/* turbopackIgnore: true */ e.KEELSON_GITOPS_DIR ?? join(/* turbopackIgnore: true */ dataDir, 'gitops')),
   };

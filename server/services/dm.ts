@@ -156,7 +156,8 @@ export class DmService {
   /** DM's `POST /expand`: a template expanded as a dry run; nothing is stored. */
   async expand(actor: MaybeActor, template: DmTemplate): Promise<{ expandedConfig: { resources: unknown[] }; layout: { resources: LayoutResource[] } }> {
     this.signedIn(actor);
-    const imports = Object.fromEntries(template.imports.map((i) => [i.name ?? i.path ?? '', i.content]));
+    // The path decides the language where the name does not (a registry name has no extension).
+    const imports = Object.fromEntries(template.imports.map((i) => [i.name ?? i.path ?? '', i.path ? { content: i.content, path: i.path } : i.content]));
     const r = await this.resolution.expandDm({ config: template.content, imports }, deploymentEnv('dry-run', template.name));
     if (r.errors.length) throw new AppError('INVALID_INPUT', `cannot expand template named ${template.name} (${r.errors.map((e) => e.message).join('; ')})`);
     return { expandedConfig: r.config, layout: r.layout };

@@ -15,6 +15,7 @@ import { LinkService } from './links';
 import { CapactService } from './capact';
 import { LandscaperService } from './landscaper';
 import { DmService } from './dm';
+import { TemplateFetcher } from './dm-templates';
 import { EstateService } from './estate';
 import { ResourceService } from './resources';
 import { TokenService } from './tokens';
@@ -55,7 +56,7 @@ export interface Services {
 
 export function createServices(
   repos: Repos,
-  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver' | 'oidc' | 'secretKey'>> & { identityVerifiers?: IdentityVerifier[] },
+  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver' | 'oidc' | 'secretKey' | 'dmTemplates'>> & { identityVerifiers?: IdentityVerifier[] },
 ): Services {
   const users = new UserService(repos, env, env.identityVerifiers ?? (env.oidc ? [oidcVerifier({ provider: OIDC_PROVIDER_ID, issuer: env.oidc.issuer, clientId: env.oidc.clientId })] : []));
   const access = new AccessService(repos, env.domainAdmins);
@@ -69,6 +70,7 @@ export function createServices(
       revisions.schedule(generation, opts.accept && opts.author ? { autoAcceptBy: opts.author } : {});
     },
     access,
+    { fetcher: new TemplateFetcher(env.dmTemplates ?? {}), expand: (input, e, validateSchema) => resolution.expandDm(input, e, validateSchema) },
   );
   const revisions: RevisionService = new RevisionService(repos, resolution, access, async (actor, generation, message) =>
     policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: message ?? `Roll back to generation ${generation}` }),

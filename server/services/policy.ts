@@ -7,7 +7,10 @@ import { parseDocument, stringify } from 'yaml';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
 import { jsonSchemaForKind, KNOWN_KINDS, MAX_REQUEST_BYTES, normaliseKind } from '../engine/model/kinds';
 import { loadObjects, objectKey, type AnyLoadedObject } from '../engine/model/validate';
+import type { ExpandInput, ExpandResult, TemplateEnv } from '../engine/dm';
+import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { GenerationInfo, ObjectId, Repos, StoredObject } from '../repo/types';
+import type { TemplateFetcher } from './dm-templates';
 import type { Actor, MaybeActor } from './actor';
 import { AccessService } from './access';
 import { AppError, isAppError, notFound, unauthorized } from './errors';
@@ -37,8 +40,47 @@ export class PolicyService {
     /** Called after each new generation (resolution and its revision start in the background). */
     private readonly onGeneration: (generation: number, opts: { author: MaybeActor; accept: boolean }) => void = () => {},
     access?: AccessService,
+    /** Deployment Manager templates referenced by URL: fetched at save, expanded on a resolver thread to find the ones templates name. */
+    private readonly dmTemplates?: { fetcher: TemplateFetcher; expand: (input: ExpandInput, env: TemplateEnv, validateSchema?: boolean) => Promise<ExpandResult> },
   ) {
     this.access = access ?? new AccessService(repos, []);
+  }
+
+  /**
+   * Deployments whose types name templates by URL get those templates (and
+   * their schemas and schema imports) in `imports`, as DM's manager added
+   * them to the manifest; the object's text gains them too, so what is
+   * stored is what expands. Runs after the writer's rights were checked: an
+   * anonymous or unauthorised request makes the server fetch nothing.
+   */
+  private async fetchTemplates(objects: AnyLoadedObject[], diagnostics: Diagnostic[], file?: string): Promise<{ objects: AnyLoadedObject[]; diagnostics: Diagnostic[] }> {
+    const dm = this.dmTemplates;
+    if (!dm || !objects.some((o) => o.kind === 'deployment')) return { objects, diagnostics };
+    const out: AnyLoadedObject[] = [];
+    const notes: Diagnostic[] = [];
+    for (const o of objects) {
+      if (o.kind !== 'deployment') {
+        out.push(o);
+        continue;
+      }
+      const d = o.spec as Deployment;
+      const given = d.imports ?? {};
+      const env = deploymentEnv(o.namespace, o.name);
+      const r = await dm.fetcher.resolve(d.configuration.resources, given, (imports) => dm.expand({ config: JSON.stringify(d.configuration), imports }, env, d.validateSchema));
+      const ref = `deployment/${o.namespace}/${o.name}`;
+      for (const w of r.warnings) notes.push({ code: 'schema', severity: 'warning', message: w, object: ref, line: o.pos.line, column: o.pos.column });
+      const added = Object.keys(r.imports).filter((k) => !(k in given));
+      if (added.length === 0) {
+        out.push(o);
+        continue;
+      }
+      const doc = parseDocument(o.text);
+      for (const k of added) doc.setIn(['imports', k], doc.createNode(r.imports[k]));
+      const again = this.parse(doc.toString({ lineWidth: 0 }), file);
+      out.push(...again.objects);
+      notes.push({ code: 'schema', severity: 'info', message: `Fetched ${added.length} file${added.length === 1 ? '' : 's'} into imports: ${added.join(', ')}.`, object: ref, line: o.pos.line, column: o.pos.column });
+    }
+    return { objects: out, diagnostics: sortDiagnostics([...diagnostics, ...notes]) };
   }
 
   /** Objects as this actor may see them: cluster kubeconfigs only for those who may manage clusters. */
@@ -132,8 +174,9 @@ export class PolicyService {
     }
     await this.access.assertManage(who, objects, 'change policy');
     await this.access.assertClaimAuthors(who, objects, [], 'save');
-    await this.keepSecrets(objects);
-    return this.commit(who, input.baseGeneration, input.message, objects, [], diagnostics, undefined, input.accept);
+    const fetched = await this.fetchTemplates(objects, diagnostics, input.file);
+    await this.keepSecrets(fetched.objects);
+    return this.commit(who, input.baseGeneration, input.message, fetched.objects, [], fetched.diagnostics, undefined, input.accept);
   }
 
   /**
@@ -163,8 +206,9 @@ export class PolicyService {
     }
     await this.access.assertManage(who, [obj], 'change policy');
     await this.access.assertClaimAuthors(who, [obj], [], 'save');
-    await this.keepSecrets([obj]);
-    const r = await this.commit(who, input.baseGeneration, input.message, [obj], [], diagnostics, undefined, input.accept);
+    const fetched = await this.fetchTemplates([obj], diagnostics);
+    await this.keepSecrets(fetched.objects);
+    const r = await this.commit(who, input.baseGeneration, input.message, fetched.objects, [], fetched.diagnostics, undefined, input.accept);
     return { ...r, object: { kind: obj.kind, namespace: obj.namespace, name: obj.name } };
   }
 
