@@ -11,6 +11,7 @@ import { parse, stringify } from 'yaml';
  */
 const PORT = Number(process.env.E2E_PORT ?? 3999);
 const OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 4010);
+const DM_REGISTRY_PORT = Number(process.env.E2E_DM_REGISTRY_PORT ?? 4011);
 const APP_URL = `http://localhost:${PORT}`;
 // Playwright loads this file in each worker too: create the folder once.
 process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'keelson-e2e-'));
@@ -58,6 +59,13 @@ export default defineConfig({
       stdout: 'ignore',
     },
     {
+      command: 'node e2e/dm-registry.mjs',
+      url: `http://127.0.0.1:${DM_REGISTRY_PORT}/kubernetes/application-dm-templates/master/README.md`,
+      env: { DM_REGISTRY_PORT: String(DM_REGISTRY_PORT) },
+      reuseExistingServer: false,
+      stdout: 'ignore',
+    },
+    {
       command: 'node scripts/start.mjs',
       url: `${APP_URL}/signin`,
       timeout: 400_000,
@@ -75,6 +83,9 @@ export default defineConfig({
         KEELSON_FREE_NAMESPACES: 'alice-*',
         KEELSON_USERS_FILE: USERS_FILE,
         KEELSON_LOG_FILE: join(process.env.E2E_DATA_DIR, 'server.log'),
+        // The guestbook's registry types come from the loopback registry (e2e/dm-registry.mjs).
+        KEELSON_DM_ALLOW_HOSTS: `127.0.0.1:${DM_REGISTRY_PORT}`,
+        KEELSON_DM_REGISTRY: `http://127.0.0.1:${DM_REGISTRY_PORT}/{owner}/{repo}/master/`,
       },
     },
   ],

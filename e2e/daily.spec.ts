@@ -243,6 +243,8 @@ test('screenshots of the main pages at 1440×900 and 800×900 are attached to th
 });
 
 test('axe-core finds no serious or critical violation on any page', async ({ page }) => {
+  // Every page in turn: on a loaded 2-core runner this alone can pass a minute.
+  test.setTimeout(180_000);
   await signIn(page, 'sam');
   const failures: string[] = [];
   for (const path of [...PAGES, '/users', '/revisions/1', '/claims/social/prod', '/objects/new?kind=claim']) {

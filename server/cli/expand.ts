@@ -16,8 +16,8 @@ import type { Io } from './main';
 
 const HELP = `Usage: keelson expand CONFIG [--import FILE ...] [--env KEY=VALUE ...] [--format yaml|json]
 
-Expand a Deployment Manager configuration: templates (Jinja) expanded
-recursively, schemas validated with their defaults applied, template
+Expand a Deployment Manager configuration: templates (Jinja, and Python
+in a sandbox without network or host files) expanded recursively, schemas validated with their defaults applied, template
 outputs and $(ref...) references resolved. Prints {config: {resources},
 layout: {resources}} as DM did.
 
@@ -29,7 +29,8 @@ the imports a schema lists are read relative to CONFIG's folder.
                      to CONFIG's file name)
   --format FORMAT    yaml (default) or json
 
-Python templates are not supported yet: they are reported, not run.
+Python templates run in Pyodide, in a process with no network (Linux
+network namespaces); where the host has none they are refused.
 Exit 0 on success, 1 when the configuration does not expand, 2 on usage errors.
 `;
 

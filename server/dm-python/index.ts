@@ -32,7 +32,7 @@ export const DEFAULT_PYTHON_LIMITS: PythonLimits = { runMs: 10_000, bootMs: 90_0
 export interface PythonSandboxOptions extends Partial<PythonLimits> {
   /**
    * Which runs may share an interpreter (its imported modules, any state a
-   * template leaves behind). Default: one tenant's (`env.project`).
+   * template leaves behind). Default: one expansion's, else one tenant's (`env.project`).
    */
   isolationKey?: (context: Parameters<PythonRunner>[1]) => string;
 }
@@ -77,8 +77,13 @@ function permissionFlag(): string {
   return process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
 }
 
-/** The isolation key: runs in one process share interpreter state, so only one tenant's runs may share one. */
+/**
+ * The isolation key: runs in one process share interpreter state, so only
+ * the runs of one expansion may share one (`context.expansion`, set by the
+ * engine's expandDeployment); a caller that sets none is isolated by tenant.
+ */
 function keyOf(context: Parameters<PythonRunner>[1]): string {
+  if (context.expansion !== undefined) return `expansion-${context.expansion}`;
   return createHash('sha256').update(String(context.env.project ?? '')).digest('hex').slice(0, 16);
 }
 

@@ -14,6 +14,8 @@ import { parse } from 'yaml';
 import {
   collectReferences,
   expand,
+  expandDeployment,
+  usePythonRunner,
   extractWithJsonPath,
   findReferences,
   hasReference,
@@ -162,6 +164,25 @@ describe('expansion: Keelson decisions', () => {
     assert.equal(r.errors[0]?.code, 'python_unsupported');
     assert.ok(errorText(r).includes(PYTHON_UNSUPPORTED));
     assert.deepEqual(output(r), { config: { resources: [] }, layout: { resources: [] } });
+  });
+
+  test('expandDeployment marks each expansion apart (one interpreter each in the sandbox) and keeps results of the same input', () => {
+    const seen: (number | undefined)[] = [];
+    usePythonRunner((_s, c) => {
+      seen.push(c.expansion);
+      return { ok: true, value: { resources: [] } };
+    });
+    try {
+      const input = { config: 'resources:\n- {name: a, type: t.py}\n- {name: b, type: t.py}\n', imports: { 't.py': 'x' } };
+      expandDeployment(input, { project: 'p' });
+      expandDeployment({ ...input, config: 'resources:\n- {name: c, type: t.py}\n' }, { project: 'p' });
+      expandDeployment(input, { project: 'p' });
+    } finally {
+      usePythonRunner(undefined);
+    }
+    assert.equal(seen.length, 3, 'the third expansion is the first one again: kept, not run');
+    assert.equal(seen[0], seen[1]);
+    assert.notEqual(seen[1], seen[2]);
   });
 
   test('a pluggable Python runner gets the context and its output is expanded', () => {

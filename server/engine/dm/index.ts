@@ -29,6 +29,7 @@ export function expand(input: ExpandInput, options: ExpandOptions = {}): ExpandR
 }
 
 let hostRunner: PythonRunner | undefined;
+let expansions = 0;
 const memo = new Map<string, ExpandResult>();
 const MEMO_ENTRIES = 64;
 const MEMO_KEY_CHARS = 8 << 20;
@@ -43,6 +44,12 @@ export function usePythonRunner(runner: PythonRunner | undefined): void {
   memo.clear();
 }
 
+/** The runner, with every run of one expansion marked as that expansion's. */
+function isolated(runner: PythonRunner): PythonRunner {
+  const expansion = ++expansions;
+  return (source, context, modules) => runner(source, { ...context, expansion }, modules);
+}
+
 /**
  * A deployment's configuration expanded with the host's Python runner, or
  * — `python: 'defer'`, for checks on a thread that must not wait for an
@@ -55,7 +62,7 @@ export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { p
   const options: ExpandOptions = {
     env,
     ...(opts.validateSchema === false ? { validateSchema: false } : {}),
-    ...(python === 'defer' ? { deferPython: true } : hostRunner ? { runPython: hostRunner } : {}),
+    ...(python === 'defer' ? { deferPython: true } : hostRunner ? { runPython: isolated(hostRunner) } : {}),
   };
   const key = JSON.stringify([input, env, python, opts.validateSchema !== false]);
   if (key.length > MEMO_KEY_CHARS) return expandConfiguration(input, options);

@@ -71,6 +71,12 @@ export interface TemplateContext {
   imports: Record<string, string>;
   name: string;
   type: string;
+  /**
+   * Which expansion this run belongs to (set by `expandDeployment`): the
+   * sandbox gives each expansion an interpreter of its own, so nothing one
+   * configuration's templates leave behind reaches another's.
+   */
+  expansion?: number;
 }
 
 /**

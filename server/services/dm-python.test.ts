@@ -1,0 +1,68 @@
+/**
+ * A Python template that loops forever, saved as a deployment on a server
+ * with resolver threads: the save answers at once (it does not run Python),
+ * the deployment resolves to the time-limit error, reads keep answering
+ * while the sandbox runs, and a sound Python deployment resolves afterwards.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { stringify } from 'yaml';
+import { memoryRepos } from '../repo/memory';
+import { seedDemo } from '../seed/demo';
+import { createServices, type Services } from './index';
+
+describe('a Python template that never ends, on a serving server', () => {
+  let services: Services;
+  const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
+  before(async () => {
+    // Read by each resolver thread's sandbox when it starts.
+    process.env.KEELSON_DM_PYTHON_TIMEOUT_S = '2';
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    services = createServices(repos, { usersFile: undefined, domainAdmins: ['Sam'], resolver: { threads: 1, timeoutMs: 120_000, memoryMb: 512 } });
+  });
+  after(async () => {
+    delete process.env.KEELSON_DM_PYTHON_TIMEOUT_S;
+    await services.resolution.close();
+  });
+
+  const deployment = (name: string, source: string) =>
+    stringify({
+      kind: 'deployment',
+      metadata: { namespace: 'main', name },
+      target: 'k8s-example',
+      configuration: { resources: [{ name: 'app', type: 'app.py', properties: { image: 'nginx' } }] },
+      imports: { 'app.py': source },
+    });
+
+  test('the save answers without running it; the deployment fails at the limit; reads answer meanwhile; the next deployment resolves', async () => {
+    const t0 = performance.now();
+    const w = await services.policy.apply(sam, { text: deployment('spin', 'def GenerateConfig(c):\n  while True:\n    pass\n'), baseGeneration: await services.policy.head(sam) });
+    assert.ok(performance.now() - t0 < 5000, 'a save does not wait for an interpreter');
+    let slowest = 0;
+    let reads = 0;
+    const resolving = services.resolution.ensure(w.generation);
+    let done = false;
+    void resolving.finally(() => (done = true));
+    while (!done) {
+      const r0 = performance.now();
+      await services.policy.head(sam);
+      slowest = Math.max(slowest, performance.now() - r0);
+      reads++;
+      await new Promise((ok) => setTimeout(ok, 20));
+    }
+    const outcome = (await resolving).state.claims.find((c) => c.kind === 'deployment' && c.name === 'spin')!;
+    assert.equal(outcome.status, 'error');
+    assert.match(outcome.errors.join('\n'), /Python template 'app\.py' ran over its time limit of 2 s and was stopped/);
+    assert.ok(reads > 10, `${reads} reads while it ran`);
+    assert.ok(slowest < 1000, `the slowest read took ${slowest.toFixed(0)} ms`);
+
+    const ok = await services.policy.apply(sam, {
+      text: deployment('web', "def GenerateConfig(c):\n  return {'resources': [{'name': 'web', 'type': 'Service', 'properties': {'apiVersion': 'v1', 'kind': 'Service', 'spec': {'ports': [{'port': 80}]}}}]}\n"),
+      baseGeneration: await services.policy.head(sam),
+    });
+    const web = (await services.resolution.ensure(ok.generation)).state.claims.find((c) => c.kind === 'deployment' && c.name === 'web')!;
+    assert.equal(web.status, 'resolved', web.errors.join('\n'));
+    assert.equal(web.instances?.length, 1);
+  });
+});
