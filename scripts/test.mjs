@@ -137,6 +137,8 @@ function testFiles(dirs) {
 }
 
 async function unitTests() {
+  // The GitOps remote tests serve a bare repository with `git http-backend`.
+  if (spawnSync('git', ['--version'], { stdio: 'ignore' }).status !== 0) aptInstall(['git']);
   let files = testFiles(['server', 'components', 'scripts', 'bench']);
   if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
   const pg = await startPostgres();

@@ -30,7 +30,7 @@ function startWorker(rt: Awaited<ReturnType<typeof getRuntime>>) {
   process.once('SIGINT', () => controller.abort());
   void workLoop({
     revisions: rt.repos.revisions,
-    actuator: new GitOpsActuator(rt.env.gitopsDir),
+    actuator: new GitOpsActuator(rt.env.gitopsDir, rt.env.gitopsRemote ? { remote: rt.env.gitopsRemote } : {}),
     pollMs: 1000,
     reconcile: { source: reconcileSource(rt.repos) },
     signal: controller.signal,

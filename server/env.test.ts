@@ -27,6 +27,18 @@ describe('configuration', () => {
     assert.equal(readFileSync(join(d, 'auth-secret'), 'utf8').trim(), e.authSecret);
   });
 
+  test('a GitOps remote: each process gets a scratch clone of its own under the data folder; DM fetch hosts are read as a list', () => {
+    const d = dir();
+    const e = loadEnv({ KEELSON_DATA_DIR: d, KEELSON_GITOPS_REMOTE: 'https://git.example.com/ops/gitops.git', KEELSON_DM_ALLOW_HOSTS: 'raw.githubusercontent.com, 127.0.0.1:4011' });
+    assert.equal(e.gitopsRemote, 'https://git.example.com/ops/gitops.git');
+    assert.ok(e.gitopsDir.startsWith(join(d, 'gitops-clones') + '/') && e.gitopsDir.endsWith(`-${process.pid}`), e.gitopsDir);
+    assert.deepEqual(e.dmTemplates.allowHosts, ['raw.githubusercontent.com', '127.0.0.1:4011']);
+    const local = loadEnv({ KEELSON_DATA_DIR: d });
+    assert.equal(local.gitopsRemote, undefined);
+    assert.equal(local.gitopsDir, join(d, 'gitops'));
+    assert.deepEqual(local.dmTemplates.allowHosts, []);
+  });
+
   const bad: [string, Record<string, string>, RegExp][] = [
     ['PORT', { PORT: 'eighty' }, /PORT:/],
     ['PORT range', { PORT: '70000' }, /PORT:/],
@@ -36,6 +48,9 @@ describe('configuration', () => {
     ['NEXTAUTH_URL', { NEXTAUTH_URL: 'not a url' }, /NEXTAUTH_URL:/],
     ['NEXTAUTH_SECRET', { NEXTAUTH_SECRET: 'short' }, /NEXTAUTH_SECRET: must be at least 16/],
     ['half an OIDC setup', { KEELSON_OIDC_ISSUER: 'http://127.0.0.1:4010' }, /KEELSON_OIDC_ISSUER: set all of/],
+    ['KEELSON_GITOPS_REMOTE', { KEELSON_GITOPS_REMOTE: 'git://example.com/gitops.git' }, /KEELSON_GITOPS_REMOTE: must be an http or https URL/],
+    ['KEELSON_DM_ALLOW_HOSTS', { KEELSON_DM_ALLOW_HOSTS: 'http://example.com' }, /KEELSON_DM_ALLOW_HOSTS: must be a comma-separated list of host or host:port/],
+    ['KEELSON_DM_PYTHON', { KEELSON_DM_PYTHON: 'yes' }, /KEELSON_DM_PYTHON:/],
   ];
   for (const [name, vars, msg] of bad) {
     test(`a bad ${name} stops start-up with a message naming it`, () => {

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { hostname } from 'node:os';
 import { z } from 'zod';
 
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
@@ -42,6 +43,7 @@ const envSchema = z
     KEELSON_RESOLVE_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.05).max(3600).default(60)),
     KEELSON_RESOLVE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).max(65536).default(2048)),
     KEELSON_GITOPS_DIR: optionalString,
+    KEELSON_GITOPS_REMOTE: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, error: 'must be an http or https URL of a git repository' }).optional()),
     KEELSON_DM_ALLOW_HOSTS: z.preprocess(
       emptyAsUndefined,
       z
@@ -100,7 +102,10 @@ export interface Env {
   /** Deployment Manager templates referenced by URL: the hosts they may be fetched from (none by default) and the registry base. */
   dmTemplates: { allowHosts: string[]; registry?: string };
   /** The git repository the GitOps actuator writes. */
+  /** The GitOps repository: local (the default), or this process's scratch clone of `gitopsRemote`. */
   gitopsDir: string;
+  /** A remote repository every apply worker pushes to (KEELSON_GITOPS_REMOTE). */
+  gitopsRemote?: string;
 }
 
 export class EnvError extends Error {}
@@ -154,7 +159,12 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       ...(e.KEELSON_DM_REGISTRY ? { registry: e.KEELSON_DM_REGISTRY } : {}),
     },
     // A runtime folder, not a build input: keep Turbopack's file tracer out of it.
-    gitopsDir: resolve(/* turbopackIgnore: true */ e.KEELSON_GITOPS_DIR ?? join(/* turbopackIgnore: true */ dataDir, 'gitops')),
+    // With a remote, each process keeps a scratch clone of its own (several workers may share a data folder).
+    gitopsDir: resolve(
+      /* turbopackIgnore: true */ e.KEELSON_GITOPS_DIR ??
+        (e.KEELSON_GITOPS_REMOTE ? join(/* turbopackIgnore: true */ dataDir, 'gitops-clones', `${hostname()}-${process.pid}`) : join(/* turbopackIgnore: true */ dataDir, 'gitops')),
+    ),
+    ...(e.KEELSON_GITOPS_REMOTE ? { gitopsRemote: e.KEELSON_GITOPS_REMOTE } : {}),
   };
 }
 

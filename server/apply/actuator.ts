@@ -58,6 +58,13 @@ export interface StepResult {
 
 export interface Actuator {
   readonly name: string;
+  /**
+   * `begin` starts from the target's state rather than from this process's
+   * progress (a scratch clone reset to the remote's newest commit), so the
+   * steps a previous attempt finished must be applied again — silently,
+   * they are already recorded as done.
+   */
+  readonly replaysDoneSteps?: boolean;
   /** Prepare for a revision (e.g. open/clone the repo); called again when a crashed apply resumes. */
   begin(ctx: ApplyContext): Promise<void>;
   /**

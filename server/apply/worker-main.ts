@@ -24,11 +24,11 @@ async function main() {
   // Test hook (resume tests): exit abruptly after this many steps, as a crash would.
   const crashAfter = Number(process.env.KEELSON_TEST_CRASH_AFTER_STEPS ?? '0');
   let steps = 0;
-  console.log(`keelson worker: applying to ${e.gitopsDir}`);
+  console.log(`keelson worker: applying to ${e.gitopsRemote ? `${e.gitopsRemote.replace(/\/\/[^@/]*@/, '//')} (scratch clone ${e.gitopsDir})` : e.gitopsDir}`);
   const repos = drizzleRepos(db.db);
   await workLoop({
     revisions: repos.revisions,
-    actuator: new GitOpsActuator(e.gitopsDir),
+    actuator: new GitOpsActuator(e.gitopsDir, e.gitopsRemote ? { remote: e.gitopsRemote } : {}),
     leaseMs: Number(process.env.KEELSON_WORKER_LEASE_MS ?? 60_000),
     pollMs: 500,
     reconcile: { source: reconcileSource(repos) },

@@ -107,6 +107,12 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
     let retryLater: string | undefined;
     for (const step of plan.steps) {
       const st = status.get(step.index);
+      if (st && st.status === 'done' && actuator.replaysDoneSteps) {
+        // The actuator starts from the target again (a fresh checkout of the remote): what was done must be there too.
+        const again = await actuator.apply(step as never, ctx);
+        if (again.status !== 'done') throw new Error(`step ${step.index} (${step.key}) no longer applies: ${again.error ?? 'failed'}`);
+        continue;
+      }
       if (st && (st.status === 'done' || st.status === 'failed' || st.status === 'skipped')) continue;
       const blocked = step.waitsFor.find((i) => {
         const w = status.get(i)?.status;

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import git from 'isomorphic-git';
+import http from 'isomorphic-git/http/node';
 import type { Actuator, ApplyContext, ApplyStep, StepResult } from '../actuator';
 import { CLUSTERS_DIR, renderStep } from './render';
 
@@ -26,6 +27,33 @@ const TMP_DIR = join('.git', 'keelson-tmp');
 export interface GitOpsActuatorOptions {
   /** Clock for commit timestamps (tests pin it). */
   now?: () => Date;
+  /**
+   * A remote repository (http or https URL; credentials in the URL) that
+   * every worker pushes to. The local folder is then this worker's scratch
+   * clone: each revision starts from the remote's newest commit, and a push
+   * the remote rejects (another worker pushed first) makes the job run again
+   * on top of it, so the remote's history stays one line.
+   */
+  remote?: string;
+}
+
+/** The remote refused a push: the job is retried (with the worker's capped backoff) from the remote's newest commit. */
+export class PushRejected extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PushRejected';
+  }
+}
+
+/** The URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.href;
+  } catch {
+    return url;
+  }
 }
 
 /** `name@users.keelson` with characters git would mangle in an address replaced. */
@@ -86,6 +114,8 @@ async function headOid(dir: string): Promise<string | undefined> {
 export class GitOpsActuator implements Actuator {
   readonly name = 'gitops';
   readonly dir: string;
+  readonly replaysDoneSteps: boolean;
+  private readonly remote: string | undefined;
   private readonly now: () => Date;
   private ready: Promise<void> | undefined;
   /**
@@ -97,6 +127,8 @@ export class GitOpsActuator implements Actuator {
   constructor(dir: string, opts: GitOpsActuatorOptions = {}) {
     this.dir = dir;
     this.now = opts.now ?? (() => new Date());
+    this.remote = opts.remote;
+    this.replaysDoneSteps = opts.remote !== undefined;
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -110,6 +142,7 @@ export class GitOpsActuator implements Actuator {
     this.ready ??= (async () => {
       await mkdir(this.dir, { recursive: true });
       if (!(await exists(join(this.dir, '.git')))) await git.init({ fs, dir: this.dir, defaultBranch: DEFAULT_BRANCH });
+      if (this.remote) await git.addRemote({ fs, dir: this.dir, remote: 'origin', url: this.remote, force: true });
       // Leftovers of a write interrupted by a crash.
       await rm(join(this.dir, TMP_DIR), { recursive: true, force: true });
       await mkdir(join(this.dir, TMP_DIR), { recursive: true });
@@ -121,10 +154,49 @@ export class GitOpsActuator implements Actuator {
   }
 
   async begin(_ctx: ApplyContext): Promise<void> {
-    // The working tree is the checkout: there is nothing to clone or reset.
-    // Files left by a crashed attempt are the progress that attempt made.
+    // Local: the working tree is the checkout, and files left by a crashed
+    // attempt are the progress that attempt made. Remote: start from the
+    // remote's newest commit; the worker applies the done steps again.
     this.ready = undefined;
     await this.ensureRepo();
+    if (this.remote) await this.serial(() => this.resetToRemote());
+  }
+
+  /** Make the scratch clone the remote's main exactly: its commit checked out, nothing else under clusters/. */
+  private async resetToRemote(): Promise<void> {
+    const dir = this.dir;
+    let tip: string | undefined;
+    try {
+      const r = await git.fetch({ fs, http, dir, remote: 'origin', ref: DEFAULT_BRANCH, singleBranch: true, tags: false });
+      tip = r.fetchHead ?? undefined;
+    } catch (e) {
+      // An empty remote has no main yet: the first revision makes it.
+      if (!/could not find|NotFound|Could not find/.test(String((e as Error).message) + String((e as { code?: string }).code))) {
+        throw new Error(`cannot fetch the GitOps remote ${redactUrl(this.remote!)}: ${(e as Error).message}`);
+      }
+    }
+    await rm(join(dir, CLUSTERS_DIR), { recursive: true, force: true });
+    if (tip) {
+      await git.writeRef({ fs, dir, ref: `refs/heads/${DEFAULT_BRANCH}`, value: tip, force: true });
+      await git.checkout({ fs, dir, ref: DEFAULT_BRANCH, force: true });
+    } else {
+      await rm(join(dir, '.git', 'refs', 'heads', DEFAULT_BRANCH), { force: true });
+      await rm(join(dir, '.git', 'index'), { force: true });
+    }
+  }
+
+  /** Push main; a rejection (someone pushed first, or the remote says no) is a PushRejected the job retries. */
+  private async push(): Promise<void> {
+    let why: string | undefined;
+    try {
+      const r = await git.push({ fs, http, dir: this.dir, remote: 'origin', ref: DEFAULT_BRANCH });
+      if (!r.ok) why = r.error ?? Object.values(r.refs ?? {}).find((x) => !x.ok)?.error ?? 'rejected';
+    } catch (e) {
+      why = (e as Error).message;
+    }
+    if (why !== undefined) {
+      throw new PushRejected(`the GitOps remote ${redactUrl(this.remote!)} refused the push (${why.trim()}); the revision is applied again on the remote's newest commit`);
+    }
   }
 
   async apply(step: ApplyStep, _ctx: ApplyContext): Promise<StepResult> {
@@ -194,6 +266,7 @@ export class GitOpsActuator implements Actuator {
       const when = this.now();
       const author = { ...COMMIT_AUTHOR, timestamp: Math.floor(when.getTime() / 1000), timezoneOffset: 0 };
       const commit = await git.commit({ fs, dir, message: commitMessage(ctx, summary), author, committer: author });
+      if (this.remote) await this.push();
       return { changed: true, commit };
     });
   }
