@@ -204,11 +204,13 @@ function verb(action: string): string {
 /** Poll for jobs until `signal` aborts. */
 export async function workLoop(opts: WorkerOptions & { pollMs?: number; signal?: AbortSignal }): Promise<void> {
   const pollMs = opts.pollMs ?? 1000;
+  // One name for the life of the loop, so events and leases say which worker did what.
+  const loop = { ...opts, workerId: opts.workerId ?? `worker-${randomUUID().slice(0, 8)}` };
   let lookedAt = 0;
   while (!opts.signal?.aborted) {
     let worked = false;
     try {
-      worked = await runOnce(opts);
+      worked = await runOnce(loop);
       // Idle: time to see whether an installation is due for an automatic reconcile.
       const r = opts.reconcile;
       if (!worked && r && Date.now() - lookedAt >= (r.everyMs ?? 30_000)) {
