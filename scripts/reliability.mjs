@@ -3,14 +3,15 @@
  * `npm run test:reliability [-- --long]`: the reliability suite
  * (server/reliability/ and the remote GitOps tests) on the PostgreSQL server
  * and git that `npm test` uses, at full size — 50 revisions through two
- * consoles and two workers — instead of the shortened form inside `npm test`.
+ * consoles and two workers, 10,000 hostile inputs per language — instead of
+ * the shortened form inside `npm test`.
  * With --long it prints the figures the tests report, as a table.
  */
 import { spawn } from 'node:child_process';
 
 const long = process.argv.includes('--long');
 const child = spawn(process.execPath, ['scripts/test.mjs', '--unit', 'server/reliability/', 'server/apply/gitops/remote.test.ts'], {
-  env: { ...process.env, KEELSON_RELIABILITY_REVISIONS: process.env.KEELSON_RELIABILITY_REVISIONS ?? '50' },
+  env: { ...process.env, KEELSON_RELIABILITY_REVISIONS: process.env.KEELSON_RELIABILITY_REVISIONS ?? '50', KEELSON_FUZZ_RUNS: process.env.KEELSON_FUZZ_RUNS ?? '10000' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const figures = [];

@@ -1,0 +1,158 @@
+/**
+ * Hostile input at scale, property-based (fast-check): the YAML loader and
+ * every language a policy can hold — Aptomi expressions (govaluate) and Go
+ * templates, Axebow selectors, Landscaper's spiff, DM's Jinja — fed text
+ * built from their own tokens and from mutated valid sources. Whatever comes
+ * in: nothing throws, nothing runs past its limits, and a refusal is data
+ * with a message (and, for syntax errors, a position).
+ *
+ * `npm test` tries a thousand inputs per language; `npm run
+ * test:reliability` (KEELSON_FUZZ_RUNS) tries more and prints the counts.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { expand } from '../engine/dm';
+import { compileExpr, compileTemplate, evalExpr, renderTemplate } from '../engine/lang';
+import { compileSelector, evaluateSelector } from '../engine/lang/selector';
+import { evaluateSpiff, evaluateSpiffExpression } from '../engine/lang/spiff';
+import { loadObjects } from '../engine/model/validate';
+
+const RUNS = Number(process.env.KEELSON_FUZZ_RUNS ?? 1000);
+/** Far above any limit's own cut-off: a call that takes this long hangs. */
+const HANG_MS = 5000;
+const tried: Record<string, { inputs: number; refused: number }> = {};
+
+/** Runs `fn`, which must not throw nor hang; counts refusals. */
+function survive<T>(language: string, fn: () => T, refused: (r: T) => boolean): T {
+  const t0 = performance.now();
+  const r = fn();
+  const ms = performance.now() - t0;
+  assert.ok(ms < HANG_MS, `${language}: one input took ${ms.toFixed(0)} ms`);
+  const c = (tried[language] ??= { inputs: 0, refused: 0 });
+  c.inputs++;
+  if (refused(r)) c.refused++;
+  return r;
+}
+
+/** Text from a language's own pieces, in any order: most of it nearly valid, all of it hostile. */
+const tokens = (pieces: string[], maxLength = 40) => fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 4 })), { maxLength }).map((a) => a.join(''));
+
+/** A valid source with a few characters inserted, deleted or replaced. */
+const mutated = (source: string) =>
+  fc.array(fc.tuple(fc.nat({ max: source.length }), fc.nat({ max: 3 }), fc.string({ maxLength: 3 })), { minLength: 1, maxLength: 4 }).map((edits) => {
+    let s = source;
+    for (const [at, del, ins] of edits) {
+      const i = Math.min(at, s.length);
+      s = s.slice(0, i) + ins + s.slice(i + del);
+    }
+    return s;
+  });
+
+const VALID_POLICY = readFileSync(join(process.cwd(), 'corpus/aptomi/examples/twitter-analytics/policy/twitter_stats/twitter_stats.yaml'), 'utf8');
+
+describe('hostile input, property-based', () => {
+  test('the YAML loader: never throws; syntax errors carry a line and column; every diagnostic has a message', () => {
+    const yamlish = tokens(['kind: ', 'claim', 'bundle', 'service', '\n', '  ', '- ', '{', '}', '[', ']', ': ', '&a ', '*a', '<<: *a', '!!str ', '!!binary ', '"', "'", '|', '>', '#', 'metadata:', '  name: x', '  namespace: main', '---\n', '...\n', '\t', '%YAML 1.1\n', '? ', 'user: alice', 'labels: {a: b}', '\u0000', '\ufeff'], 60);
+    fc.assert(
+      fc.property(fc.oneof(yamlish, mutated(VALID_POLICY)), (text) => {
+        const r = survive('yaml loader', () => loadObjects(text), (x) => x.diagnostics.some((d) => d.severity === 'error'));
+        for (const d of r.diagnostics) {
+          assert.ok(d.message.length > 0, JSON.stringify(d));
+          if (d.code === 'yaml_syntax') assert.ok((d.line ?? 0) >= 1 && (d.column ?? 0) >= 1, JSON.stringify(d));
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('Aptomi expressions (govaluate): compile and evaluate never throw; parse errors are data', () => {
+    const exprish = tokens(['a', 'b', 'labels', '.', '==', '!=', '=~', '!~', '&&', '||', '!', '(', ')', '[', ']', "'x'", '"y"', '1', '2.5', '-', '+', '*', '/', '%', '**', '<', '>=', 'in', ',', 'true', 'false', 'nil', '?', ':', '??', '\\', ' ', "'(a+)+$'"]);
+    fc.assert(
+      fc.property(fc.oneof(exprish, mutated("labels.tier == 'gold' && (a =~ '^x+$' || b in ('p', 'q')) && !(c > 2)")), fc.dictionary(fc.constantFrom('a', 'b', 'c', 'labels'), fc.oneof(fc.string({ maxLength: 30 }), fc.integer(), fc.boolean())), (src, params) => {
+        const compiled = survive('expressions', () => compileExpr(src), (x) => !x.ok);
+        if (!compiled.ok) return void assert.ok(compiled.error.message.length > 0);
+        const r = survive('expressions', () => evalExpr(compiled.value, params), (x) => !x.ok);
+        if (!r.ok) assert.ok(r.error.message.length > 0);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('Go templates: compile and render never throw; errors name a line', () => {
+    const tmplish = tokens(['{{', '}}', '{{-', '-}}', '.Labels', '.Discovery', '.', 'range', 'end', 'if', 'else', 'with', 'define "t"', 'template "t" .', 'printf "%*d" 99999999 1', 'repeat 1000000 "x"', '$x := ', '$x', '|', 'index', 'len', 'html', 'js', 'toJson', '(', ')', '"s"', '1', 'nil', '\n', 'text ', 'block "b" .']);
+    fc.assert(
+      fc.property(fc.oneof(tmplish, mutated('{{- range $k, $v := .Labels }}{{ $k }}={{ printf "%q" $v | upper }}{{ if eq $k "a" }},{{ end }}{{ end -}}')), (src) => {
+        const compiled = survive('go templates', () => compileTemplate(src), (x) => !x.ok);
+        if (!compiled.ok) return void assert.ok(compiled.error.message.length > 0 && (compiled.error.line === undefined || compiled.error.line >= 1));
+        const r = survive('go templates', () => renderTemplate(compiled.value, { Labels: { a: 'b', n: '3' }, Discovery: {} }), (x) => !x.ok);
+        if (!r.ok) assert.ok(r.error.message.length > 0);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('Axebow selectors: any JSON program compiles or is refused, and runs without throwing', () => {
+    const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        fc.constantFrom('$.service.meta', '$.tenant', 'and', 'or', 'not', 'eq', 'in', 'regex', 'gt', '(a+)+$', ''),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('node'), { maxLength: 4 }),
+        fc.dictionary(fc.constantFrom('and', 'or', 'not', 'eq', 'ne', 'in', 'regex', 'gt', 'lt', 'exists', 'path', 'value', 'all', 'any'), tie('node'), { maxKeys: 3 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(json, (program) => {
+        const compiled = survive('selectors', () => compileSelector(program), (x) => !(x as { ok?: boolean }).ok);
+        survive('selectors', () => evaluateSelector(program, { service: { meta: { tier: 'gold' } }, tenant: 'acme' } as never, false), () => false);
+        assert.ok(compiled !== undefined);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('Landscaper spiff: expressions and documents evaluate or are refused with where; nothing throws', () => {
+    const spiffish = tokens(['(( ', ' ))', 'imports.', 'a', 'b', '.', '[', ']', '0', '"s"', '+', '-', '*', '/', '||', '&&', '!', '==', 'join(', 'split(', 'sum[', '|x,y|', '->', 'x', 'y', ')', ',', 'map[', 'lambda', 'exec(', '&temporary', '~', 'merge', 'stub(']);
+    fc.assert(
+      fc.property(fc.oneof(spiffish, mutated('join(",", map[imports.a|x|->x * 2]) || imports.b')), (src) => {
+        const r = survive('spiff', () => evaluateSpiffExpression(src, { imports: { a: [1, 2, 3], b: 'x' } }), (x) => !x.ok);
+        if (!r.ok) assert.ok(r.error.message.length > 0);
+        const doc = survive('spiff', () => evaluateSpiff({ v: `((${src}))`, list: [`((${src}))`] }, { imports: { a: [1, 2], b: 'x' } }), (x) => !x.ok);
+        if (!doc.ok) assert.ok(doc.error.message.length > 0);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('DM Jinja templates: expansion never throws; a refusal is an ExpansionError naming the resource', () => {
+    const jinjaish = tokens(['{{ ', ' }}', '{% ', ' %}', 'for x in range(10)', 'endfor', 'if ', 'endif', 'set y = ', 'properties', 'env', 'imports', "['name']", '.', '|', 'join', 'upper', '(', ')', '[', ']', '"s"', '1', '*', '9999999', 'range.constructor', '__class__', 'resources:\n', '- name: a\n', '  type: Service\n', 'macro m()', 'endmacro', 'm()', "import 'self.jinja' as s", '\n']);
+    fc.assert(
+      fc.property(fc.oneof(jinjaish, mutated("resources:\n{% for i in range(properties['n']) %}\n- name: {{ env['name'] }}-{{ i }}\n  type: Service\n  properties: {port: {{ 80 + i }}}\n{% endfor %}\n")), (src) => {
+        const r = survive(
+          'jinja',
+          () => expand({ config: 'resources:\n- {name: t, type: t.jinja, properties: {n: 2}}\n', imports: { 't.jinja': src, 'self.jinja': src } }, { env: { deployment: 'd', project: 'p' } }),
+          (x) => x.errors.length > 0,
+        );
+        for (const e of r.errors) assert.match(e.message, /^ExpansionError: /);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('figures', () => {
+    let inputs = 0;
+    let refused = 0;
+    for (const [language, c] of Object.entries(tried)) {
+      console.log(`figure hostile.${language.replace(/ /g, '_')} ${c.inputs} tried, ${c.refused} refused, 0 crashed`);
+      inputs += c.inputs;
+      refused += c.refused;
+    }
+    console.log(`figure hostile.total ${inputs} tried, ${refused} refused, 0 crashed, 0 hung`);
+    assert.ok(inputs >= RUNS * 6);
+  });
+});
