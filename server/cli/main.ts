@@ -4,6 +4,7 @@
  *
  * Exit codes: 0 success, 1 invalid input or refused, 2 usage error.
  */
+import { backupCommand } from './backup';
 import { loginCommand, logoutCommand } from './login';
 import { expandCommand } from './expand';
 import { installCommand } from './install';
@@ -38,6 +39,10 @@ KEELSON_USER / KEELSON_PASSWORD, or else with the token of keelson login):
   delete PATH...       Delete the objects the files describe, as one generation.
   revisions list | show ID | accept ID | reject ID | wait ID --until applied|rejected
 
+On this machine's installation (DATABASE_URL or the PGlite in KEELSON_DATA_DIR):
+  backup FILE          The whole database and the GitOps repository, to one file.
+  restore FILE         Into an empty database and an absent repository; all or nothing.
+
 Run \`keelson <command> --help\` for a command's options.`;
 
 export type Io = { out: (s: string) => void; err: (s: string) => void };
@@ -63,6 +68,9 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
       return revisionsCommand(rest, io);
     case 'login':
       return loginCommand(rest, io);
+    case 'backup':
+    case 'restore':
+      return backupCommand(cmd, rest, io);
     case 'logout':
       return logoutCommand(rest, io);
     case undefined:

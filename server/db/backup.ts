@@ -1,0 +1,229 @@
+/**
+ * Backup and restore of a Keelson installation: every table of the database
+ * (PGlite or PostgreSQL alike) and the local GitOps repository, in one
+ * gzipped file of JSON lines:
+ *
+ *   {"format":"keelson-backup","version":1,"createdAt":…,"migrations":N}
+ *   {"table":"policy_objects","row":{…}}          one per row, parents first
+ *   {"file":".git/objects/ab/cdef…","data":"<base64>"}   one per repository file
+ *   {"end":true,"rows":R,"files":F}
+ *
+ * Rows travel as PostgreSQL's own JSON (`row_to_json`) and come back through
+ * `json_populate_record`, so every column type round-trips without a
+ * per-table mapping; sequences are set past the restored ids. A restore goes
+ * into an empty, migrated database in one transaction: all or nothing.
+ */
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { createGunzip, createGzip } from 'node:zlib';
+import { sql } from 'drizzle-orm';
+import type { Db } from './client';
+
+export const BACKUP_FORMAT = 'keelson-backup';
+export const BACKUP_VERSION = 1;
+
+type Row = Record<string, unknown>;
+
+async function query<T = Row>(db: Db | Parameters<Parameters<Db['transaction']>[0]>[0], text: string): Promise<T[]> {
+  const r = await db.execute(sql.raw(text));
+  return (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as T[];
+}
+
+const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** The application's tables, parents before the tables that refer to them. */
+async function tablesInOrder(db: Db): Promise<string[]> {
+  const tables = (await query<{ table_name: string }>(db, `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`)).map((t) => t.table_name);
+  const refs = await query<{ child: string; parent: string }>(
+    db,
+    `select tc.table_name as child, ccu.table_name as parent
+       from information_schema.table_constraints tc
+       join information_schema.constraint_column_usage ccu on tc.constraint_name = ccu.constraint_name and tc.table_schema = ccu.table_schema
+      where tc.constraint_type = 'FOREIGN KEY' and tc.table_schema = 'public'`,
+  );
+  const parents = new Map(tables.map((t) => [t, new Set<string>()]));
+  for (const r of refs) if (r.child !== r.parent) parents.get(r.child)?.add(r.parent);
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const visit = (t: string, path: Set<string>) => {
+    if (seen.has(t) || path.has(t)) return;
+    path.add(t);
+    for (const p of parents.get(t) ?? []) visit(p, path);
+    seen.add(t);
+    out.push(t);
+  };
+  for (const t of tables) visit(t, new Set());
+  return out;
+}
+
+/** The columns of a table's primary key, to write rows in a stable order (a row referring to an older one of its table comes after it). */
+async function primaryKey(db: Db, table: string): Promise<string[]> {
+  const rows = await query<{ column_name: string }>(
+    db,
+    `select kcu.column_name from information_schema.table_constraints tc
+       join information_schema.key_column_usage kcu on tc.constraint_name = kcu.constraint_name and tc.table_schema = kcu.table_schema
+      where tc.table_schema = 'public' and tc.table_name = '${table.replace(/'/g, "''")}' and tc.constraint_type = 'PRIMARY KEY'
+      order by kcu.ordinal_position`,
+  );
+  return rows.map((r) => r.column_name);
+}
+
+async function migrationCount(db: Db): Promise<number> {
+  try {
+    const r = await query<{ n: number | string }>(db, `select count(*) as n from drizzle.__drizzle_migrations`);
+    return Number(r[0]?.n ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+async function* repositoryFiles(dir: string): AsyncGenerator<{ path: string; data: Buffer }> {
+  if (!existsSync(dir)) return;
+  const walk = async function* (d: string): AsyncGenerator<string> {
+    for (const e of await readdir(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) yield* walk(p);
+      else if (e.isFile()) yield p;
+    }
+  };
+  for await (const p of walk(dir)) {
+    const rel = relative(dir, p).split(sep).join('/');
+    // Scratch space of an interrupted write (see the GitOps actuator): not state.
+    if (rel.startsWith('.git/keelson-tmp/')) continue;
+    yield { path: rel, data: await readFile(p) };
+  }
+}
+
+export interface BackupSummary {
+  tables: number;
+  rows: number;
+  files: number;
+}
+
+/** Write the database and the GitOps repository (`gitopsDir`, if it exists) to `file`. */
+export async function backup(db: Db, gitopsDir: string | undefined, file: string): Promise<BackupSummary> {
+  const summary: BackupSummary = { tables: 0, rows: 0, files: 0 };
+  const migrations = await migrationCount(db);
+  const tables = await tablesInOrder(db);
+  const keys = new Map<string, string[]>();
+  for (const t of tables) keys.set(t, await primaryKey(db, t));
+  async function* lines(): AsyncGenerator<string> {
+    yield JSON.stringify({ format: BACKUP_FORMAT, version: BACKUP_VERSION, createdAt: new Date().toISOString(), migrations }) + '\n';
+    // One snapshot for every table: a backup taken while the console writes is still consistent.
+    const rowsByTable = await db.transaction(async (tx) => {
+      await tx.execute(sql.raw('set transaction isolation level repeatable read'));
+      const all: [string, string[]][] = [];
+      for (const t of tables) {
+        const key = keys.get(t) ?? [];
+        const order = key.length ? ` order by ${key.map(ident).join(', ')}` : '';
+        const rows = await query<{ j: unknown }>(tx, `select row_to_json(t)::text as j from ${ident(t)} t${order}`);
+        all.push([t, rows.map((r) => String(r.j))]);
+      }
+      return all;
+    });
+    for (const [t, rows] of rowsByTable) {
+      summary.tables++;
+      for (const j of rows) {
+        summary.rows++;
+        yield `{"table":${JSON.stringify(t)},"row":${j}}\n`;
+      }
+    }
+    if (gitopsDir) {
+      for await (const f of repositoryFiles(gitopsDir)) {
+        summary.files++;
+        yield JSON.stringify({ file: f.path, data: f.data.toString('base64') }) + '\n';
+      }
+    }
+    yield JSON.stringify({ end: true, rows: summary.rows, files: summary.files }) + '\n';
+  }
+  await mkdir(dirname(file), { recursive: true });
+  await pipeline(Readable.from(lines()), createGzip(), createWriteStream(file));
+  return summary;
+}
+
+export class RestoreError extends Error {}
+
+/**
+ * Restore `file` into `db` (migrated, and empty: a restore never merges) and
+ * its repository files into `gitopsDir` (which must not hold a repository).
+ */
+export async function restore(db: Db, gitopsDir: string | undefined, file: string): Promise<BackupSummary> {
+  const tables = await tablesInOrder(db);
+  // A freshly migrated database already holds its singleton heads (one row, no serial id): those are replaced.
+  const serialTables = new Set(
+    (await query<{ table_name: string }>(db, `select distinct table_name from information_schema.columns where table_schema = 'public' and column_default like 'nextval(%'`)).map((r) => r.table_name),
+  );
+  const replaced: string[] = [];
+  for (const t of tables) {
+    const n = Number((await query<{ n: number | string }>(db, `select count(*) as n from ${ident(t)}`))[0]?.n ?? 0);
+    if (n === 1 && !serialTables.has(t)) replaced.push(t);
+    else if (n > 0) throw new RestoreError(`The database is not empty (table ${t} has rows): a restore goes into an empty database. Nothing was restored.`);
+  }
+  if (gitopsDir && existsSync(join(gitopsDir, '.git'))) throw new RestoreError(`${gitopsDir} already holds a git repository: a restore does not overwrite one. Nothing was restored.`);
+  const known = new Set(tables);
+  const input = createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity });
+  const rows: { table: string; row: string }[] = [];
+  const files: { path: string; data: string }[] = [];
+  type Header = { format?: string; version?: number; migrations?: number };
+  let header: Header | undefined;
+  let end: { rows: number; files: number } | undefined;
+  let lineNo = 0;
+  try {
+    for await (const line of input) {
+      lineNo++;
+      if (!line) continue;
+      const o = JSON.parse(line) as Record<string, unknown>;
+      if (!header) {
+        const h: Header = o;
+        header = h;
+        if (h.format !== BACKUP_FORMAT) throw new RestoreError(`${file} is not a Keelson backup (line 1). Nothing was restored.`);
+        if (h.version !== BACKUP_VERSION) throw new RestoreError(`${file} is backup format ${h.version}; this Keelson reads ${BACKUP_VERSION}. Nothing was restored.`);
+        continue;
+      }
+      if (typeof o.table === 'string') {
+        if (!known.has(o.table)) throw new RestoreError(`line ${lineNo}: table ${o.table} does not exist in this database (a backup from another Keelson version?). Nothing was restored.`);
+        rows.push({ table: o.table, row: JSON.stringify(o.row) });
+      } else if (typeof o.file === 'string') {
+        if (o.file.startsWith('/') || o.file.split('/').includes('..')) throw new RestoreError(`line ${lineNo}: file path ${o.file} leaves the repository. Nothing was restored.`);
+        files.push({ path: o.file, data: String(o.data) });
+      } else if (o.end === true) end = o as unknown as typeof end;
+    }
+  } catch (e) {
+    if (e instanceof RestoreError) throw e;
+    throw new RestoreError(`${file} is damaged at line ${lineNo}: ${(e as Error).message}. Nothing was restored.`);
+  }
+  if (!header) throw new RestoreError(`${file} is empty. Nothing was restored.`);
+  if (!end || end.rows !== rows.length || end.files !== files.length) throw new RestoreError(`${file} is cut short (no end record, or counts differ). Nothing was restored.`);
+  const migrations = await migrationCount(db);
+  if (header.migrations !== undefined && header.migrations > migrations) {
+    throw new RestoreError(`${file} was made by a newer Keelson (${header.migrations} migrations; this database has ${migrations}). Nothing was restored.`);
+  }
+  await db.transaction(async (tx) => {
+    for (const t of replaced) await query(tx, `delete from ${ident(t)}`);
+    for (const r of rows) {
+      const lit = r.row.replace(/'/g, "''");
+      await query(tx, `insert into ${ident(r.table)} overriding system value select * from json_populate_record(null::${ident(r.table)}, '${lit}'::json)`);
+    }
+    // Serial columns continue after the restored ids.
+    const serials = await query<{ table_name: string; column_name: string; seq: string }>(
+      tx,
+      `select table_name, column_name, pg_get_serial_sequence(quote_ident(table_name), column_name) as seq
+         from information_schema.columns where table_schema = 'public' and pg_get_serial_sequence(quote_ident(table_name), column_name) is not null`,
+    );
+    for (const s of serials) {
+      await query(tx, `select setval('${s.seq.replace(/'/g, "''")}', coalesce((select max(${ident(s.column_name)}) from ${ident(s.table_name)}), 0) + 1, false)`);
+    }
+  });
+  if (gitopsDir) {
+    for (const f of files) {
+      const p = join(gitopsDir, ...f.path.split('/'));
+      await mkdir(dirname(p), { recursive: true });
+      await writeFile(p, Buffer.from(f.data, 'base64'));
+    }
+  }
+  return { tables: new Set(rows.map((r) => r.table)).size, rows: rows.length, files: files.length };
+}
