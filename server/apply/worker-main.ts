@@ -26,9 +26,19 @@ async function main() {
   let steps = 0;
   console.log(`keelson worker: applying to ${e.gitopsRemote ? `${e.gitopsRemote.replace(/\/\/[^@/]*@/, '//')} (scratch clone ${e.gitopsDir})` : e.gitopsDir}`);
   const repos = drizzleRepos(db.db);
+  const actuator = new GitOpsActuator(e.gitopsDir, e.gitopsRemote ? { remote: e.gitopsRemote } : {});
+  // Test hook (fault tests): exit abruptly right after a revision's commit is pushed, before it is recorded as applied.
+  if (process.env.KEELSON_TEST_CRASH_AFTER_PUSH === '1') {
+    const finish = actuator.finish.bind(actuator);
+    actuator.finish = async (...args) => {
+      const r = await finish(...args);
+      if (r.changed) process.exit(137);
+      return r;
+    };
+  }
   await workLoop({
     revisions: repos.revisions,
-    actuator: new GitOpsActuator(e.gitopsDir, e.gitopsRemote ? { remote: e.gitopsRemote } : {}),
+    actuator,
     leaseMs: Number(process.env.KEELSON_WORKER_LEASE_MS ?? 60_000),
     pollMs: 500,
     reconcile: { source: reconcileSource(repos) },

@@ -10,126 +10,58 @@
  * (KEELSON_RELIABILITY_REVISIONS).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { drizzleRepos } from '../repo/drizzle';
 import { createServices } from '../services';
-import { API_PREFIX } from '../rest/dispatch';
 import { seedDemo } from '../seed/demo';
 import { backends } from '../testing/backends';
+import { Cluster, createAndAccept, prepareTenant } from '../testing/cluster';
 import { startGitServer, type GitServer } from '../testing/git-server';
 
 const REVISIONS = Number(process.env.KEELSON_RELIABILITY_REVISIONS ?? 12);
-const OFFERING = `kind: bundle
-metadata: {namespace: acme-web, name: webshop}
-components:
-  - name: web
-    code:
-      type: raw
-      params:
-        manifest: |
-          apiVersion: v1
-          kind: ConfigMap
-          metadata: {name: shop-{{ .Labels.tier }}}
----
-kind: service
-metadata: {namespace: acme-web, name: webshop}
-contexts:
-  - name: all
-    allocation: {bundle: webshop, keys: ['{{ .Labels.tier }}']}
-`;
 const postgres = backends().find((b) => b.name === 'postgres');
 
 describe('scale-out: two consoles, two workers, one PostgreSQL, one git remote', { skip: postgres ? false : 'needs the PostgreSQL server npm test starts (KEELSON_TEST_PG_URL)' }, () => {
   let db: Awaited<ReturnType<NonNullable<typeof postgres>['open']>>;
   let remote: GitServer;
-  const children: ChildProcess[] = [];
+  const cluster = new Cluster();
   const dirs: string[] = [];
   const consoles: string[] = [];
-  const logs: string[] = [];
-
-  function start(args: string[], env: Record<string, string>, name: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-      children.push(child);
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${out}`)), 120_000);
-      const onData = (b: Buffer) => {
-        out += b;
-        if (out.length > 20_000) out = out.slice(-10_000);
-        logs.push(`[${name}] ${b}`.slice(0, 400));
-        const m = /LISTEN (\S+)/.exec(out) ?? /keelson worker: applying to/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1] ?? '');
-        }
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      child.on('exit', (code) => reject(new Error(`${name} exited (${code}):\n${out}`)));
-    });
-  }
 
   before(async () => {
     db = await postgres!.open();
     await seedDemo(drizzleRepos(db.db));
     remote = await startGitServer();
-    for (let i = 0; i < 2; i++) consoles.push(await start(['server/testing/console-process.ts'], { DATABASE_URL: db.url! }, `console ${i + 1}`));
+    for (let i = 0; i < 2; i++) consoles.push((await cluster.start('server/testing/console-process.ts', { DATABASE_URL: db.url! }, `console ${i + 1}`)).url);
     for (let i = 0; i < 2; i++) {
       const data = mkdtempSync(join(tmpdir(), 'keelson-worker-'));
       dirs.push(data);
-      await start(['server/apply/worker-main.ts'], { DATABASE_URL: db.url!, KEELSON_DATA_DIR: data, KEELSON_GITOPS_REMOTE: remote.url, KEELSON_WORKER_LEASE_MS: '5000', KEELSON_SEED: 'none' }, `worker ${i + 1}`);
+      await cluster.start('server/apply/worker-main.ts', { DATABASE_URL: db.url!, KEELSON_DATA_DIR: data, KEELSON_GITOPS_REMOTE: remote.url, KEELSON_WORKER_LEASE_MS: '5000', KEELSON_SEED: 'none' }, `worker ${i + 1}`);
     }
   });
   after(async () => {
-    for (const c of children) c.kill('SIGKILL');
+    cluster.killAll();
     await remote?.close();
     await db?.close();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  const call = async (base: string, method: string, path: string, body?: unknown, user = 'Alice') => {
-    const res = await fetch(`${base}${API_PREFIX}${path}`, {
-      method,
-      headers: { authorization: `Bearer test:${user}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: res.status, body: (await res.json()) as { data?: any; content?: { message?: string } } }; // eslint-disable-line @typescript-eslint/no-explicit-any
-  };
   const any = () => consoles[Math.floor(Math.random() * consoles.length)]!;
 
   test(`${REVISIONS} revisions created and accepted through either console: each applied once, in order, as one line of history`, { timeout: 900_000 }, async () => {
-    assert.equal((await call(consoles[0]!, 'POST', '/tenant/acme', { namespaces: ['acme-web'] })).status, 201);
-    assert.equal((await call(consoles[1]!, 'POST', '/tenant/acme/account/main', {})).status, 201);
-    assert.equal((await call(consoles[0]!, 'POST', '/tenant/acme/account/main/environment/prod', { cluster: 'k8s-example' })).status, 201);
-    // What the tenant offers: one ConfigMap per tier, so each service is an instance of its own.
-    const editor = createServices(drizzleRepos(db.db), { usersFile: undefined, domainAdmins: ['Sam'] });
-    const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
-    const w = await editor.policy.apply(sam, { text: OFFERING, baseGeneration: await editor.policy.head(sam) });
-    // The demo and the offering, accepted whole as the baseline: each service's revision then changes only its own section.
-    const baseline = await editor.revisions.ensureForGeneration(w.generation);
-    assert.equal((await editor.revisions.decide(sam, { revisionId: baseline.id, decision: 'accept' })).status, 'accepted');
-    await editor.resolution.close();
+    await prepareTenant(consoles[0]!, createServices(drizzleRepos(db.db), { usersFile: undefined, domainAdmins: ['Sam'] }));
     const accepted: number[] = [];
     const started = Date.now();
-    for (let i = 0; i < REVISIONS; i++) {
-      const created = await call(any(), 'POST', `/tenant/acme/service/svc-${i}`, { service: 'acme-web/webshop', environment: 'main/prod', labels: { tier: `t${i}` } });
-      assert.equal(created.status, 202, JSON.stringify(created.body));
-      const id = created.body.data.revision.id as number;
-      // Its Kubernetes namespace is the cluster's default, outside the tenant's: a domain admin accepts.
-      const decided = await call(any(), 'PUT', `/tenant/acme/service/svc-${i}/revision/${id}?accept=true`, undefined, 'Sam');
-      assert.equal(decided.status, 200, JSON.stringify([decided.body, created.body]));
-      accepted.push(id);
-    }
+    for (let i = 0; i < REVISIONS; i++) accepted.push(await createAndAccept(any(), any(), `t${i}`));
     const revs = drizzleRepos(db.db).revisions;
     const deadline = Date.now() + 300_000;
     for (;;) {
       const statuses = await Promise.all(accepted.map(async (id) => (await revs.get(id))!.status));
       if (statuses.every((s) => s === 'applied')) break;
-      if (Date.now() > deadline) assert.fail(`not all applied: ${statuses.join(', ')}\n${logs.slice(-20).join('')}`);
+      if (Date.now() > deadline) assert.fail(`not all applied: ${statuses.join(', ')}\n${cluster.logs.slice(-20).join('')}`);
       await new Promise((ok) => setTimeout(ok, 300));
     }
     for (const id of accepted) {
