@@ -11,7 +11,10 @@ import { spawn } from 'node:child_process';
 
 const long = process.argv.includes('--long');
 const child = spawn(process.execPath, ['scripts/test.mjs', '--unit', 'server/reliability/', 'server/apply/gitops/remote.test.ts'], {
-  env: { ...process.env, KEELSON_RELIABILITY_REVISIONS: process.env.KEELSON_RELIABILITY_REVISIONS ?? '50', KEELSON_FUZZ_RUNS: process.env.KEELSON_FUZZ_RUNS ?? '10000' },
+  env: { ...process.env, KEELSON_RELIABILITY_REVISIONS: process.env.KEELSON_RELIABILITY_REVISIONS ?? '50', KEELSON_FUZZ_RUNS: process.env.KEELSON_FUZZ_RUNS ?? '10000',
+    KEELSON_LOAD_RATE: process.env.KEELSON_LOAD_RATE ?? '200',
+    KEELSON_LOAD_SECONDS: process.env.KEELSON_LOAD_SECONDS ?? '60',
+  },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const figures = [];

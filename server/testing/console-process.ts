@@ -10,13 +10,26 @@ import { drizzleRepos } from '../repo/drizzle';
 import { restApi } from '../rest';
 import { RateLimiter } from '../rest/rate-limit';
 import { createServices } from '../services';
+import { seedDemo } from '../seed/demo';
+import { TIERED_OFFERING } from './cluster';
 import { serveForTests, testAuth } from './rest';
 
+// PostgreSQL (DATABASE_URL), or the embedded PGlite in PGLITE_DIR for a single process.
 const url = process.env.DATABASE_URL;
-if (!url) throw new Error('console-process needs DATABASE_URL');
-const db = await openDb({ url, max: 10 });
+const pgliteDir = process.env.PGLITE_DIR;
+if (!url && !pgliteDir) throw new Error('console-process needs DATABASE_URL or PGLITE_DIR');
+const db = await openDb(url ? { url, max: 10 } : { pgliteDir });
 // acme-* may be taken as a tenant's namespaces without a domain admin, as the REST tests do.
 const services = createServices(drizzleRepos(db.db), { usersFile: undefined, domainAdmins: ['Sam'], freeNamespaces: (process.env.KEELSON_FREE_NAMESPACES ?? 'acme-*').split(',') });
+// KEELSON_TEST_PREPARE=1: the demo and the tiered offering, when the database has none (a PGlite only this process can open).
+if (process.env.KEELSON_TEST_PREPARE === '1') {
+  const repos = drizzleRepos(db.db);
+  if ((await repos.policy.head()) === 0) await seedDemo(repos);
+  const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
+  if (!(await repos.policy.getObject({ kind: 'bundle', namespace: 'acme-web', name: 'webshop' }))) {
+    await services.policy.apply(sam, { text: TIERED_OFFERING, baseGeneration: await repos.policy.head() });
+  }
+}
 const server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
 process.stdout.write(`LISTEN ${server.url}\n`);
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
