@@ -9,6 +9,7 @@
  */
 import { MAX_REQUEST_BYTES } from '../engine/model/kinds';
 import { MAX_BATCH } from './batch';
+import { readCapped } from './read-capped';
 
 export { MAX_BATCH };
 
@@ -43,27 +44,11 @@ export async function guardRequest(req: Request, opts: { endpoint: string; maxBy
   }
   if (!req.body || req.method === 'GET' || req.method === 'HEAD') return req;
   // Count what actually arrives: Content-Length may be absent (chunked) or wrong.
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return refuse(413, 'PAYLOAD_TOO_LARGE', `The request body is over the limit of ${mib(maxBytes)}; reading stopped at ${total} bytes.`);
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    body.set(c, at);
-    at += c.byteLength;
-  }
+  const read = await readCapped(req.body, maxBytes);
+  if ('over' in read) return refuse(413, 'PAYLOAD_TOO_LARGE', `The request body is over the limit of ${mib(maxBytes)}; reading stopped at ${read.over} bytes.`);
+  const body = read.bytes;
   const headers = new Headers(req.headers);
-  headers.set('content-length', String(total));
+  headers.set('content-length', String(body.byteLength));
   headers.delete('transfer-encoding');
   return new Request(req.url, { method: req.method, headers, body, signal: req.signal });
 }

@@ -14,6 +14,7 @@ import type { Services } from '../services';
 import { errorResponse, REST_ERRORS } from './errors';
 import { RateLimiter } from './rate-limit';
 import type { FormFile, HttpMethod, RestRoute } from './route';
+import { readCapped } from '../api/read-capped';
 
 export const API_VERSION = '1.0-beta';
 export const API_PREFIX = `/api/${API_VERSION}`;
@@ -84,23 +85,13 @@ async function readBody(req: Request, limit: number, takesForm: boolean): Promis
   }
   if (!req.body) return { value: undefined };
   // Count what arrives, whatever Content-Length said.
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return { refuse: errorResponse(413, 'PayloadTooLarge', { message: `The body is over the limit of ${limit} bytes.` }) };
-    }
-    chunks.push(value);
-  }
-  if (size === 0) return { value: undefined };
+  const read = await readCapped(req.body, limit);
+  if ('over' in read) return { refuse: errorResponse(413, 'PayloadTooLarge', { message: `The body is over the limit of ${limit} bytes.` }) };
+  const whole = read.bytes;
+  if (whole.byteLength === 0) return { value: undefined };
   if (takesForm && type === 'multipart/form-data') {
     try {
-      const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': req.headers.get('content-type')! } }).formData();
+      const form = await new Response(Buffer.from(whole), { headers: { 'content-type': req.headers.get('content-type')! } }).formData();
       const value: Record<string, string | FormFile> = {};
       for (const [name, part] of form.entries()) {
         value[name] = typeof part === 'string' ? part : { filename: part.name, type: part.type, bytes: new Uint8Array(await part.arrayBuffer()) };
@@ -114,7 +105,7 @@ async function readBody(req: Request, limit: number, takesForm: boolean): Promis
     const accepted = takesForm ? 'application/json or multipart/form-data' : 'application/json';
     return { refuse: errorResponse(415, 'UnsupportedMediaType', { message: `Send the body as ${accepted} (got ${type || 'no content type'}).` }) };
   }
-  const text = new TextDecoder().decode(Buffer.concat(chunks));
+  const text = new TextDecoder().decode(whole);
   try {
     return { value: JSON.parse(text) as unknown };
   } catch (e) {

@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { ExpandResult } from '../engine/dm';
+import { readCapped } from '../api/read-capped';
 import { AppError } from './errors';
 
 export interface TemplateFetchOptions {
@@ -217,18 +218,6 @@ async function readLimited(res: Response, max: number): Promise<string | undefin
   const declared = Number(res.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > max) return undefined;
   if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const r = await readCapped(res.body, max);
+  return 'bytes' in r ? Buffer.from(r.bytes).toString('utf8') : undefined;
 }
