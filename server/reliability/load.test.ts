@@ -109,7 +109,8 @@ function report(label: string, r: LoadResult): void {
     if (!rec.ms.length) continue;
     console.log(`figure load.${label}.${f} n=${rec.ms.length} p50=${pct(rec.ms, 50).toFixed(0)}ms p99=${pct(rec.ms, 99).toFixed(0)}ms`);
   }
-  console.log(`figure load.${label}.held ${RATE} req/s for ${SECONDS} s, ${r.sent} requests, 0 5xx, ${r.created.length} creates, ${r.accepted.length} acceptances, lost 0`);
+  const bad = [...r.byFamily.values()].reduce((n, rec) => n + rec.statuses.filter((s) => s >= 500 || s === 0).length, 0);
+  console.log(`figure load.${label}.sent ${RATE} req/s for ${SECONDS} s, ${r.sent} requests, ${bad} 5xx or failed, ${r.created.length} creates, ${r.accepted.length} acceptances`);
 }
 
 async function checkNothingLost(dbUrlOrDir: { url?: string; pgliteDir?: string }, r: LoadResult, consoleUrl: string): Promise<void> {
