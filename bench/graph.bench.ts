@@ -27,7 +27,11 @@
  *   frame, rAF timestamp deltas; 16.7 ms = every frame made), measured after
  *   ELK's layout replaced the first one;
  * - graph.2000.elk_ms: navigation start → ELK's layout on screen (the
- *   worker, cold, in a fresh page).
+ *   worker, cold, in a fresh page);
+ * - graph.20000.bytes: what the console's `graphs.desiredView` sends for
+ *   the 20000 input (superjson's JSON, as on the wire before compression):
+ *   budgeted on the server (server/services/graph-view.ts), ≤ 2,000,000.
+ *   The table also shows the unbudgeted `graphs.desired` answer.
  *
  * `GRAPH_BENCH_SHOTS=DIR npm run bench -- graph` also saves a screenshot of
  * each graph once ELK's layout is on screen; `generate`, `bundle` and
@@ -37,7 +41,9 @@ import { createServer, type Server } from 'node:http';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import superjson from 'superjson';
 import { desiredGraph, policyGraph, type GraphModel } from '../server/engine/graph';
+import { budgetView } from '../server/services/graph-view';
 import { resolvePolicy } from '../server/engine/resolve';
 import { describeInput, generatePolicy, toPolicyInput } from './generator';
 import type { BenchState } from './graph-page';
@@ -114,6 +120,15 @@ registerBenchmark({
   name: 'graph',
   description: 'graph views in headless Chromium: first frame of 2,000- and 20,000-instance desired-state graphs (and the 20,000-claim policy graph), pan/zoom frame time',
   measures: {
+    /** Bytes of the tRPC answers for the 20000 input: the budgeted view the console asks for, and the whole graph. */
+    bytes(): MeasureResult {
+      const { model, input } = generate(INPUTS.find((s) => s.key === '20000')!);
+      const wire = (v: unknown) => Buffer.byteLength(JSON.stringify(superjson.serialize(v)));
+      const started = performance.now();
+      const view = { generation: 1, ...budgetView(model) };
+      const ms = performance.now() - started;
+      return { input, nodes: model.nodes.length, sent: view.sent, buckets: view.graph.b.length, ms, budgeted: wire(view), whole: wire({ generation: 1, ...model }) };
+    },
     async browser(): Promise<MeasureResult> {
       const { chromium } = await import('@playwright/test');
       const files = await bundle();
@@ -175,6 +190,11 @@ registerBenchmark({
     },
   },
   async run(ctx) {
+    const b = (await ctx.inChild('bytes')).result;
+    ctx.table([
+      ['graph', 'nodes', 'sent in full', 'buckets', 'budgeted bytes', 'whole graph bytes', 'budgeting ms', 'input'],
+      ['20000', Number(b.nodes), Number(b.sent), Number(b.buckets), Number(b.budgeted), Number(b.whole), round(Number(b.ms), 0), String(b.input)],
+    ]);
     const run = await ctx.inChild('browser');
     const r = run.result;
     const n = (k: string) => Number(r[k]);
@@ -202,6 +222,7 @@ registerBenchmark({
       figure('graph.2000.elk_ms', round(n('2000.elk'), 0)),
       figure('graph.20000.pan_frame_ms', round(n('20000.pan'), 1)),
       figure('graph.20000_policy.first_frame_ms', round(n('20000_policy.first'), 0)),
+      figure('graph.20000.bytes', Number(b.budgeted)),
     ];
     return figures;
   },

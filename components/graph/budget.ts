@@ -9,7 +9,7 @@
  * enough, else into smaller buckets (by service or kind, else by ranges),
  * so any node is a few clicks away and nothing is silently dropped.
  */
-import type { Bucket, BudgetedGraph, GraphGroup, GraphKind, GraphModel, GraphNode, ViewEdge } from './types';
+import type { Bucket, BudgetedGraph, GraphGroup, GraphKind, GraphNode, ServerModel, ViewEdge } from './types';
 
 /** Nodes drawn before anything is folded into buckets. */
 export const DEFAULT_BUDGET = 2000;
@@ -56,13 +56,19 @@ function isChange(n: GraphNode) {
   return n.overlay === 'added' || n.overlay === 'updated' || n.overlay === 'removed';
 }
 
-export function applyBudget(model: GraphModel, opts: BudgetOptions): BudgetedGraph {
+/** Buckets the server counted (what it did not send), drawn as they are; opening one is a request (graph-explorer). */
+function remoteBuckets(model: ServerModel): Bucket[] {
+  return (model.remote ?? []).map((r) => ({ id: r.id, group: r.group, label: r.label, count: r.count, kinds: { instance: r.count }, problems: r.problems, members: [], links: 0, remote: true }));
+}
+
+export function applyBudget(model: ServerModel, opts: BudgetOptions): BudgetedGraph {
   const pinned = opts.pinned ?? new Set<string>();
   const expanded = opts.expanded ?? new Set<string>();
   const groupOf = new Map<string, string>();
   for (const n of model.nodes) groupOf.set(n.id, n.group);
+  const remote = remoteBuckets(model);
 
-  if (model.nodes.length <= opts.budget) {
+  if (model.nodes.length <= opts.budget && remote.length === 0) {
     return {
       nodes: model.nodes,
       buckets: [],
@@ -93,7 +99,7 @@ export function applyBudget(model: GraphModel, opts: BudgetOptions): BudgetedGra
   for (const { n, t } of order) (t === 0 || shown.length < opts.budget ? shown : hidden).push(n);
 
   // ---- fold the rest, honouring expansions
-  const buckets: Bucket[] = [];
+  const buckets: Bucket[] = [...remote];
   const bucketOf = new Map<string, string>();
   const reveal = (members: GraphNode[]) => shown.push(...members);
   const emit = (id: string, group: string, label: string, members: GraphNode[]) => {
@@ -134,7 +140,8 @@ export function applyBudget(model: GraphModel, opts: BudgetOptions): BudgetedGra
   // ---- edges: an end that is folded moves to its bucket; parallel edges merge
   const bucketGroup = new Map(buckets.map((b) => [b.id, b.group]));
   const shownIds = new Set(shown.map((n) => n.id));
-  const rep = (id: string) => (shownIds.has(id) ? id : bucketOf.get(id));
+  const remoteIds = new Set(remote.map((b) => b.id));
+  const rep = (id: string) => (shownIds.has(id) || remoteIds.has(id) ? id : bucketOf.get(id));
   const merged = new Map<string, ViewEdge>();
   const hiddenLinks = new Map<string, number>();
   const byId = new Map(buckets.map((b) => [b.id, b]));
@@ -142,23 +149,25 @@ export function applyBudget(model: GraphModel, opts: BudgetOptions): BudgetedGra
     const s = rep(e.source);
     const t = rep(e.target);
     if (!s || !t || s === t) continue;
+    // An edge into a remote bucket already stands for several.
+    const n = e.count ?? 1;
     const sb = byId.get(s);
     const tb = byId.get(t);
     if (!sb !== !tb) {
       const shownEnd = sb ? t : s;
-      hiddenLinks.set(shownEnd, (hiddenLinks.get(shownEnd) ?? 0) + 1);
-      (sb ?? tb)!.links++;
+      hiddenLinks.set(shownEnd, (hiddenLinks.get(shownEnd) ?? 0) + n);
+      (sb ?? tb)!.links += n;
     }
     const key = `${s}->${t}`;
     const prev = merged.get(key);
     if (prev) {
-      prev.count++;
+      prev.count += n;
       continue;
     }
     const direct = s === e.source && t === e.target;
     const gs = groupOf.get(s) ?? bucketGroup.get(s);
     const gt = groupOf.get(t) ?? bucketGroup.get(t);
-    merged.set(key, { id: direct ? e.id : `agg:${key}`, source: s, target: t, kind: e.kind, count: 1, cross: gs !== gt });
+    merged.set(key, { id: direct ? e.id : `agg:${key}`, source: s, target: t, kind: e.kind, count: n, cross: gs !== gt });
   }
 
   const used = new Set<string>([...shown.map((n) => n.group), ...buckets.map((b) => b.group)]);
@@ -171,7 +180,7 @@ export function applyBudget(model: GraphModel, opts: BudgetOptions): BudgetedGra
     buckets,
     edges: [...merged.values()],
     groups,
-    total: model.nodes.length,
+    total: model.nodes.length + remote.reduce((s, b) => s + b.count, 0),
     hidden: buckets.reduce((s, b) => s + b.count, 0),
     bucketOf,
     hiddenLinks,

@@ -34,7 +34,7 @@ import { LayoutCancelled, LayoutClient } from './layout-client';
 import { quickLayout } from './layout-core';
 import { adjacency } from './model';
 import { minimapColor, nodeTypes } from './nodes';
-import type { BudgetedGraph, FlowEdge, FlowNode, GraphModel, LayoutRequest, LayoutResult } from './types';
+import type { BudgetedGraph, FlowEdge, FlowNode, GraphModel, LayoutRequest, LayoutResult, ServerModel } from './types';
 
 /** Up to this many nodes, the first frame waits (briefly) for ELK rather than showing the quick layout. */
 const WAIT_FOR_ELK_MAX = 400;
@@ -77,7 +77,12 @@ export interface GraphCanvasProps {
   ariaLabel?: string;
   /** Shown instead of the canvas when the model has no node. */
   emptyText?: string;
+  /** A bucket the server counted was clicked: fetch it and pass a model with it opened. */
+  onOpenRemote?: (bucketId: string) => void;
 }
+
+/** Models made from one server view (its buckets opened, filters) are the same graph: the viewport stays. */
+const graphOf = (m: GraphModel) => (m as ServerModel).origin ?? m;
 
 export function GraphCanvas(props: GraphCanvasProps) {
   return (
@@ -90,7 +95,7 @@ export function GraphCanvas(props: GraphCanvasProps) {
 type Progress = { req: LayoutRequest; state: 'running' | 'done' | 'failed'; done: number; total: number; error?: string };
 const EMPTY: ReadonlySet<string> = new Set();
 
-function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight = null, onSelect, onOpen, onClose, apiRef, ariaLabel, emptyText }: GraphCanvasProps) {
+function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight = null, onSelect, onOpen, onClose, apiRef, ariaLabel, emptyText, onOpenRemote }: GraphCanvasProps) {
   const rf = useReactFlow<FlowNode, FlowEdge>();
   const store = useStoreApi<FlowNode, FlowEdge>();
   const wrapper = useRef<HTMLDivElement>(null);
@@ -230,7 +235,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
   useEffect(() => {
     if (!flow || !layout) return;
     const f = fittedFor.current;
-    const newModel = f?.model !== model;
+    const newModel = !f || graphOf(f.model) !== graphOf(model);
     // A small graph first drawn with the quick layout is refitted when ELK's arrives, unless the user moved meanwhile.
     const refit = !newModel && f?.engine === 'quick' && layout.engine === 'elk' && flow.nodes.length <= FIT_MAX && !userMoved.current;
     if (newModel || refit) {
@@ -299,11 +304,12 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
   const expand = useCallback(
     (bucketId: string) => {
       const b = budgeted.buckets.find((x) => x.id === bucketId);
+      if (b?.remote) return onOpenRemote?.(bucketId);
       setExpanded((prev) => new Set(prev).add(bucketId));
       // Keep the eye on what opened: its first member, wherever the new layout puts it.
       if (b?.members[0]) pending.current = { id: b.members[0], select: false, focus: false };
     },
-    [budgeted],
+    [budgeted, onOpenRemote],
   );
 
   const onNodeClick: NodeMouseHandler<FlowNode> = useCallback(

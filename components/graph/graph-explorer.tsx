@@ -6,17 +6,18 @@
  * side panel. The URL holds what to show (view, generation, compare,
  * revision, node), so any graph can be linked to.
  */
-import { skipToken, useQuery } from '@tanstack/react-query';
+import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
+import { decodeView } from '@/server/services/graph-view';
 import { ErrorState, LoadingState } from '../ui/states';
 import { BUDGET_CHOICES, DEFAULT_BUDGET } from './budget';
 import { GraphCanvas, type GraphCanvasApi } from './graph-canvas';
-import { adjacency, compareModels, downstream, facets, filterModel, searchNodes } from './model';
+import { adjacency, compareModels, downstream, facets, filterModel, openBucket, searchNodes } from './model';
 import { GraphPanel } from './side-panel';
-import { NO_FILTERS, type GraphFilters, type GraphModel, type GraphNode, type GraphView, type NodeOf } from './types';
+import { NO_FILTERS, type GraphFilters, type GraphModel, type GraphNode, type GraphView, type NodeOf, type ServerModel } from './types';
 
 const EMPTY_MODEL: GraphModel = { nodes: [], edges: [], groups: [] };
 
@@ -65,7 +66,9 @@ type GraphData =
   | { status: 'error'; error: unknown; retry: () => void }
   | {
       status: 'success';
-      model: GraphModel;
+      model: ServerModel;
+      /** The desired-state view the server budgeted: what to ask when one of its buckets opens, and how big it is in all. */
+      view?: { input: { generation?: number; revisionId?: number }; budget: number; total: number; sent: number };
       generation: number;
       /** The older generation compared against (compare, or a revision's base in the policy view). */
       compareWith?: number;
@@ -91,8 +94,13 @@ function useGraphData(t: Target): GraphData {
   const compareGen = t.revision !== undefined ? (isPolicy ? (baseGeneration ?? undefined) : undefined) : t.compare;
   const policyBefore = useQuery(trpc.graphs.policy.queryOptions(policyReady && compareGen !== undefined ? { generation: compareGen } : skipToken));
 
-  const desiredAfter = useQuery(trpc.graphs.desired.queryOptions(isPolicy ? skipToken : t.revision !== undefined ? { revisionId: t.revision } : { generation: t.generation }));
-  const desiredBefore = useQuery(trpc.graphs.desired.queryOptions(!isPolicy && t.revision === undefined && t.compare !== undefined ? { generation: t.compare } : skipToken));
+  // The desired state comes budgeted and compact (≤ 2 MB whatever its size); what it left out is counted in buckets opened on demand.
+  const desiredInput = isPolicy ? undefined : t.revision !== undefined ? { revisionId: t.revision } : { generation: t.generation };
+  const desiredAfter = useQuery(trpc.graphs.desiredView.queryOptions(desiredInput ?? skipToken));
+  const desiredBefore = useQuery(trpc.graphs.desiredView.queryOptions(!isPolicy && t.revision === undefined && t.compare !== undefined ? { generation: t.compare } : skipToken));
+  // A fresh origin per answer: models derived from it (filters, opened buckets) are the same graph to the canvas.
+  const desiredAfterModel = useMemo<ServerModel | undefined>(() => (desiredAfter.data ? { ...decodeView(desiredAfter.data.graph), origin: {} } : undefined), [desiredAfter.data]);
+  const desiredBeforeModel = useMemo<ServerModel | undefined>(() => (desiredBefore.data ? decodeView(desiredBefore.data.graph) : undefined), [desiredBefore.data]);
   const shownGeneration = isPolicy ? policyAfter.data?.generation : desiredAfter.data?.generation;
   // The desired graph has no claim nodes: owners come from the claims list.
   const claims = useQuery(trpc.resolution.claims.queryOptions(!isPolicy && shownGeneration !== undefined ? { generation: shownGeneration } : skipToken));
@@ -101,15 +109,22 @@ function useGraphData(t: Target): GraphData {
   const before = isPolicy ? policyBefore : desiredBefore;
   const wantsBefore = isPolicy ? (t.revision !== undefined ? policyReady : compareGen !== undefined) : t.revision === undefined && t.compare !== undefined;
 
+  const afterModel = useMemo<ServerModel | undefined>(
+    () => (isPolicy ? (policyAfter.data ? { nodes: policyAfter.data.nodes, edges: policyAfter.data.edges, groups: policyAfter.data.groups } : undefined) : desiredAfterModel),
+    [isPolicy, policyAfter.data, desiredAfterModel],
+  );
+  const beforeModel = useMemo<ServerModel | undefined>(
+    () => (isPolicy ? (policyBefore.data ? { nodes: policyBefore.data.nodes, edges: policyBefore.data.edges, groups: policyBefore.data.groups } : undefined) : desiredBeforeModel),
+    [isPolicy, policyBefore.data, desiredBeforeModel],
+  );
   const model = useMemo(() => {
-    if (!after.data) return undefined;
-    const a: GraphModel = { nodes: after.data.nodes, edges: after.data.edges, groups: after.data.groups };
-    if (!wantsBefore) return a;
+    if (!afterModel) return undefined;
+    if (!wantsBefore) return afterModel;
     // A revision against an empty deployment compares with nothing: everything is added.
-    if (isPolicy && t.revision !== undefined && baseId === null) return compareModels(EMPTY_MODEL, a);
-    if (!before.data) return undefined;
-    return compareModels({ nodes: before.data.nodes, edges: before.data.edges, groups: before.data.groups }, a);
-  }, [after.data, before.data, wantsBefore, isPolicy, t.revision, baseId]);
+    if (isPolicy && t.revision !== undefined && baseId === null) return compareModels(EMPTY_MODEL, afterModel);
+    if (!beforeModel) return undefined;
+    return compareModels(beforeModel, afterModel);
+  }, [afterModel, beforeModel, wantsBefore, isPolicy, t.revision, baseId]);
 
   const claimUsers = useMemo(() => {
     const m = new Map<string, string>();
@@ -125,9 +140,13 @@ function useGraphData(t: Target): GraphData {
     t.revision !== undefined && rev.data
       ? { id: t.revision, generation: rev.data.revision.generation, base: baseId, baseGeneration }
       : undefined;
+  const view = !isPolicy && desiredAfter.data && desiredInput
+    ? { input: desiredInput, budget: desiredAfter.data.budget, total: desiredAfter.data.total, sent: desiredAfter.data.sent }
+    : undefined;
   return {
     status: 'success',
     model,
+    view,
     generation: after.data.generation,
     compareWith: wantsBefore ? (compareGen ?? undefined) : undefined,
     claimUsers,
@@ -216,7 +235,14 @@ function Header({ target, data }: { target: Target; data: GraphData }) {
 // ---------------------------------------------------------------- the explorer
 
 function Explorer({ target, data }: { target: Target; data: Extract<GraphData, { status: 'success' }> }) {
-  const { model, claimUsers } = data;
+  const { claimUsers } = data;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  // Buckets of the server's budgeted view opened so far (this Explorer is keyed by the graph shown, so a new graph starts folded).
+  const [opened, setOpened] = useState<{ base: ServerModel; model: ServerModel } | null>(null);
+  const model = opened && opened.base === data.model ? opened.model : data.model;
+  const [opening, setOpening] = useState<{ id: string; error?: string } | null>(null);
+  const view = data.view;
   const isPolicy = target.view === 'policy';
   const [filters, setFilters] = useState<GraphFilters>(NO_FILTERS);
   const [budget, setBudget] = useState(DEFAULT_BUDGET);
@@ -228,6 +254,35 @@ function Explorer({ target, data }: { target: Target; data: Extract<GraphData, {
   const [showOverlay, setShowOverlay] = useState(true);
   const [showActual, setShowActual] = useState(true);
   const api = useRef<GraphCanvasApi>(null);
+
+  // ---- a bucket the server counted: a second request (bounded: its members when few, else smaller buckets)
+  const revealAfterOpen = useRef<string | null>(null);
+  const onOpenRemote = useCallback(
+    (bucket: string) => {
+      if (!view) return;
+      setOpening({ id: bucket });
+      queryClient.fetchQuery(trpc.graphs.desiredBucket.queryOptions({ ...view.input, budget: view.budget, bucket })).then(
+        (r) => {
+          const answer = decodeView(r.graph);
+          setOpened((prev) => {
+            const current = prev && prev.base === data.model ? prev.model : data.model;
+            return { base: data.model, model: openBucket(current, bucket, answer) };
+          });
+          // Keep the eye on what opened: its first member, or its first part.
+          revealAfterOpen.current = answer.nodes[0]?.id ?? answer.remote[0]?.id ?? null;
+          setOpening(null);
+        },
+        (e: unknown) => setOpening({ id: bucket, error: e instanceof Error ? e.message : String(e) }),
+      );
+    },
+    [view, queryClient, trpc, data.model],
+  );
+  useEffect(() => {
+    const id = revealAfterOpen.current;
+    if (!id) return;
+    revealAfterOpen.current = null;
+    if (!api.current?.reveal(id, { select: false, focus: false })) api.current?.ensureVisible(id);
+  }, [model]);
 
   const filtered = useMemo(() => filterModel(model, filters, { claimUsers }), [model, filters, claimUsers]);
   const byId = useMemo(() => new Map(model.nodes.map((n) => [n.id, n])), [model]);
@@ -373,7 +428,20 @@ function Explorer({ target, data }: { target: Target; data: Extract<GraphData, {
         </button>
       </div>
       <div className="graph-summary muted" data-testid="graph-summary">
-        {counts} · generation {data.generation}
+        {counts}
+        {view && view.total > view.sent && (
+          <span data-testid="graph-server-budget">
+            {' '}
+            of {view.total.toLocaleString('en-US')} (the rest counted in grey groups: click one to load it)
+          </span>
+        )}
+        {opening && (
+          <span role={opening.error ? 'alert' : 'status'}>
+            {' '}
+            · {opening.error ? `could not open that group: ${opening.error}` : 'loading a group…'}
+          </span>
+        )}{' '}
+        · generation {data.generation}
         {data.compareWith !== undefined && ` compared with ${data.compareWith}`}
         <Legend overlay={hasOverlay && showOverlay} actual={hasActual && showActual} policy={isPolicy} />
       </div>
@@ -387,6 +455,7 @@ function Explorer({ target, data }: { target: Target; data: Extract<GraphData, {
           onOpen={onOpen}
           onClose={closePanel}
           apiRef={api}
+          onOpenRemote={onOpenRemote}
           ariaLabel={isPolicy ? 'Policy graph' : 'Desired-state graph'}
           emptyText={
             model.nodes.length === 0

@@ -3,7 +3,7 @@
  * of two generations, subtrees, search. No React here, so the unit tests
  * and the benchmark page use exactly what the console uses.
  */
-import type { GraphEdge, GraphFilters, GraphModel, GraphNode, Overlay } from './types';
+import type { GraphEdge, GraphFilters, GraphModel, GraphNode, Overlay, ServerModel } from './types';
 
 /** Outgoing and incoming neighbours per node id. */
 export interface Adjacency {
@@ -82,7 +82,7 @@ export interface FilterContext {
  * ends do; groups when they keep a node. Returns the same object when no
  * filter is set, so memoised consumers see no change.
  */
-export function filterModel(model: GraphModel, f: GraphFilters, ctx: FilterContext): GraphModel {
+export function filterModel<M extends ServerModel>(model: M, f: GraphFilters, ctx: FilterContext): M | ServerModel {
   if (!f.namespace && !f.claim && !f.user && !f.status && !f.changesOnly) return model;
   const isPolicy = model.nodes.some((n) => n.kind !== 'instance');
   let keep: (n: GraphNode) => boolean = () => true;
@@ -114,13 +114,34 @@ export function filterModel(model: GraphModel, f: GraphFilters, ctx: FilterConte
   }
 
   const nodes = model.nodes.filter(keep);
-  const ids = new Set(nodes.map((n) => n.id));
-  const groups = new Set(nodes.map((n) => n.group));
+  // What the server did not send cannot be filtered here: its buckets stay, counted as they were.
+  const remote = model.remote ?? [];
+  const ids = new Set([...nodes.map((n) => n.id), ...remote.map((b) => b.id)]);
+  const groups = new Set([...nodes.map((n) => n.group), ...remote.map((b) => b.group)]);
   return {
     nodes,
     edges: model.edges.filter((e) => ids.has(e.source) && ids.has(e.target)),
     groups: model.groups.filter((g) => groups.has(g.id)),
+    ...(model.remote ? { remote: model.remote, origin: model.origin } : {}),
   };
+}
+
+/**
+ * A budgeted model with one of its remote buckets opened: the bucket gives
+ * way to what the server answered (its members, or smaller buckets), with
+ * their edges to nodes already here. Same `origin`: the same graph.
+ */
+export function openBucket(model: ServerModel, bucketId: string, answer: ServerModel): ServerModel {
+  const known = new Set(model.nodes.map((n) => n.id));
+  const nodes = [...model.nodes, ...answer.nodes.filter((n) => !known.has(n.id))];
+  const remote = [...(model.remote ?? []).filter((b) => b.id !== bucketId), ...(answer.remote ?? [])];
+  const ends = new Set([...nodes.map((n) => n.id), ...remote.map((b) => b.id)]);
+  const edges = model.edges.filter((e) => e.source !== bucketId && e.target !== bucketId);
+  const ids = new Set(edges.map((e) => e.id));
+  for (const e of answer.edges) if (!ids.has(e.id) && ends.has(e.source) && ends.has(e.target)) edges.push(e);
+  const groupIds = new Set(model.groups.map((g) => g.id));
+  const groups = [...model.groups, ...answer.groups.filter((g) => !groupIds.has(g.id))];
+  return { nodes, edges, groups, remote, origin: model.origin ?? model };
 }
 
 /** A node's content without its position in time (overlay, actual state): equal signatures = unchanged. */
@@ -136,21 +157,23 @@ function signature(n: GraphNode): string {
  * added, only in `before` removed, different updated, the rest unchanged.
  * Removed nodes keep their edges to nodes still drawn.
  */
-export function compareModels(before: GraphModel, after: GraphModel): GraphModel {
+export function compareModels(before: ServerModel, after: ServerModel): ServerModel {
   const old = new Map(before.nodes.map((n) => [n.id, n]));
   const present = new Set(after.nodes.map((n) => n.id));
+  // Budgeted graphs (the server sent part of each): a node missing from one side may only be in a bucket.
+  const partial = (before.remote?.length ?? 0) > 0 || (after.remote?.length ?? 0) > 0;
   const nodes: GraphNode[] = after.nodes.map((n) => {
     const prev = old.get(n.id);
-    const overlay: Overlay = !prev ? 'added' : signature(prev) === signature(n) ? 'unchanged' : 'updated';
+    const overlay: Overlay = !prev ? (partial ? 'unchanged' : 'added') : signature(prev) === signature(n) ? 'unchanged' : 'updated';
     return { ...n, overlay };
   });
-  for (const n of before.nodes) if (!present.has(n.id)) nodes.push({ ...n, overlay: 'removed', problem: false });
+  if (!partial) for (const n of before.nodes) if (!present.has(n.id)) nodes.push({ ...n, overlay: 'removed', problem: false });
   const ids = new Set(nodes.map((n) => n.id));
   const edges = new Map<string, GraphEdge>(after.edges.map((e) => [e.id, e]));
   for (const e of before.edges) if (!edges.has(e.id) && ids.has(e.source) && ids.has(e.target)) edges.set(e.id, e);
   const groups = new Map(after.groups.map((g) => [g.id, g]));
   for (const g of before.groups) if (!groups.has(g.id)) groups.set(g.id, g);
-  return { nodes, edges: [...edges.values()], groups: [...groups.values()] };
+  return { nodes, edges: [...edges.values()], groups: [...groups.values()], ...(after.remote ? { remote: after.remote, origin: after.origin } : {}) };
 }
 
 /**

@@ -7,8 +7,21 @@
  */
 import type { Edge, Node } from '@xyflow/react';
 import type { ActualStatus, GraphEdge, GraphGroup, GraphModel, GraphNode, Overlay } from '@/server/engine/graph';
+import type { RemoteBucket } from '@/server/services/graph-view';
 
-export type { ActualStatus, GraphEdge, GraphGroup, GraphModel, GraphNode, Overlay };
+export type { ActualStatus, GraphEdge, GraphGroup, GraphModel, GraphNode, Overlay, RemoteBucket };
+
+/**
+ * A model the server budgeted (graphs.desiredView): the nodes it sent, and
+ * buckets counting the rest, opened with graphs.desiredBucket. Edges into
+ * a remote bucket carry how many model edges they stand for.
+ */
+export interface ServerModel extends GraphModel {
+  edges: (GraphEdge & { count?: number })[];
+  remote?: RemoteBucket[];
+  /** Shared by a view and the models made from it by opening its buckets: the same graph, so the canvas keeps its viewport. */
+  origin?: object;
+}
 
 export type GraphKind = GraphNode['kind'];
 export type NodeOf<K extends GraphKind> = Extract<GraphNode, { kind: K }>;
@@ -35,6 +48,8 @@ export interface Bucket {
   members: string[];
   /** Edges between its members and shown nodes. */
   links: number;
+  /** Counted by the server: its members are fetched when it opens (`members` is empty). */
+  remote?: boolean;
 }
 
 /** An edge between shown nodes or buckets; edges into a bucket are merged and counted. */

@@ -123,6 +123,22 @@ const MATRIX: Record<string, Case[]> = {
   ],
   'graphs.policy': [{ what: 'policy graph of the head', input: () => ({}), expect: READ }],
   'graphs.desired': [{ what: 'desired-state graph of the head', input: () => ({}), expect: READ }],
+  'graphs.desiredView': [
+    { what: 'budgeted desired-state graph of the head', input: () => ({}), expect: READ },
+    { what: 'the same cut to one node, the rest in buckets', input: () => ({ budget: 1 }), expect: READ },
+  ],
+  'graphs.desiredBucket': [
+    {
+      what: 'one bucket of a budgeted desired-state graph opened',
+      input: async (f) => {
+        const generation = await f.head();
+        const v = await f.sam.graphs.desiredView({ generation, budget: 1 });
+        return { generation, budget: v.budget, bucket: v.graph.b[0]!.id };
+      },
+      expect: READ,
+    },
+    { what: 'a bucket that no view made', input: () => ({ budget: 1, bucket: 'bucket:remote:nowhere@0-1' }), expect: signedIn('code:NOT_FOUND') },
+  ],
   'graphs.instance': [{ what: 'one instance with its deployed state', input: (f) => ({ key: f.state.instanceKey }), expect: READ }],
 
   'policy.head': [{ what: 'newest generation', input: () => undefined, expect: READ }],

@@ -136,6 +136,8 @@ for (const backend of ['memory', 'pglite'] as const) {
       await same(sam, 'resolution.claim', { namespace: 'social', name: 'alice_dev', generation: 1 });
       await same(sam, 'graphs.policy', {});
       await same(sam, 'graphs.desired', {});
+      const view = await same(alice, 'graphs.desiredView', { budget: 2 });
+      await same(alice, 'graphs.desiredBucket', { budget: view.budget, bucket: view.graph.b[0].id });
       await same(alice, 'graphs.instance', { key: claim.instances[0].key });
       await same(alice, 'capact.interfaces');
       await same(alice, 'landscaper.scopes', {});
@@ -162,6 +164,7 @@ for (const backend of ['memory', 'pglite'] as const) {
       const key = applied.plan.steps[0].key;
       await same(sam, 'graphs.instance', { key });
       await same(sam, 'graphs.desired', { revisionId: first.id });
+      await same(sam, 'graphs.desiredView', { revisionId: first.id });
       await same(sam, 'revisions.instanceDiff', { revisionId: first.id, key });
       await same(sam, 'revisions.preview', { text: bundleYaml('twitter_stats', 'preview') });
       await same(sam, 'revisions.preview', { text: 'kind: nope\n' });

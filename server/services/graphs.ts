@@ -3,14 +3,26 @@
  * of a generation, optionally overlaid with a revision's changes and the
  * actual state. Layout happens in the browser (elkjs in a worker).
  */
-import { desiredGraph, policyGraph } from '../engine/graph';
+import { desiredGraph, policyGraph, type GraphModel } from '../engine/graph';
 import type { PolicyObjectInput } from '../engine/resolve';
 import type { RevisionPlan } from '../engine/plan';
 import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { MaybeActor } from './actor';
 import { notFound, unauthorized } from './errors';
-import type { DesiredGraph, DesiredGraphInput, GraphInstance, GraphInstanceInput, PolicyGraph, PolicyGraphInput } from './graphs.types';
+import { budgetView, drillView, UnknownBucket } from './graph-view';
+import type {
+  DesiredBucketAnswer,
+  DesiredBucketInput,
+  DesiredGraph,
+  DesiredGraphInput,
+  DesiredViewAnswer,
+  DesiredViewInput,
+  GraphInstance,
+  GraphInstanceInput,
+  PolicyGraph,
+  PolicyGraphInput,
+} from './graphs.types';
 import type { ResolutionService } from './resolution';
 
 export class GraphService {
@@ -54,6 +66,35 @@ export class GraphService {
 
   /** Instances of a generation; with `revisionId`, what that revision changes and what is actually deployed. */
   async desired(actor: MaybeActor, input: DesiredGraphInput): Promise<DesiredGraph> {
+    const d = await this.desiredModel(actor, input);
+    return { generation: d.generation, ...(d.revisionId !== undefined ? { revisionId: d.revisionId } : {}), ...d.model };
+  }
+
+  /**
+   * The desired-state graph as the console draws it: the same graph as
+   * `desired` (same readers, same fields), budgeted and compact, so it stays
+   * under 2 MB whatever the size of the state (graph-view.ts).
+   */
+  async desiredView(actor: MaybeActor, input: DesiredViewInput): Promise<DesiredViewAnswer> {
+    const d = await this.desiredModel(actor, input);
+    const v = budgetView(d.model, { budget: input.budget });
+    return { generation: d.generation, ...(d.revisionId !== undefined ? { revisionId: d.revisionId } : {}), ...v };
+  }
+
+  /** One bucket of `desiredView` opened: its members, or smaller buckets. */
+  async desiredBucket(actor: MaybeActor, input: DesiredBucketInput): Promise<DesiredBucketAnswer> {
+    const d = await this.desiredModel(actor, input);
+    try {
+      const graph = drillView(d.model, { budget: input.budget, bucket: input.bucket });
+      return { generation: d.generation, ...(d.revisionId !== undefined ? { revisionId: d.revisionId } : {}), bucket: input.bucket, graph };
+    } catch (e) {
+      // A bucket of another generation or budget, or made up: nothing to open.
+      if (e instanceof UnknownBucket) throw notFound(`Bucket ${input.bucket} at generation ${d.generation}`);
+      throw e;
+    }
+  }
+
+  private async desiredModel(actor: MaybeActor, input: DesiredGraphInput): Promise<{ generation: number; revisionId?: number; model: GraphModel }> {
     if (!actor) throw unauthorized('see graphs');
     if (input.revisionId !== undefined) {
       const rev = await this.revisions.get(input.revisionId);
@@ -71,11 +112,11 @@ export class GraphService {
       return {
         generation: rev.generation,
         revisionId: rev.id,
-        ...desiredGraph(after.state, { changes, removed, actual, expectedRevisionId: head.appliedRevisionId ?? undefined }),
+        model: desiredGraph(after.state, { changes, removed, actual, expectedRevisionId: head.appliedRevisionId ?? undefined }),
       };
     }
     const r = await this.resolution.get(actor, input.generation);
     const actual = new Map((await this.revisions.instanceStates()).map((s) => [s.key, { status: s.status, revisionId: s.revisionId }]));
-    return { generation: r.generation, ...desiredGraph(r.state, { actual }) };
+    return { generation: r.generation, model: desiredGraph(r.state, { actual }) };
   }
 }
