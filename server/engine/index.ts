@@ -174,8 +174,13 @@ export class EngineSession {
    * leaves this session unusable, so callers drop it on null.
    */
   update(change: ObjectChange): DesiredState | null {
-    for (const r of this.runs) if (!r.run.update(change)) return null;
-    return this.state();
+    return this.absorb(change) ? this.state() : null;
+  }
+
+  /** `update` without building the merged state (false: as `update`'s null — drop the session). */
+  absorb(change: ObjectChange): boolean {
+    for (const r of this.runs) if (!r.run.update(change)) return false;
+    return true;
   }
 
   /** A request's outcome with its decision trace, from the first stage that knows it. */

@@ -295,7 +295,7 @@ export function drizzleRepos(db: Db, opts: { exclusive?: boolean } = {}): Repos 
     resolutions: new DrizzleResolutionRepo(db),
     revisions: new DrizzleRevisionRepository(db),
     tenants: new DrizzleTenantRepository(db, opts),
-    estate: new DrizzleEstateRepository(db),
+    estate: new DrizzleEstateRepository(db, opts),
     resources: new DrizzleResourceRepository(db),
     tokens: new DrizzleTokenRepository(db),
     links: new DrizzleLinkRepository(db),

@@ -14,10 +14,44 @@ const rowsMatch: [Same<typeof tenantAccounts.$inferSelect, AccountRow>, Same<typ
 void rowsMatch;
 
 export class DrizzleEstateRepository implements EstateRepository {
-  constructor(private readonly db: Db) {}
+  /**
+   * With `exclusive` (the embedded database: this process is its only
+   * writer) a tenant's accounts and an account's environments are kept
+   * until this repository writes: every service create places the service
+   * among them, and fifty creates at once read them fifty times otherwise.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly opts: { exclusive?: boolean } = {},
+  ) {}
+
+  private readonly kept = new Map<string, Promise<unknown>>();
+
+  private keep<T>(key: string, read: () => Promise<T>): Promise<T> {
+    if (!this.opts.exclusive) return read();
+    let p = this.kept.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = read();
+      this.kept.set(key, p);
+      // A failed read is not an answer to keep.
+      p.catch(() => this.kept.get(key) === p && this.kept.delete(key));
+    }
+    // Callers may change what they get (marks, labels): each has its own copy.
+    return p.then((v) => structuredClone(v));
+  }
+
+  /** Forget around a write (before: no read made during it is kept; after: none made before it survives). */
+  private async writing<T>(f: () => Promise<T>): Promise<T> {
+    this.kept.clear();
+    try {
+      return await f();
+    } finally {
+      this.kept.clear();
+    }
+  }
 
   async accounts(tenantId: number) {
-    return this.db.select().from(tenantAccounts).where(eq(tenantAccounts.tenantId, tenantId)).orderBy(asc(tenantAccounts.name));
+    return this.keep(`accounts:${tenantId}`, () => this.db.select().from(tenantAccounts).where(eq(tenantAccounts.tenantId, tenantId)).orderBy(asc(tenantAccounts.name)));
   }
 
   async account(tenantId: number, name: string) {
@@ -26,34 +60,42 @@ export class DrizzleEstateRepository implements EstateRepository {
   }
 
   async addAccount(input: Omit<AccountRow, 'id' | 'createdAt'>) {
-    const [a] = await this.db.insert(tenantAccounts).values(input).onConflictDoNothing().returning();
-    return a;
+    return this.writing(async () => {
+      const [a] = await this.db.insert(tenantAccounts).values(input).onConflictDoNothing().returning();
+      return a;
+    });
   }
 
   async updateAccount(id: number, change: { marks?: Marks; labels?: Record<string, string> }) {
-    const set = { ...(change.marks ? { marks: change.marks } : {}), ...(change.labels ? { labels: change.labels } : {}) };
-    if (Object.keys(set).length === 0) return (await this.db.select().from(tenantAccounts).where(eq(tenantAccounts.id, id)))[0];
-    const [a] = await this.db.update(tenantAccounts).set(set).where(eq(tenantAccounts.id, id)).returning();
-    return a;
+    return this.writing(async () => {
+      const set = { ...(change.marks ? { marks: change.marks } : {}), ...(change.labels ? { labels: change.labels } : {}) };
+      if (Object.keys(set).length === 0) return (await this.db.select().from(tenantAccounts).where(eq(tenantAccounts.id, id)))[0];
+      const [a] = await this.db.update(tenantAccounts).set(set).where(eq(tenantAccounts.id, id)).returning();
+      return a;
+    });
   }
 
   async removeAccount(id: number) {
-    await this.db.transaction(async (tx) => {
-      await tx.delete(tenantEnvironments).where(eq(tenantEnvironments.accountId, id));
-      await tx.delete(tenantAccounts).where(eq(tenantAccounts.id, id));
+    return this.writing(async () => {
+      await this.db.transaction(async (tx) => {
+        await tx.delete(tenantEnvironments).where(eq(tenantEnvironments.accountId, id));
+        await tx.delete(tenantAccounts).where(eq(tenantAccounts.id, id));
+      });
     });
   }
 
   async removeForTenant(tenantId: number) {
-    await this.db.transaction(async (tx) => {
-      const ids = (await tx.select({ id: tenantAccounts.id }).from(tenantAccounts).where(eq(tenantAccounts.tenantId, tenantId))).map((r) => r.id);
-      if (ids.length > 0) await tx.delete(tenantEnvironments).where(inArray(tenantEnvironments.accountId, ids));
-      await tx.delete(tenantAccounts).where(eq(tenantAccounts.tenantId, tenantId));
+    return this.writing(async () => {
+      await this.db.transaction(async (tx) => {
+        const ids = (await tx.select({ id: tenantAccounts.id }).from(tenantAccounts).where(eq(tenantAccounts.tenantId, tenantId))).map((r) => r.id);
+        if (ids.length > 0) await tx.delete(tenantEnvironments).where(inArray(tenantEnvironments.accountId, ids));
+        await tx.delete(tenantAccounts).where(eq(tenantAccounts.tenantId, tenantId));
+      });
     });
   }
 
   async environments(accountId: number) {
-    return this.db.select().from(tenantEnvironments).where(eq(tenantEnvironments.accountId, accountId)).orderBy(asc(tenantEnvironments.name));
+    return this.keep(`environments:${accountId}`, () => this.db.select().from(tenantEnvironments).where(eq(tenantEnvironments.accountId, accountId)).orderBy(asc(tenantEnvironments.name)));
   }
 
   async environment(accountId: number, name: string) {
@@ -62,22 +104,28 @@ export class DrizzleEstateRepository implements EstateRepository {
   }
 
   async addEnvironment(input: Omit<EnvironmentRow, 'id' | 'createdAt'>) {
-    const [e] = await this.db.insert(tenantEnvironments).values(input).onConflictDoNothing().returning();
-    return e;
+    return this.writing(async () => {
+      const [e] = await this.db.insert(tenantEnvironments).values(input).onConflictDoNothing().returning();
+      return e;
+    });
   }
 
   async updateEnvironment(id: number, change: { marks?: Marks; labels?: Record<string, string>; meta?: unknown }) {
-    const set = {
-      ...(change.marks ? { marks: change.marks } : {}),
-      ...(change.labels ? { labels: change.labels } : {}),
-      ...(change.meta !== undefined ? { meta: change.meta } : {}),
-    };
-    if (Object.keys(set).length === 0) return (await this.db.select().from(tenantEnvironments).where(eq(tenantEnvironments.id, id)))[0];
-    const [e] = await this.db.update(tenantEnvironments).set(set).where(eq(tenantEnvironments.id, id)).returning();
-    return e;
+    return this.writing(async () => {
+      const set = {
+        ...(change.marks ? { marks: change.marks } : {}),
+        ...(change.labels ? { labels: change.labels } : {}),
+        ...(change.meta !== undefined ? { meta: change.meta } : {}),
+      };
+      if (Object.keys(set).length === 0) return (await this.db.select().from(tenantEnvironments).where(eq(tenantEnvironments.id, id)))[0];
+      const [e] = await this.db.update(tenantEnvironments).set(set).where(eq(tenantEnvironments.id, id)).returning();
+      return e;
+    });
   }
 
   async removeEnvironment(id: number) {
-    await this.db.delete(tenantEnvironments).where(eq(tenantEnvironments.id, id));
+    return this.writing(async () => {
+      await this.db.delete(tenantEnvironments).where(eq(tenantEnvironments.id, id));
+    });
   }
 }

@@ -56,6 +56,29 @@ describe('exclusive (embedded) repositories', () => {
     (await repos.tenants.forReader('acme2', 'olga'))!.namespaces.push('tampered');
     assert.deepEqual((await repos.tenants.forReader('acme2', 'olga'))!.namespaces, ['n3']);
   });
+
+  test('a tenant’s accounts and environments are read again after every estate change', async () => {
+    const t = await repos.tenants.create({ name: 'estate', owner: 'olga', namespaces: ['e1'] });
+    assert.ok(t.ok);
+    const tenantId = t.ok ? t.tenant.id : 0;
+    assert.deepEqual(await repos.estate.accounts(tenantId), []);
+    const acc = (await repos.estate.addAccount({ tenantId, name: 'aws', marks: { vcpu: '4' }, labels: {}, createdBy: 'olga' }))!;
+    assert.deepEqual((await repos.estate.accounts(tenantId)).map((a) => a.name), ['aws'], 'an added account is seen at once');
+    assert.deepEqual(await repos.estate.environments(acc.id), []);
+    const env = (await repos.estate.addEnvironment({ accountId: acc.id, name: 'prod', cluster: 'c1', k8sNamespace: null, marks: { vcpu: '2' }, labels: {}, meta: {}, createdBy: 'olga' }))!;
+    assert.deepEqual((await repos.estate.environments(acc.id)).map((e) => e.name), ['prod']);
+    await repos.estate.updateEnvironment(env.id, { marks: { vcpu: '3' } });
+    assert.deepEqual((await repos.estate.environments(acc.id))[0]!.marks, { vcpu: '3' }, 'changed marks are seen by the next placement');
+    await repos.estate.updateAccount(acc.id, { labels: { tier: 'gold' } });
+    assert.deepEqual((await repos.estate.accounts(tenantId))[0]!.labels, { tier: 'gold' });
+    // Callers get their own copy: changing it changes nothing kept.
+    (await repos.estate.environments(acc.id))[0]!.marks.vcpu = '999';
+    assert.deepEqual((await repos.estate.environments(acc.id))[0]!.marks, { vcpu: '3' });
+    await repos.estate.removeEnvironment(env.id);
+    assert.deepEqual(await repos.estate.environments(acc.id), []);
+    await repos.estate.removeForTenant(tenantId);
+    assert.deepEqual(await repos.estate.accounts(tenantId), []);
+  });
 });
 
 describe('exclusive grants', () => {

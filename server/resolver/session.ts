@@ -9,7 +9,7 @@
  * answers `null` when it holds another (a restarted worker holds none), so
  * the caller falls back to a full resolution.
  */
-import { EngineSession, type EngineInput, type ObjectChange } from '../engine';
+import { EngineSession, type EngineInput, type EngineObject, type ObjectChange } from '../engine';
 import { expandDeployment, usePythonRunner, type ExpandInput, type ExpandResult, type TemplateEnv } from '../engine/dm';
 import { pythonSandbox } from '../dm-python';
 import type { ClaimOutcome, DesiredState } from '../engine/state';
@@ -19,11 +19,12 @@ export type ResolverRequest =
   | ({ op: 'update'; from: number; generation: number } & ObjectChange)
   | { op: 'explain'; generation: number; key: string; input?: EngineInput }
   | { op: 'draft'; input: EngineInput }
+  | { op: 'probe'; generation: number; claims: readonly EngineObject[] }
   | { op: 'dmExpand'; input: ExpandInput; env: TemplateEnv; validateSchema?: boolean };
 
 export type ResolverAnswer<R extends ResolverRequest> = R extends { op: 'full' | 'draft' }
   ? DesiredState
-  : R extends { op: 'update' }
+  : R extends { op: 'update' | 'probe' }
     ? DesiredState | null
     : R extends { op: 'dmExpand' }
       ? ExpandResult
@@ -32,8 +33,11 @@ export type ResolverAnswer<R extends ResolverRequest> = R extends { op: 'full' |
 // Deployment Manager's Python templates run in this thread's sandbox (server/dm-python): a resolver thread, never the HTTP thread in production.
 usePythonRunner((source, context, modules) => pythonSandbox().run(source, context, modules));
 
+const keyOf = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
+
 export class SessionResolver {
-  private current: { generation: number; session: EngineSession } | undefined;
+  /** The warm session, and the keys of the objects it holds (a probe may only add new ones). */
+  private current: { generation: number; session: EngineSession; keys: Set<string> } | undefined;
 
   handle(req: ResolverRequest): DesiredState | ExpandResult | { outcome: ClaimOutcome | undefined } | null {
     switch (req.op) {
@@ -44,9 +48,15 @@ export class SessionResolver {
         const state = this.current.session.update({ upserts: req.upserts, deletes: req.deletes });
         // A change the engine could not absorb leaves the session behind: forget it.
         if (!state) this.current = undefined;
-        else this.current.generation = req.generation;
+        else {
+          this.current.generation = req.generation;
+          for (const d of req.deletes) this.current.keys.delete(keyOf(d));
+          for (const u of req.upserts) this.current.keys.add(keyOf(u));
+        }
         return state;
       }
+      case 'probe':
+        return this.probe(req.generation, req.claims);
       case 'explain': {
         let session = this.current?.generation === req.generation ? this.current.session : undefined;
         if (!session && req.input) session = this.full(req.generation, req.input);
@@ -59,10 +69,29 @@ export class SessionResolver {
     }
   }
 
+  /**
+   * What the warm session's generation would resolve to with some new
+   * claims added — a service being placed — without resolving the rest of
+   * the policy again: the claims go in, the state is read, and they come
+   * out again, leaving the session as it was. Null (the caller resolves a
+   * draft instead) when the session holds another generation, or a claim is
+   * not new, or the engine could not take them in place.
+   */
+  private probe(generation: number, claims: readonly EngineObject[]): DesiredState | null {
+    const cur = this.current;
+    if (cur?.generation !== generation) return null;
+    if (claims.length === 0 || !claims.every((c) => c.kind === 'claim' && !cur.keys.has(keyOf(c)))) return null;
+    const state = cur.session.update({ upserts: claims, deletes: [] });
+    const restored = state !== null && cur.session.absorb({ upserts: [], deletes: claims.map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name })) });
+    // Half-way (taken in, not taken out) the session matches no generation: forget it.
+    if (!restored) this.current = undefined;
+    return state;
+  }
+
   private full(generation: number, input: EngineInput): EngineSession {
     const session = new EngineSession(input, { trace: false });
     // Only the newest generation is worth keeping warm.
-    if (!this.current || this.current.generation <= generation) this.current = { generation, session };
+    if (!this.current || this.current.generation <= generation) this.current = { generation, session, keys: new Set(input.objects.map(keyOf)) };
     return session;
   }
 }

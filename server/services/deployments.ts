@@ -259,6 +259,23 @@ export class DeploymentService {
   async create(actor: MaybeActor, input: { tenant: string; name: string; dryrun: boolean; accept: boolean } & CreateServiceInput): Promise<ServiceWrite> {
     const who = this.signedIn(actor, 'create services');
     const t = await this.tenant(who, input.tenant, 'create services');
+    // Its checks take a few reads: a commit of this caller's creates starting meanwhile waits for it (group-commit.ts).
+    const group = `${who.id}\n${t.id}`;
+    const coming = this.creates.expect(group);
+    try {
+      return await this.checkAndSubmit(who, t, input, group, coming);
+    } finally {
+      coming.arrived();
+    }
+  }
+
+  private async checkAndSubmit(
+    who: Actor,
+    t: { id: number; name: string; namespaces: string[] },
+    input: { tenant: string; name: string; dryrun: boolean; accept: boolean } & CreateServiceInput,
+    group: string,
+    coming: { arrived: () => void },
+  ): Promise<ServiceWrite> {
     const existing = await this.existingClaim(t, input.name);
     if (existing) throw serviceExists(t, input.name, existing);
     const placed = await this.place(who, t, input);
@@ -286,7 +303,7 @@ export class DeploymentService {
     // A `requiring` environment takes the service only with an explicit acceptance later.
     const accept = input.accept && selection?.chosen?.outcome !== 'requiring';
     // One caller's creates on one tenant that arrive together become one generation (group-commit.ts).
-    return this.creates.submit(`${who.id}\n${t.id}\n${accept}`, { who, t, name: input.name, text: placed.text, accept, ...(selection ? { selection } : {}) });
+    return this.creates.submit(`${group}\n${accept}`, { who, t, name: input.name, text: placed.text, accept, ...(selection ? { selection } : {}) }, coming, group);
   }
 
   private readonly creates = new GroupCommit<PendingCreate, ServiceWrite>((items, { waited }) => this.commitCreates(items, waited));
@@ -345,9 +362,8 @@ export class DeploymentService {
   /** Whether the placed creates of a batch fit their environments' marks with all of the batch in the policy. */
   private async withinMarksTogether(together: PendingCreate[], placed: PendingCreate[]): Promise<boolean> {
     if (placed.length === 0) return true;
-    const current = (await this.repos.policy.listObjects()).map(toPolicyInput);
-    const added = together.flatMap((it) => loadObjects(it.text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }) as (typeof current)[number]));
-    const state = await this.resolution.resolveDraft([...current, ...added]);
+    const added = together.flatMap((it) => loadObjects(it.text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec })));
+    const state = await this.resolution.withNewClaims(added);
     for (const it of placed) {
       const labels = (loadObjects(it.text).objects[0]!.spec as Claim).labels;
       const fits = await this.assertWithinMarks(it.t, it.name, labels, state, 'Together with the services created with it').then(() => true, () => false);
@@ -459,14 +475,14 @@ export class DeploymentService {
     const tenantRow = (await this.repos.tenants.byName(t.name))!;
     const role = (await this.repos.tenants.members(t.id)).find((m) => m.user === who.name.toLowerCase())?.role ?? null;
     const resources = await this.neededResources(t, input);
-    const current = (await this.repos.policy.listObjects()).map(toPolicyInput);
 
     const placed = new Map<number, { text: string; admission: Admission; cost: Usage }>();
     const candidates: Candidate[] = [];
     for (const { ref: name, account, env } of scope) {
       const text = await this.claimText(who, t, input.name, { ...input, environment: name });
       const added = loadObjects(text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
-      const state = await this.resolution.resolveDraft([...current, ...added]);
+      // The policy as it is plus this claim: from the warm session, so the cost is the claim's, not the policy's.
+      const state = await this.resolution.withNewClaims(added);
       const usage = await this.estate.usageIn(state, t.id, env);
       const over = this.estate.over(env.marks, usage);
       const claimRef = `${added[0]!.namespace}/${input.name}`;

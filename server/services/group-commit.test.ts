@@ -86,3 +86,39 @@ test('batches are capped', async () => {
   assert.deepEqual(await Promise.all(all), [0, 1, 2, 3, 4, 5, 6, 7]);
   assert.deepEqual(sizes, [1, 3, 3, 1]);
 });
+
+test('an idle key waits for announced writes of its group, and not for ever', async () => {
+  const batches: number[][] = [];
+  const g = new GroupCommit<number, number>(async (items) => {
+    batches.push(items);
+    return items;
+  }, 64, 200);
+  // Three writes announce themselves; the first is ready at once, the others after their checks.
+  const a = g.expect('alice'), b = g.expect('alice'), c = g.expect('alice');
+  const first = g.submit('alice/k', 1, a, 'alice');
+  await new Promise((r) => setTimeout(r, 20));
+  const second = g.submit('alice/k', 2, b, 'alice');
+  await new Promise((r) => setTimeout(r, 20));
+  const third = g.submit('alice/k', 3, c, 'alice');
+  assert.deepEqual(await Promise.all([first, second, third]), [1, 2, 3]);
+  assert.deepEqual(batches, [[1, 2, 3]], 'one commit for the three, not the first alone');
+
+  // Nobody announced: a lone write goes at once.
+  const started = performance.now();
+  assert.equal(await g.submit('alice/k', 4, undefined, 'alice'), 4);
+  assert.ok(performance.now() - started < 100);
+
+  // A write that announced itself and then gave up (a refused check) is not waited for…
+  const gaveUp = g.expect('bob');
+  setTimeout(() => gaveUp.arrived(), 10);
+  const t0 = performance.now();
+  assert.equal(await g.submit('bob/k', 5, g.expect('bob'), 'bob'), 5);
+  assert.ok(performance.now() - t0 < 150, 'the commit went once the other gave up');
+  // …and one that never arrives holds the commit up for gatherMs at most.
+  const never = g.expect('carol');
+  const t1 = performance.now();
+  assert.equal(await g.submit('carol/k', 6, undefined, 'carol'), 6);
+  const waitedMs = performance.now() - t1;
+  assert.ok(waitedMs >= 150 && waitedMs < 1000, `waited ${waitedMs} ms`);
+  never.arrived();
+});

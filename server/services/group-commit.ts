@@ -10,6 +10,15 @@
  * commit share the next one (as a database's group commit shares a log
  * flush).
  *
+ * Followers known to be on their way are waited for, briefly: a write that
+ * announces itself (`expect(group)`) before its own checks (reads that
+ * take a few milliseconds each) is counted, and an idle key about to
+ * commit waits — at most `gatherMs` — while writes of its group are still
+ * being checked. Without it a burst of fifty creates committed the first
+ * alone and the other forty-nine one full commit later: every burst paid
+ * two commits. Nobody announced, nobody waits: a lone writer still goes
+ * at once.
+ *
  * `commit(items, {waited})` answers one result per item, in order: a
  * value, or an Error for that item alone. If it throws, every item of the
  * batch fails with that error. `waited` says the items queued behind an
@@ -18,11 +27,38 @@
 export class GroupCommit<I, O> {
   private readonly queues = new Map<string, { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[]>();
   private readonly running = new Set<string>();
+  /** Announced writes per group that have not submitted (or given up) yet. */
+  private readonly expected = new Map<string, number>();
+  /** Woken whenever an announced write submits or gives up. */
+  private arrivals: (() => void)[] = [];
 
   constructor(
     private readonly commit: (items: I[], context: { waited: boolean }) => Promise<(O | Error)[]>,
     private readonly maxBatch = 64,
+    private readonly gatherMs = 100,
   ) {}
+
+  /**
+   * A write of `group` is on its way: until `arrived()` is called (by
+   * `submit` with this group, or by the caller when it gives up), idle keys
+   * of the group wait for it before committing. Call `arrived` exactly once.
+   */
+  expect(group: string): { arrived: () => void } {
+    this.expected.set(group, (this.expected.get(group) ?? 0) + 1);
+    let done = false;
+    return {
+      arrived: () => {
+        if (done) return;
+        done = true;
+        const n = (this.expected.get(group) ?? 1) - 1;
+        if (n > 0) this.expected.set(group, n);
+        else this.expected.delete(group);
+        const wake = this.arrivals;
+        this.arrivals = [];
+        for (const w of wake) w();
+      },
+    };
+  }
 
   /** Items waiting for a commit (not those being committed): the queue depth. */
   waiting(): number {
@@ -31,19 +67,50 @@ export class GroupCommit<I, O> {
     return n;
   }
 
-  submit(key: string, item: I): Promise<O> {
+  /** Commit `item` under `key`; `announced` is what `expect` gave this write (its arrival is noted here). */
+  submit(key: string, item: I, announced?: { arrived: () => void }, group?: string): Promise<O> {
     return new Promise<O>((resolve, reject) => {
+      if (group !== undefined) this.groupOf.set(key, group);
       const queue = this.queues.get(key) ?? [];
       queue.push({ item, resolve, reject });
       this.queues.set(key, queue);
+      announced?.arrived();
       if (!this.running.has(key)) void this.drain(key);
     });
+  }
+
+  private readonly groupOf = new Map<string, string>();
+
+  /** Wait (at most gatherMs) while writes of the key's group are announced but not here yet. */
+  private gather(key: string): Promise<void> | undefined {
+    const group = this.groupOf.get(key);
+    // Nothing to wait for: no promise, so the commit starts in this very turn (a lone writer is not delayed).
+    if (group === undefined || !this.expected.get(group)) return undefined;
+    return this.gatherFor(key, group);
+  }
+
+  private async gatherFor(key: string, group: string): Promise<void> {
+    const deadline = performance.now() + this.gatherMs;
+    while (this.expected.get(group) && (this.queues.get(key)?.length ?? 0) < this.maxBatch) {
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.arrivals.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
   }
 
   private async drain(key: string): Promise<void> {
     this.running.add(key);
     try {
       for (let round = 0; ; round++) {
+        // Every commit first gathers the writes known to be coming (bounded by gatherMs).
+        const gathering = this.gather(key);
+        if (gathering) await gathering;
         const queue = this.queues.get(key);
         if (!queue || queue.length === 0) break;
         const batch = queue.splice(0, this.maxBatch);
@@ -65,6 +132,7 @@ export class GroupCommit<I, O> {
     } finally {
       this.queues.delete(key);
       this.running.delete(key);
+      this.groupOf.delete(key);
     }
   }
 }

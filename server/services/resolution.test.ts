@@ -9,6 +9,7 @@ import { seedDemo } from '../seed/demo';
 import type { Actor } from './actor';
 import { PolicyService } from './policy';
 import { ResolutionService } from './resolution';
+import { InlineResolver, type Resolver } from '../resolver';
 
 const users = parseUsers(readFileSync('corpus/aptomi/examples/common/users.yaml', 'utf8')).users;
 // Sam's labels make him a domain admin under the demo's ACL rules.
@@ -72,5 +73,45 @@ describe('resolution on the server', () => {
 
   test('anonymous callers may not read resolutions', async () => {
     await assert.rejects(resolution.get(null), /Sign in/);
+  });
+});
+
+describe('placing a new claim on the warm session', () => {
+  test('the state with the new claims is the full resolution’s, and the session is left as it was', async () => {
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    const inline = new InlineResolver();
+    const ops: string[] = [];
+    const resolver: Resolver = { run: (req) => (ops.push(req.op), inline.run(req)), close: () => inline.close() };
+    const resolution = new ResolutionService(repos, async () => users, [], undefined, resolver);
+    const policy = new PolicyService(repos, (g) => resolution.schedule(g));
+    const head = await repos.policy.head();
+    await resolution.get(sam, head); // warms the session at the head
+    const claim = (name: string, tier: string) => ({ kind: 'claim' as const, namespace: 'social', name, spec: { user: 'Alice', service: 'twitter_stats', labels: { tsvisimage: tier } } as never });
+    const added = [claim('probe_one', 'p1'), claim('probe_two', 'p2')];
+    const objects = (await repos.policy.listObjects({ generation: head })).map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
+    const full = resolvePolicy({ objects: [...objects, ...added] as never, users });
+    const probed = await resolution.withNewClaims(added);
+    assert.deepEqual(
+      probed.claims.map((c) => [c.name, c.status, c.instances.length]),
+      full.claims.map((c) => [c.name, c.status, c.instances.length]),
+    );
+    assert.deepEqual(probed.instances.map((i) => i.key), full.instances.map((i) => i.key));
+    assert.ok(probed.claims.some((c) => c.name === 'probe_one'));
+    assert.deepEqual(ops, ['full', 'probe'], 'the warm session answered; the policy was not resolved again');
+    // Nothing was written, and the next generation, resolved incrementally from the same session, does not hold the probed claims.
+    await policy.apply(sam, { text: 'kind: claim\nmetadata: {namespace: social, name: real_one}\nuser: Alice\nservice: twitter_stats\n', baseGeneration: head, message: 'one' });
+    const next = await resolution.get(sam, head + 1);
+    assert.deepEqual(next.state.claims.map((c) => c.name).filter((n) => n.startsWith('probe_')), []);
+    assert.ok(next.state.claims.some((c) => c.name === 'real_one'));
+    const fresh = resolvePolicy({ objects: (await repos.policy.listObjects({ generation: head + 1 })).map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec })) as never, users });
+    assert.deepEqual(next.state.instances.map((i) => i.key), fresh.instances.map((i) => i.key));
+    // A claim that exists already is not probed (taking it out again would lose it): the draft answers.
+    ops.length = 0;
+    const again = await resolution.withNewClaims([claim('real_one', 'x')]);
+    assert.deepEqual(ops, ['probe', 'draft']);
+    assert.equal(again.claims.filter((c) => c.name === 'real_one').length, 1);
+    const after = await resolution.get(sam, head + 1);
+    assert.ok(after.state.claims.some((c) => c.name === 'real_one'));
   });
 });

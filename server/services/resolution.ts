@@ -37,6 +37,11 @@ const FEW_CHANGES = 16;
 /** How many generations' views stay in memory: the newest and the few a revision or comparison reads beside it. */
 const RECENT_VIEWS = 3;
 
+/** Who the users are and what they may consume: a change there means a full resolution. */
+function usersKeyOf(users: readonly PolicyUser[], grants: Map<string, RoleGrant[]>): string {
+  return JSON.stringify([users.map((u) => [u.name, u.labels, u.secrets]), [...grants]]);
+}
+
 export class ResolutionService {
   private cached: Cached | undefined;
   private readonly inFlight = new Map<number, Promise<ResolutionView>>();
@@ -110,6 +115,29 @@ export class ResolutionService {
   async resolveDraft(objects: readonly PolicyObjectInput[]): Promise<DesiredState> {
     const [users, grants] = await Promise.all([this.users(), this.grants()]);
     return this.resolver.run({ op: 'draft', input: { objects, users, domainAdmins: this.domainAdmins, extraGrants: grants } });
+  }
+
+  /**
+   * The newest generation's desired state with some new claims added (a
+   * service being placed, before it is written). From the warm session when
+   * it holds that generation for the same users — the claims go in and come
+   * out again, so the cost is theirs, not the policy's — else a draft of the
+   * whole policy, as `resolveDraft`.
+   */
+  async withNewClaims(claims: readonly PolicyObjectInput[]): Promise<DesiredState> {
+    const head = await this.repos.policy.head();
+    const run = this.queue.then(async () => {
+      const prev = this.cached;
+      if (prev?.generation !== head) return null;
+      const [users, grants] = await Promise.all([this.users(), this.grants()]);
+      if (prev.usersKey !== usersKeyOf(users, grants)) return null;
+      return this.resolver.run({ op: 'probe', generation: head, claims });
+    });
+    this.queue = run.catch(() => undefined);
+    const probed = await run;
+    if (probed) return probed;
+    const current = (await this.repos.policy.listObjects({ generation: head })).map(toPolicyInput);
+    return this.resolveDraft([...current, ...claims]);
   }
 
   /**
@@ -204,7 +232,7 @@ export class ResolutionService {
   private async fullInput(generation: number) {
     const [users, grants, objects] = await Promise.all([this.users(), this.grants(), this.repos.policy.listObjects({ generation })]);
     // Who the users are and what they may consume: a change there means a full resolution.
-    const usersKey = JSON.stringify([users.map((u) => [u.name, u.labels, u.secrets]), [...grants]]);
+    const usersKey = usersKeyOf(users, grants);
     return { usersKey, input: { objects: objects.map(toPolicyInput), users, domainAdmins: this.domainAdmins, extraGrants: grants } };
   }
 
@@ -213,7 +241,7 @@ export class ResolutionService {
     const prev = this.cached;
     if (prev && prev.generation < generation) {
       const [users, grants] = await Promise.all([this.users(), this.grants()]);
-      const usersKey = JSON.stringify([users.map((u) => [u.name, u.labels, u.secrets]), [...grants]]);
+      const usersKey = usersKeyOf(users, grants);
       const gens = prev.usersKey === usersKey ? await this.repos.policy.listGenerations({ before: generation + 1, limit: generation - prev.generation }) : [];
       const changes = gens.filter((g) => g.generation > prev.generation).flatMap((g) => g.changes);
       // Which changes the engine can absorb in place is the engine's business
