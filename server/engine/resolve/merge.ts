@@ -159,7 +159,7 @@ export class DesiredStateBuilder {
     const p = agg.contributions[primary]!;
     const edges = new Set<string>();
     const after = new Set<string>();
-    const claimDepth: Record<string, number> = {};
+    const claimDepth = dictionary<number>();
     for (const i of indices) {
       const c = agg.contributions[i]!;
       for (const x of c.edges) edges.add(x);
@@ -181,12 +181,28 @@ export class DesiredStateBuilder {
       edges: sortedEdges,
       dependsOn: after.size === 0 ? sortedEdges : [...new Set([...edges, ...after])].sort(),
       claims: indices.map((i) => agg.claims[i]!).sort(),
-      provenance: { source: 'aptomi', service: p.service, context: p.context, allocationKeys: p.allocationKeys, bundle: p.bundle, claimDepth },
+      provenance: { source: 'aptomi', service: p.service, context: p.context, allocationKeys: p.allocationKeys, bundle: p.bundle, claimDepth: asPlainObject(claimDepth) },
     };
     if (error) inst.error = error;
     if (indices.some((i) => agg.contributions[i]!.sensitive)) inst.sensitive = true;
     return inst;
   }
+}
+
+/**
+ * An empty object for keys that are data (claim names): V8 gives a `{}` a new
+ * hidden class for every key added, and claim names differ from instance to
+ * instance, so filling `claimDepth` that way was most of the merge's time on
+ * 100,000 claims (5 s against 0.7 s for 75,000 objects of 17 keys, measured).
+ * A null-prototype object starts as a hash table; the prototype is then set
+ * back, so the result is an ordinary object (same keys, order and JSON).
+ */
+function dictionary<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+function asPlainObject<T extends object>(o: T): T {
+  return Object.setPrototypeOf(o, Object.prototype) as T;
 }
 
 /** Code and discovery parameters must agree across claims. */

@@ -140,10 +140,22 @@ function lookup(container: unknown, key: string): unknown {
 }
 
 function flipFirstLetter(name: string): string {
-  const first = name.charAt(0);
-  const flipped = first === first.toUpperCase() ? first.toLowerCase() : first.toUpperCase();
-  return flipped + name.slice(1);
+  // Rules test `bundle.Name` (for `Bundle`) on every service level of every
+  // claim: a fresh string each time cost its allocation and its hashing in
+  // the lookup. Names come from expression sources, so the set stays small.
+  let flipped = flippedNames.get(name);
+  if (flipped === undefined) {
+    const first = name.charAt(0);
+    flipped = (first === first.toUpperCase() ? first.toLowerCase() : first.toUpperCase()) + name.slice(1);
+    if (flippedNames.size >= MAX_FLIPPED_NAMES) flippedNames.clear();
+    flippedNames.set(name, flipped);
+  }
+  return flipped;
 }
+
+/** Bounds `flippedNames` however many distinct expressions a long-lived process compiles. */
+const MAX_FLIPPED_NAMES = 10_000;
+const flippedNames = new Map<string, string>();
 
 /** float64 → int64 the way Go does on amd64 (NaN/Inf/out of range → min int64). */
 function toInt64(x: number): bigint {
@@ -213,12 +225,13 @@ class Evaluator {
   }
 
   private evalAccess(path: string[]): unknown {
-    const [root = '', ...fields] = path;
+    // Indexing, not `[root, ...fields]`: the rest array was an allocation per evaluation on the resolver's hot path.
+    const root = path[0] ?? '';
     let v = lookup(this.params, root);
     if (v === MISSING) v = lookup(this.params, flipFirstLetter(root));
     if (v === MISSING || v === undefined) return this.missing(path.join('.'));
-    for (const field of fields) {
-      v = lookup(v, field);
+    for (let i = 1; i < path.length; i++) {
+      v = lookup(v, path[i]!);
       if (v === MISSING || v === undefined) return this.missing(path.join('.'));
     }
     return v;
