@@ -11,7 +11,7 @@ import { describeInput, generatePolicy, isPresetName, PRESET_NAMES, type PresetN
 import { figure, maxRssMiB, median, registerBenchmark, round, type Figure } from './registry';
 
 /** Warm repetitions after the first (cold) run; fewer for the bigger presets. */
-const REPEATS: Record<PresetName, number> = { small: 9, medium: 7, large: 5 };
+const REPEATS: Record<PresetName, number> = { small: 9, medium: 7, large: 5, huge: 3 };
 
 registerBenchmark({
   name: 'generate',

@@ -12,6 +12,8 @@ import {
   describeInput,
   emitPolicy,
   generatePolicy,
+  HEAVY_PRESET_NAMES,
+  PRESET_NAMES,
   PRESETS,
   type GeneratedBundle,
   type GeneratedClaim,
@@ -20,6 +22,7 @@ import {
   type GeneratedPolicy,
   type GeneratedRule,
   type GeneratedService,
+  type GeneratorParams,
   type PresetName,
 } from './generator';
 
@@ -177,6 +180,28 @@ describe('bench generator', () => {
     assert.equal(g.stats.bundles, 1000);
     assert.equal(g.stats.claims, 20_000);
     assert.match(describeInput(g), /^seed 239: 1,000 bundles .* 20,000 claims, 20,000 users × 30 labels, 1 cluster$/);
+  });
+
+  test('huge preset: large scaled to 10,000 bundles and 100,000 claims, one user per claim, Aptomi’s shape otherwise', () => {
+    // Parameters and a scaled-down run only: generating 100,000 claims here would be the slowest unit test in the folder.
+    const { huge, large } = PRESETS;
+    assert.deepEqual(
+      { bundles: huge.bundles, claims: huge.claims, users: huge.users },
+      { bundles: 10_000, claims: 100_000, users: 100_000 },
+    );
+    assert.equal(huge.users / huge.claims, large.users / large.claims, 'same users per claim as large');
+    const shape = ({ bundles: _b, claims: _c, users: _u, ...rest }: GeneratorParams) => rest;
+    assert.deepEqual(shape(huge), shape(large));
+    // The default run skips it; it is generated only when a benchmark asks for it by name.
+    assert.deepEqual(PRESET_NAMES, ['small', 'medium', 'large']);
+    assert.deepEqual([...HEAVY_PRESET_NAMES], ['huge']);
+    // Its structure, on a hundredth of it (the generator's code paths do not depend on the sizes).
+    const g = generatePolicy('huge', { bundles: 100, claims: 1_000, users: 1_000 });
+    assert.equal(g.stats.bundles, 100);
+    assert.equal(g.stats.claims, 1_000);
+    assert.equal(g.stats.users, 1_000);
+    assert.equal(g.stats.rules, 25);
+    assert.ok(g.stats.longestChain <= huge.maxChain);
   });
 
   test('every generated object passes its kind’s schema', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FIGURE_LINE_RE, figure, formatFigure, median } from './registry';
+import { FIGURE_LINE_RE, figure, formatFigure, median, selectBenchmarks } from './registry';
 
 describe('bench registry', () => {
   test('figure lines are plain decimals that match the published pattern', () => {
@@ -25,6 +25,21 @@ describe('bench registry', () => {
     assert.throws(() => figure('resolve medium', 1), /figure name/);
     assert.throws(() => figure('x.s', Number.NaN), /finite/);
     assert.throws(() => figure('x.s', 1e21), /finite|plain/);
+  });
+
+  test('opt-in benchmarks run only when named in full', () => {
+    const run = async () => [];
+    const all = [
+      { name: 'generate', description: '', run },
+      { name: 'resolve', description: '', run },
+      { name: 'resolve-huge', description: '', run, optIn: true },
+    ];
+    const names = (selected: { name: string }[]) => selected.map((b) => b.name);
+    assert.deepEqual(names(selectBenchmarks(all, [])), ['generate', 'resolve']);
+    assert.deepEqual(names(selectBenchmarks(all, ['resolve'])), ['resolve']);
+    assert.deepEqual(names(selectBenchmarks(all, ['res'])), ['resolve']);
+    assert.deepEqual(names(selectBenchmarks(all, ['resolve-huge'])), ['resolve-huge']);
+    assert.deepEqual(names(selectBenchmarks(all, ['resolve', 'resolve-huge'])), ['resolve', 'resolve-huge']);
   });
 
   test('median', () => {

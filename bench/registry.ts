@@ -53,6 +53,11 @@ export interface Benchmark {
   run(ctx: BenchContext): Promise<Figure[]>;
   /** Measurements `run` starts with `ctx.inChild(key, args)`. */
   measures?: Record<string, Measure>;
+  /**
+   * Too slow for every run (the huge preset): runs only when named in full,
+   * `npm run bench -- resolve-huge`, never by default nor by a shorter prefix.
+   */
+  optIn?: boolean;
 }
 
 export interface RegisteredBenchmark extends Benchmark {
@@ -74,6 +79,17 @@ export function registerBenchmark(b: Benchmark): void {
 
 export function listBenchmarks(): readonly RegisteredBenchmark[] {
   return benchmarks;
+}
+
+/**
+ * The benchmarks a run with these NAMEs runs: all but the opt-in ones when
+ * none is given; else those whose name starts with a NAME, opt-in ones only
+ * when a NAME is their whole name (`resolve` must not start a minute-long
+ * `resolve-huge`).
+ */
+export function selectBenchmarks<B extends Benchmark>(all: readonly B[], names: readonly string[]): B[] {
+  if (names.length === 0) return all.filter((b) => !b.optIn);
+  return all.filter((b) => names.some((n) => (b.optIn ? b.name === n : b.name.startsWith(n))));
 }
 
 /** Build a figure, refusing names the figure-line format cannot carry. */

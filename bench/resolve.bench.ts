@@ -13,40 +13,59 @@
  * someone looks at one), resolve.large.rss_mib,
  * resolve.large.instances, resolve.<preset>.claims_resolved, and
  * resolve.incremental.ms (re-resolving after one claim changed, large).
+ *
+ * `resolve-huge` (issue 16) does the same for the huge preset, 10,000
+ * bundles / 100,000 users / 100,000 claims, once (a run takes tens of
+ * seconds, so it is opt-in: `npm run bench -- resolve-huge`). Figures:
+ * resolve.huge.s (wall time of the one resolution in its child process),
+ * resolve.huge.rss_mib (the child's peak RSS right after it: Node, the
+ * generated input and the resolution), resolve.huge.instances and
+ * resolve.huge.claims_resolved. Targets: 10 s and 2,048 MiB.
  */
 import { claimsOf, resolvePolicy, ResolveSession } from '../server/engine/resolve';
 import { describeInput, generatePolicy, toPolicyInput, isPresetName, PRESET_NAMES, type PresetName } from './generator';
-import { figure, maxRssMiB, median, registerBenchmark, round, type Figure } from './registry';
+import { figure, maxRssMiB, median, registerBenchmark, round, type Figure, type MeasureArgs, type MeasureResult } from './registry';
 
-const REPEATS: Record<PresetName, number> = { small: 7, medium: 5, large: 3 };
+/** Huge runs once: a second run would double a minute-long benchmark to smooth JIT warm-up that is a sliver of it. */
+const REPEATS: Record<PresetName, number> = { small: 7, medium: 5, large: 3, huge: 1 };
+
+/** Resolve one preset REPEATS times in this (child) process. */
+function measurePreset(args: MeasureArgs): MeasureResult {
+  const preset = String(args.preset);
+  if (!isPresetName(preset)) throw new Error(`unknown preset "${preset}"`);
+  const g = generatePolicy(preset);
+  const input = toPolicyInput(g);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const times: number[] = [];
+  let instances = 0;
+  let resolved = 0;
+  let claims = 0;
+  let rss = 0;
+  for (let i = 0; i < REPEATS[preset]; i++) {
+    gc?.();
+    const t = performance.now();
+    const state = resolvePolicy(input, { trace: false });
+    times.push(performance.now() - t);
+    if (i === 0) rss = maxRssMiB();
+    instances = state.instances.length;
+    claims = state.claims.length;
+    resolved = state.claims.filter((c) => c.status === 'resolved').length;
+  }
+  return { medianMs: median(times), firstMs: times[0]!, instances, claims, resolved, rssMiB: rss, input: describeInput(g) };
+}
+
+const PRESET_HEADER = ['preset', 'first s', 'median s', 'claims', 'resolved', 'instances', 'peak MiB', 'input'];
+
+function presetRow(preset: string, r: MeasureResult): (string | number)[] {
+  const n = (k: string) => Number(r[k]);
+  return [preset, round(n('firstMs') / 1000, 3), round(n('medianMs') / 1000, 3), n('claims'), n('resolved'), n('instances'), round(n('rssMiB'), 0), String(r.input)];
+}
 
 registerBenchmark({
   name: 'resolve',
   description: 'resolve the generated Aptomi benchmark policies (small, medium, large) and re-resolve one changed claim',
   measures: {
-    preset(args) {
-      const preset = String(args.preset);
-      if (!isPresetName(preset)) throw new Error(`unknown preset "${preset}"`);
-      const g = generatePolicy(preset);
-      const input = toPolicyInput(g);
-      const gc = (globalThis as { gc?: () => void }).gc;
-      const times: number[] = [];
-      let instances = 0;
-      let resolved = 0;
-      let claims = 0;
-      let rss = 0;
-      for (let i = 0; i < REPEATS[preset]; i++) {
-        gc?.();
-        const t = performance.now();
-        const state = resolvePolicy(input, { trace: false });
-        times.push(performance.now() - t);
-        if (i === 0) rss = maxRssMiB();
-        instances = state.instances.length;
-        claims = state.claims.length;
-        resolved = state.claims.filter((c) => c.status === 'resolved').length;
-      }
-      return { medianMs: median(times), firstMs: times[0]!, instances, claims, resolved, rssMiB: rss, input: describeInput(g) };
-    },
+    preset: measurePreset,
     incremental() {
       const g = generatePolicy('large');
       const input = toPolicyInput(g);
@@ -68,13 +87,13 @@ registerBenchmark({
   },
   async run(ctx) {
     const figures: Figure[] = [];
-    const rows: (string | number)[][] = [['preset', 'first s', 'median s', 'claims', 'resolved', 'instances', 'peak MiB', 'input']];
+    const rows: (string | number)[][] = [PRESET_HEADER];
     for (const preset of PRESET_NAMES) {
       await ctx.emitPreset(preset);
       const run = await ctx.inChild('preset', { preset });
       const r = run.result;
       const n = (k: string) => Number(r[k]);
-      rows.push([preset, round(n('firstMs') / 1000, 3), round(n('medianMs') / 1000, 3), n('claims'), n('resolved'), n('instances'), round(n('rssMiB'), 0), String(r.input)]);
+      rows.push(presetRow(preset, r));
       figures.push(figure(`resolve.${preset}.s`, round(n('medianMs') / 1000, 3)));
       figures.push(figure(`resolve.${preset}.claims_resolved`, n('resolved')));
       if (preset === 'large') {
@@ -87,5 +106,24 @@ registerBenchmark({
     ctx.note(`incremental (large, one claim's labels changed, 15 runs): median ${round(Number(inc.result.medianMs), 1)} ms, max ${round(Number(inc.result.maxMs), 1)} ms`);
     figures.push(figure('resolve.incremental.ms', round(Number(inc.result.medianMs), 1)));
     return figures;
+  },
+});
+
+registerBenchmark({
+  name: 'resolve-huge',
+  description: 'resolve the huge preset (10,000 bundles, 100,000 claims) once; opt-in, it takes tens of seconds',
+  optIn: true,
+  measures: { preset: measurePreset },
+  async run(ctx) {
+    await ctx.emitPreset('huge');
+    const r = (await ctx.inChild('preset', { preset: 'huge' })).result;
+    ctx.table([PRESET_HEADER, presetRow('huge', r)]);
+    ctx.note('targets (issue 16): resolve.huge.s ≤ 10, resolve.huge.rss_mib ≤ 2048');
+    return [
+      figure('resolve.huge.s', round(Number(r.medianMs) / 1000, 3)),
+      figure('resolve.huge.rss_mib', round(Number(r.rssMiB), 1)),
+      figure('resolve.huge.instances', Number(r.instances)),
+      figure('resolve.huge.claims_resolved', Number(r.resolved)),
+    ];
   },
 });

@@ -2,7 +2,9 @@
  * Benchmark runner: `npm run bench [-- NAME...] [--emit DIR] [--list]`.
  *
  * Runs every registered benchmark, or those whose name starts with one of the
- * NAMEs. Each one prints a human-readable table (indented, so it never looks
+ * NAMEs. Opt-in benchmarks (too slow for every run: `resolve-huge`, the
+ * 100,000-claim preset) run only when a NAME is their full name:
+ * `npm run bench -- resolve-huge`; `--list` marks them. Each one prints a human-readable table (indented, so it never looks
  * like a figure) and then one line per figure, `name value`, matching
  * `^[a-z0-9_.]+ -?[0-9.]+$` — e.g. `resolve.medium.s 0.21`. Scripts read the
  * figure lines; people read the rest. `--emit DIR` writes the YAML of every
@@ -40,6 +42,7 @@ import {
   FIGURE_LINE_RE,
   formatFigure,
   listBenchmarks,
+  selectBenchmarks,
   type BenchContext,
   type ChildRun,
   type MeasureArgs,
@@ -164,12 +167,12 @@ async function main(): Promise<number> {
 
   const all = await loadBenchmarks();
   if (opts.list) {
-    for (const b of all) out(`${b.name}\t${b.description}`);
+    for (const b of all) out(`${b.name}\t${b.optIn ? '(only when named) ' : ''}${b.description}`);
     return 0;
   }
-  const selected = opts.names.length === 0 ? all : all.filter((b) => opts.names.some((n) => b.name.startsWith(n)));
+  const selected = selectBenchmarks(all, opts.names);
   if (selected.length === 0) {
-    console.error(`bench: no benchmark starts with ${opts.names.join(', ')}; known: ${all.map((b) => b.name).join(', ')}`);
+    console.error(`bench: no benchmark starts with ${opts.names.join(', ')} (opt-in ones need their full name); known: ${all.map((b) => b.name).join(', ')}`);
     return 2;
   }
 
