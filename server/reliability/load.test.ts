@@ -5,7 +5,9 @@
  * console processes on one PostgreSQL server. No answer may be a 5xx, and
  * afterwards nothing is lost or doubled: every create answered 202 is
  * there once, generations are numbered without gaps, and every acceptance
- * answered 200 is recorded. Latencies per route family are printed (speed
+ * answered 200 is recorded. One request in twenty is from the hostile
+ * corpus (server/testing/hostile-rest.ts), each answered with its
+ * refusal. Latencies per route family are printed (speed
  * is judged by the figures, not asserted).
  *
  * `npm test`: 20 requests/s for 5 s; `npm run test:reliability`: 200/s
@@ -20,15 +22,17 @@ import { openDb } from '../db/client';
 import { drizzleRepos } from '../repo/drizzle';
 import { backends } from '../testing/backends';
 import { Cluster, restCall } from '../testing/cluster';
+import { HOSTILE_REQUESTS } from '../testing/hostile-rest';
 
 // Inside npm test the load is light (other suites run beside it); test:reliability sets the real rate.
 const RATE = Number(process.env.KEELSON_LOAD_RATE ?? 20);
 const SECONDS = Number(process.env.KEELSON_LOAD_SECONDS ?? 5);
 const postgres = backends().find((b) => b.name === 'postgres');
 
-type Family = 'list' | 'get' | 'history' | 'create' | 'accept';
+type Family = 'list' | 'get' | 'history' | 'create' | 'accept' | 'hostile';
 const MIX: [Family, number][] = [
-  ['list', 0.35],
+  ['list', 0.3],
+  ['hostile', 0.05],
   ['get', 0.25],
   ['history', 0.15],
   ['create', 0.15],
@@ -45,6 +49,8 @@ const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a -
 
 interface LoadResult {
   byFamily: Map<Family, { ms: number[]; statuses: number[] }>;
+  /** Hostile requests whose answer was not the refusal (or error-ending dry run) expected. */
+  unexpected: string[];
   created: string[];
   accepted: number[];
   sent: number;
@@ -55,6 +61,8 @@ async function generate(consoles: string[], label: string): Promise<LoadResult> 
   const created: string[] = [];
   const pending: { name: string; revision: number }[] = [];
   const accepted: number[] = [];
+  const unexpected: string[] = [];
+  let hostile = 0;
   const inFlight: Promise<void>[] = [];
   let n = 0;
   const t0 = performance.now();
@@ -71,7 +79,14 @@ async function generate(consoles: string[], label: string): Promise<LoadResult> 
     let call: Promise<{ status: number; body: { data?: any } }>; // eslint-disable-line @typescript-eslint/no-explicit-any
     let fam: Family = family;
     let name = '';
-    if (family === 'create' || !some) {
+    if (family === 'hostile') {
+      // The hostile corpus between ordinary traffic (server/testing/hostile-rest.ts): answered, refused, nothing written.
+      const h = HOSTILE_REQUESTS[hostile++ % HOSTILE_REQUESTS.length]!;
+      call = h.send(base, 'Sam', hostile).then((a) => {
+        if (!h.expect.includes(a.status)) unexpected.push(`${h.name}: ${a.status} ${a.message}`);
+        return { status: a.status, body: {} };
+      });
+    } else if (family === 'create' || !some) {
       fam = 'create';
       name = `${label}-${n++}`;
       call = restCall(base, 'POST', `/tenant/acme/service/${name}`, { service: 'acme-web/webshop', environment: 'main/prod', labels: { tier: name } }, 'Sam');
@@ -101,7 +116,7 @@ async function generate(consoles: string[], label: string): Promise<LoadResult> 
     );
   }
   await Promise.all(inFlight);
-  return { byFamily, created, accepted, sent: total };
+  return { byFamily, unexpected, created, accepted, sent: total };
 }
 
 function report(label: string, r: LoadResult): void {
@@ -111,6 +126,8 @@ function report(label: string, r: LoadResult): void {
   }
   const bad = [...r.byFamily.values()].reduce((n, rec) => n + rec.statuses.filter((s) => s >= 500 || s === 0).length, 0);
   console.log(`figure load.${label}.sent ${RATE} req/s for ${SECONDS} s, ${r.sent} requests, ${bad} 5xx or failed, ${r.created.length} creates, ${r.accepted.length} acceptances`);
+  const hostile = r.byFamily.get('hostile')!.statuses.length;
+  console.log(`figure load.${label}.hostile ${hostile} tried, ${hostile - r.unexpected.length} refused as expected, ${r.unexpected.length} not`);
 }
 
 async function checkNothingLost(dbUrlOrDir: { url?: string; pgliteDir?: string }, r: LoadResult, consoleUrl: string): Promise<void> {
@@ -118,6 +135,7 @@ async function checkNothingLost(dbUrlOrDir: { url?: string; pgliteDir?: string }
     const bad = rec.statuses.filter((s) => s >= 500 || s === 0);
     assert.equal(bad.length, 0, `${f}: ${bad.length} answers were 5xx or failed (${[...new Set(bad)].join(', ')})`);
   }
+  assert.deepEqual(r.unexpected, [], 'every hostile request was refused as expected');
   const listed = (await restCall(consoleUrl, 'GET', '/tenant/acme/service', undefined, 'Sam')).body.data as { name: string }[];
   const names = listed.map((s) => s.name);
   for (const c of r.created) assert.equal(names.filter((n) => n === c).length, 1, `${c} answered 202: listed once`);

@@ -1,0 +1,118 @@
+/**
+ * The hostile corpus as an API client sends it: policies that try to stall
+ * or blow up the engine (carried inline in Axebow bundles, so the whole
+ * pipeline — zip, YAML, validation, placement, resolution, preview — runs
+ * on them), bodies that try to stall or crash the HTTP layer, and selector
+ * rules a tenant must never accept. Every one must be answered (never a
+ * 5xx, never a dropped connection) and must change nothing: bundles go as
+ * dry runs, and rules that would be accepted are not hostile.
+ *
+ * Used by the load test (server/reliability/load.test.ts), which replays
+ * them between ordinary reads and writes, and by the test beside it.
+ */
+import { deflateRawSync } from 'node:zlib';
+import { writeZip } from '../loader/zip';
+import { MAX_BODY_BYTES } from '../api/http-limits';
+import { API_PREFIX } from '../rest/dispatch';
+
+export interface HostileAnswer {
+  status: number;
+  message: string;
+}
+
+export interface HostileRequest {
+  name: string;
+  /** Acceptable statuses: a refusal, or (dry runs) an answer whose claims end in errors. */
+  expect: readonly number[];
+  send(base: string, user: string, n: number): Promise<HostileAnswer>;
+}
+
+const zip = (files: Record<string, string>) =>
+  writeZip(
+    Object.entries(files).map(([path, text]) => ({ path, bytes: new TextEncoder().encode(text) })),
+    (b) => deflateRawSync(b),
+  );
+
+async function answer(res: Response): Promise<HostileAnswer> {
+  const text = await res.text();
+  let message = text.slice(0, 300);
+  try {
+    const body = JSON.parse(text) as { content?: { message?: string } };
+    message = body.content?.message ?? message;
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  return { status: res.status, message };
+}
+
+/** A dry-run create of service `name` from a bundle carrying `objects` inline (namespace acme-web). */
+function bundleDryRun(objects: (name: string) => string, labels = 'tier: gold') {
+  return async (base: string, user: string, n: number): Promise<HostileAnswer> => {
+    const name = `hostile-${n}`;
+    const claim = `kind: claim\nmetadata: {namespace: acme-web, name: ${name}}\nuser: ${user}\nservice: hs-${name}\nlabels: {${labels}}\n`;
+    const form = new FormData();
+    const bytes = zip({ 'deployment/main.yaml': claim, 'lib/offer.yaml': objects(name) });
+    form.set('bundle', new Blob([Uint8Array.from(bytes)], { type: 'application/zip' }), 'bundle.zip');
+    form.set('spec', JSON.stringify({ environment: 'main/prod' }));
+    return answer(await fetch(`${base}${API_PREFIX}/tenant/acme/service/${name}?dryrun=true`, { method: 'POST', headers: { authorization: `Bearer test:${user}` }, body: form }));
+  };
+}
+
+const offering = (name: string, params: string, criteria = '') => `kind: bundle
+metadata: {namespace: acme-web, name: hb-${name}}
+components: [{name: x, code: {type: raw, params: {${params}}}}]
+---
+kind: service
+metadata: {namespace: acme-web, name: hs-${name}}
+contexts: [{name: c, ${criteria}allocation: {bundle: hb-${name}}}]
+`;
+
+function fanOut(name: string, levels: number): string {
+  let y = '';
+  for (let i = 0; i < levels; i++) {
+    y += `---\nkind: bundle\nmetadata: {namespace: acme-web, name: fb${i}-${name}}\ncomponents: [{name: l, service: fs${i + 1}-${name}}, {name: r, service: fs${i + 1}-${name}}]\n`;
+    y += `---\nkind: service\nmetadata: {namespace: acme-web, name: ${i === 0 ? `hs-${name}` : `fs${i}-${name}`}}\ncontexts: [{name: c, allocation: {bundle: fb${i}-${name}, keys: ['{{ .Labels.tier }}']}}]\n`;
+  }
+  y += `---\nkind: bundle\nmetadata: {namespace: acme-web, name: fb${levels}-${name}}\ncomponents: [{name: leaf, code: {type: raw}}]\n`;
+  y += `---\nkind: service\nmetadata: {namespace: acme-web, name: fs${levels}-${name}}\ncontexts: [{name: c, allocation: {bundle: fb${levels}-${name}}}]\n`;
+  return y;
+}
+
+function aliasBomb(): string {
+  let y = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
+  for (let i = 1; i < 12; i++) y += `a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
+  return y;
+}
+
+async function raw(base: string, user: string, method: string, path: string, body: BodyInit | undefined, type?: string): Promise<HostileAnswer> {
+  return answer(
+    await fetch(`${base}${API_PREFIX}${path}`, { method, headers: { authorization: `Bearer test:${user}`, ...(type ? { 'content-type': type } : {}) }, ...(body !== undefined ? { body } : {}) }),
+  );
+}
+
+export const HOSTILE_REQUESTS: readonly HostileRequest[] = [
+  { name: 'printf widths in nested ranges (bundle)', expect: [200, 400], send: bundleDryRun((n) => offering(n, `a: '{{ range $i, $x := .Labels }}{{ range $j, $y := $.Labels }}{{ printf "%0900000d" 1 }}{{ end }}{{ end }}'`)) },
+  { name: '2^30 fan-out through services (bundle)', expect: [200, 400], send: bundleDryRun((n) => fanOut(n, 30)) },
+  { name: 'a NUL in rendered output (bundle)', expect: [200, 400], send: bundleDryRun((n) => offering(n, `a: '{{ printf "%c" 0 }}'`)) },
+  {
+    name: 'catastrophic =~ on a long label (bundle)',
+    expect: [200, 400],
+    send: bundleDryRun((n) => offering(n, 'a: b', `criteria: {require-all: ["long =~ '(a+)+$'"]}, `), `tier: gold, long: '${'a'.repeat(20_000)}!'`),
+  },
+  { name: 'a YAML alias bomb (bundle)', expect: [400], send: bundleDryRun(() => aliasBomb()) },
+  { name: '100,000 nested JSON arrays', expect: [400], send: (base, user) => raw(base, user, 'POST', '/tenant/acme/service/deep?dryrun=true', '['.repeat(100_000) + ']'.repeat(100_000), 'application/json') },
+  { name: 'a body over the limit', expect: [413], send: (base, user) => raw(base, user, 'POST', '/tenant/acme/service/big?dryrun=true', JSON.stringify({ service: 'x', labels: { a: 'b'.repeat(MAX_BODY_BYTES + 1) } }), 'application/json') },
+  { name: 'a body of the wrong type', expect: [415], send: (base, user) => raw(base, user, 'POST', '/tenant/acme/service/typed?dryrun=true', '<xml/>', 'application/xml') },
+  { name: 'broken percent-encoding in the path', expect: [400], send: (base, user) => raw(base, user, 'GET', '/tenant/acme/service/%E0%A4%A', undefined) },
+  {
+    name: 'a selector rule that underflows its stack',
+    expect: [400],
+    send: (base, user) => raw(base, user, 'PATCH', '/tenant/acme', JSON.stringify({ rules: { selectEnvironmentService: [{ reason: 'hostile', sel: ['::and'] }] } }), 'application/json'),
+  },
+  {
+    name: 'a selector rule 100,000 operators long',
+    expect: [400],
+    send: (base, user) => raw(base, user, 'PATCH', '/tenant/acme', JSON.stringify({ rules: { selectEnvironmentService: [{ reason: 'hostile', sel: Array.from({ length: 100_000 }, () => true) }] } }), 'application/json'),
+  },
+  { name: 'ten thousand labels', expect: [200, 400], send: (base, user) => raw(base, user, 'POST', '/tenant/acme/service/labels?dryrun=true', JSON.stringify({ service: 'acme-web/webshop', environment: 'main/prod', labels: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`l${i}`, 'v'])) }), 'application/json') },
+];
