@@ -66,7 +66,7 @@ export function createServices(
   const policy = new PolicyService(
     repos,
     (generation, opts) => {
-      resolution.schedule(generation);
+      resolution.schedule(generation, opts.author?.id);
       revisions.schedule(generation, opts.accept && opts.author ? { autoAcceptBy: opts.author } : {});
     },
     access,

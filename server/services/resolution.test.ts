@@ -115,3 +115,44 @@ describe('placing a new claim on the warm session', () => {
     assert.ok(after.state.claims.some((c) => c.name === 'real_one'));
   });
 });
+
+describe('reads while the newest generation resolves', () => {
+  test('readers get the newest resolved state at once; a writer waits for its own write; a new claim is waited for', async () => {
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    const inline = new InlineResolver();
+    let hold: Promise<void> | undefined;
+    const resolver: Resolver = {
+      run: async (req) => {
+        if (hold && (req.op === 'update' || req.op === 'full')) await hold;
+        return inline.run(req);
+      },
+      close: () => inline.close(),
+    };
+    const resolution = new ResolutionService(repos, async () => users, [], undefined, resolver);
+    const head = await repos.policy.head();
+    await resolution.get(sam, head);
+    let release!: () => void;
+    hold = new Promise((r) => (release = r));
+    const alice: Actor = { id: 'local:Alice', name: 'Alice', labels: users.find((u) => u.name === 'Alice')!.labels, provider: 'test' };
+    const policy = new PolicyService(repos, (g, o) => resolution.schedule(g, o.author?.id));
+    await policy.apply(alice, { text: 'kind: claim\nmetadata: {namespace: social, name: alice_new}\nuser: Alice\nservice: twitter_stats\n', baseGeneration: head, message: 'new' });
+    assert.equal(await repos.policy.head(), head + 1);
+    // Sam did not write: he is served the resolved generation without waiting.
+    const served = await resolution.get(sam);
+    assert.equal(served.generation, head);
+    // Alice wrote generation head+1: her read waits for it.
+    let aliceRead: number | undefined;
+    const pending = resolution.get(alice).then((v) => (aliceRead = v.generation));
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(aliceRead, undefined, 'the writer waits for her own generation');
+    // Sam asks for the new claim itself: not in the resolved state, so he waits for the newest too.
+    const claim = resolution.claim(sam, { namespace: 'social', name: 'alice_new' });
+    release();
+    await pending;
+    assert.equal(aliceRead, head + 1);
+    assert.equal((await claim).generation, head + 1);
+    // Once resolved, everybody reads the newest.
+    assert.equal((await resolution.get(sam)).generation, head + 1);
+  });
+});

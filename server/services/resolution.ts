@@ -68,20 +68,51 @@ export class ResolutionService {
     return this.resolver.close();
   }
 
-  /** The resolution of a generation (default: the newest), computing it if needed. */
+  /**
+   * The resolution of a generation, computing it if needed. Without a
+   * generation: the newest — but while the newest is still being resolved
+   * here, the newest one already resolved serves readers who did not write
+   * since (see `written`): under a steady stream of writes every read
+   * would otherwise wait for a resolution. A caller whose own write is newer
+   * waits for it, so what one writes one reads.
+   */
   async get(actor: MaybeActor, generation?: number): Promise<ResolutionView> {
     if (!actor) throw unauthorized('see resolutions');
     const head = await this.repos.policy.head();
     const gen = generation ?? head;
     if (gen < 0 || gen > head) throw notFound(`Generation ${gen}`);
+    if (generation === undefined && !this.recent.has(head) && this.inFlight.has(head)) {
+      const ready = this.newestReady(head, this.written.get(actor.id) ?? 0);
+      if (ready) return ready;
+    }
     return this.ensure(gen);
   }
 
+  /** The newest view kept in memory, at or below `head` and not older than `atLeast`. */
+  private newestReady(head: number, atLeast: number): ResolutionView | undefined {
+    let best: ResolutionView | undefined;
+    for (const v of this.recent.values()) if (v.generation <= head && v.generation >= atLeast && (!best || v.generation > best.generation)) best = v;
+    return best;
+  }
+
+  /**
+   * Each writer's newest generation written through this process (bounded:
+   * the oldest writers are forgotten first, and a forgotten writer simply
+   * waits for the newest resolution, as everybody did before).
+   */
+  private readonly written = new Map<string, number>();
+
   /** One claim's outcome with its decision trace. */
   async claim(actor: MaybeActor, input: { namespace: string; name: string; generation?: number }): Promise<{ generation: number; outcome: ClaimOutcome }> {
-    const view = await this.get(actor, input.generation);
+    let view = await this.get(actor, input.generation);
     const key = `${input.namespace}/${input.name}`;
-    const stored = view.state.claims.find((c) => c.namespace === input.namespace && c.name === input.name);
+    const find = (v: ResolutionView) => v.state.claims.find((c) => c.namespace === input.namespace && c.name === input.name);
+    let stored = find(view);
+    // Served from the newest resolved generation while a newer one resolves, and the claim is newer than that: wait for it.
+    if (!stored && input.generation === undefined) {
+      const head = await this.repos.policy.head();
+      if (view.generation < head) stored = find((view = await this.ensure(head)));
+    }
     if (!stored) throw notFound(`Claim ${key} at generation ${view.generation}`);
     const traced = await this.explain(view.generation, key);
     // The stored outcome has the merge's verdict (conflicts); the trace adds the decisions.
@@ -149,7 +180,12 @@ export class ResolutionService {
   }
 
   /** Compute and store in the background (after a write); errors are logged, reads retry. */
-  schedule(generation: number): void {
+  schedule(generation: number, writer?: string): void {
+    if (writer !== undefined) {
+      this.written.delete(writer);
+      this.written.set(writer, generation);
+      for (const old of this.written.keys()) if (this.written.size > 10_000) this.written.delete(old);
+    }
     void this.ensure(generation).catch((e) => console.error(`resolution of generation ${generation} failed:`, e));
   }
 
