@@ -14,6 +14,7 @@ const child = spawn(process.execPath, ['scripts/test.mjs', '--unit', 'server/rel
   env: { ...process.env, KEELSON_RELIABILITY_REVISIONS: process.env.KEELSON_RELIABILITY_REVISIONS ?? '50', KEELSON_FUZZ_RUNS: process.env.KEELSON_FUZZ_RUNS ?? '10000',
     KEELSON_LOAD_RATE: process.env.KEELSON_LOAD_RATE ?? '200',
     KEELSON_LOAD_SECONDS: process.env.KEELSON_LOAD_SECONDS ?? '60',
+    KEELSON_OUTAGE_SECONDS: process.env.KEELSON_OUTAGE_SECONDS ?? '10',
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

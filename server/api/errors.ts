@@ -12,5 +12,6 @@ export const APP_ERROR_TO_TRPC: Record<AppErrorCode, { trpc: TRPC_ERROR_CODE_KEY
   INVALID_INPUT: { trpc: 'UNPROCESSABLE_CONTENT', http: 422 },
   PAYLOAD_TOO_LARGE: { trpc: 'PAYLOAD_TOO_LARGE', http: 413 },
   LIMIT_EXCEEDED: { trpc: 'UNPROCESSABLE_CONTENT', http: 422 },
+  UNAVAILABLE: { trpc: 'SERVICE_UNAVAILABLE', http: 503 },
   INTERNAL: { trpc: 'INTERNAL_SERVER_ERROR', http: 500 },
 };

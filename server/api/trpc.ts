@@ -14,6 +14,7 @@ import superjson from 'superjson';
 import { ZodError } from 'zod';
 import type { Diagnostic } from '../engine/diagnostics';
 import type { Actor } from '../services/actor';
+import { dbUnavailableError } from '../db/unavailable';
 import { isAppError } from '../services/errors';
 import type { Services } from '../services';
 import { APP_ERROR_TO_TRPC } from './errors';
@@ -43,13 +44,11 @@ const t = initTRPC.context<TrpcContext>().create({
   },
 });
 
-/** Turn domain errors into tRPC errors (one place, one table). */
+/** Turn domain errors into tRPC errors (one place, one table); a database outage is one (UNAVAILABLE), not an internal error. */
 const appErrors = t.middleware(async ({ next }) => {
   const res = await next();
-  if (!res.ok && isAppError(res.error.cause)) {
-    const app = res.error.cause;
-    throw new TRPCError({ code: APP_ERROR_TO_TRPC[app.code].trpc, message: app.message, cause: app });
-  }
+  const app = res.ok ? undefined : isAppError(res.error.cause) ? res.error.cause : dbUnavailableError(res.error.cause);
+  if (app) throw new TRPCError({ code: APP_ERROR_TO_TRPC[app.code].trpc, message: app.message, cause: app });
   return res;
 });
 

@@ -5,12 +5,13 @@
  * folder).
  */
 import { join } from 'node:path';
-import { openDb } from '../db/client';
+import { openDb, type DbHandle } from '../db/client';
+import { dbUnavailableReason, isDbUnavailable } from '../db/unavailable';
 import { env } from '../env';
 import { drizzleRepos } from '../repo/drizzle';
 import { reconcileSource } from './reconcile-source';
 import { GitOpsActuator } from './gitops/actuator';
-import { workLoop } from './worker';
+import { MAX_LOOP_BACKOFF_MS, workLoop } from './worker';
 
 async function main() {
   const e = env();
@@ -18,7 +19,7 @@ async function main() {
     console.error('npm run worker needs DATABASE_URL: with the embedded PGlite the console runs the worker itself.');
     process.exit(2);
   }
-  const db = await openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite') });
+  const db = await openWhenReachable(() => openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite') }));
   const controller = new AbortController();
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => controller.abort());
   // Test hook (resume tests): exit abruptly after this many steps, as a crash would.
@@ -49,6 +50,19 @@ async function main() {
     } : undefined,
   });
   await db.close();
+}
+
+/** Started while PostgreSQL is down or starting: wait for it with backoff, as the loop does once running, instead of exiting. */
+async function openWhenReachable(open: () => Promise<DbHandle>): Promise<DbHandle> {
+  for (let wait = 500; ; wait = Math.min(2 * wait, MAX_LOOP_BACKOFF_MS)) {
+    try {
+      return await open();
+    } catch (err) {
+      if (!isDbUnavailable(err)) throw err;
+      console.log(`keelson worker: database unreachable (${dbUnavailableReason(err)}); retrying in ${wait / 1000} s`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
 }
 
 void main();

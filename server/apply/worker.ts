@@ -6,6 +6,7 @@
  * runs out), and actuators are idempotent, so nothing is lost or doubled.
  */
 import { randomUUID } from 'node:crypto';
+import { dbUnavailableReason, isDbUnavailable } from '../db/unavailable';
 import type { RevisionPlan } from '../engine/plan';
 import type { RevisionRepository } from '../repo/types';
 import type { Actuator, ApplyContext } from './actuator';
@@ -180,7 +181,14 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
     if (e instanceof StopWorker) throw e;
     // Unexpected trouble (database, disk): release the job for a later retry.
     const msg = (e as Error).message;
-    await revisions.retryJobLater(job.id, backoff(opts.backoffMs, job.attempts), msg).catch(() => undefined);
+    // The database went away mid-apply: keep trying to hand the job back while our lease surely still holds (it
+    // was renewed at most leaseMs/3 ago), so it resumes as soon as the database returns rather than when the lease runs out.
+    const releaseBy = Date.now() + (isDbUnavailable(e) ? leaseMs / 2 : 0);
+    for (let wait = 250; ; wait = Math.min(2 * wait, 2000)) {
+      if (await revisions.retryJobLater(job.id, backoff(opts.backoffMs, job.attempts), msg).then(() => true, () => false)) break;
+      if (Date.now() + wait > releaseBy) break;
+      await sleep(wait);
+    }
     await revisions.event(rev.id, 'apply-error', `Apply interrupted: ${msg}; will retry`).catch(() => undefined);
     log(`revision ${rev.id}: ${msg}`);
     return true;
@@ -207,6 +215,9 @@ export async function workLoop(opts: WorkerOptions & { pollMs?: number; signal?:
   // One name for the life of the loop, so events and leases say which worker did what.
   const loop = { ...opts, workerId: opts.workerId ?? `worker-${randomUUID().slice(0, 8)}` };
   let lookedAt = 0;
+  // Failures in a row outside a job's own handling (the database down, mostly): waits grow from pollMs to MAX_LOOP_BACKOFF_MS.
+  let failures = 0;
+  let isDbDownStreak = false;
   while (!opts.signal?.aborted) {
     let worked = false;
     try {
@@ -219,10 +230,34 @@ export async function workLoop(opts: WorkerOptions & { pollMs?: number; signal?:
         if (queued.length) opts.log?.(`automatic reconcile queued for ${queued.join(', ')}`);
         worked = queued.length > 0;
       }
+      if (failures > 0) opts.log?.(isDbDownStreak ? 'database reachable again; carrying on' : 'recovered; carrying on');
+      failures = 0;
     } catch (e) {
       if (e instanceof StopWorker) return;
-      opts.log?.(`worker: ${(e as Error).message}`);
+      failures++;
+      const wait = Math.min(MAX_LOOP_BACKOFF_MS, pollMs * 2 ** Math.min(10, failures - 1));
+      isDbDownStreak = isDbUnavailable(e);
+      // One line per try, each further apart: an outage of minutes logs a handful, not thousands.
+      opts.log?.(`${isDbDownStreak ? `database unreachable (${dbUnavailableReason(e)})` : `worker: ${(e as Error).message.split('\n')[0]}`}; retrying in ${Math.round(wait / 100) / 10} s`);
+      await sleep(wait, opts.signal);
+      continue;
     }
-    if (!worked) await new Promise((r) => setTimeout(r, pollMs));
+    if (!worked) await sleep(pollMs, opts.signal);
   }
+}
+
+/** Longest wait of the loop between two tries while something it needs (the database) keeps failing. */
+export const MAX_LOOP_BACKOFF_MS = 10_000;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

@@ -41,10 +41,25 @@ export function defaultMigrationsFolder(): string {
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   const migrationsFolder = opts.migrationsFolder ?? defaultMigrationsFolder();
   if (opts.url) {
-    const client = postgres(opts.url, { max: opts.max ?? 10, onnotice: () => {} });
+    const client = postgres(opts.url, {
+      max: opts.max ?? 10,
+      onnotice: () => {},
+      // postgres.js waits (0.5–1) × 3^failures / 100 s, up to 20 s, before a connection tries again, the failures counted
+      // across the pool: a few seconds of outage under load and queries sit 20 s in a waiting connection — long after the
+      // server is back. Capped at 1 s, a request during an outage fails (503) within a second and one after it succeeds.
+      backoff: (failures: number) => Math.min(1, 0.05 * 2 ** failures) * (0.5 + Math.random() / 2),
+      // A host that drops packets (rather than refusing) would hold each query for postgres.js's default of 30 s.
+      connect_timeout: 10,
+    });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
-    await migratePostgres(db as never, { migrationsFolder });
-    await initialiseRows(db);
+    try {
+      await migratePostgres(db as never, { migrationsFolder });
+      await initialiseRows(db);
+    } catch (e) {
+      // The server is unreachable (or the migration failed): a caller that tries again opens a new client, so end this one.
+      await client.end({ timeout: 1 }).catch(() => undefined);
+      throw e;
+    }
     return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
   }
   const dir = opts.pgliteDir ?? 'memory://';

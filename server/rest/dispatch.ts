@@ -10,6 +10,7 @@ import { clientAddress } from '../auth/rate-limit';
 import { MAX_BODY_BYTES } from '../api/http-limits';
 import type { MaybeActor } from '../services/actor';
 import { isAppError } from '../services/errors';
+import { asAppErrorIfDbDown } from '../db/unavailable';
 import type { Services } from '../services';
 import { errorResponse, REST_ERRORS } from './errors';
 import { RateLimiter } from './rate-limit';
@@ -200,7 +201,8 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
       if (data !== undefined) body.data = data;
       if (result.events?.length) body.events = result.events;
       return Response.json(body, { status });
-    } catch (e) {
+    } catch (thrown) {
+      const e = asAppErrorIfDbDown(thrown); // a database outage is a 503 Unavailable with a retry-after, not a 500
       if (isAppError(e)) {
         const m = REST_ERRORS[e.code];
         // A service may name the Axebow code (and, rarely, the status) a refusal travels as.

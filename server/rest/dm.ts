@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { dmDeployment, dmExpandOutput, dmManifest, dmTemplate, dmTypeInstance } from '../services/dm.types';
 import type { Services } from '../services';
 import { createRestHandler, type Authenticate } from './dispatch';
+import { answeringDbOutage } from './errors';
 import type { RateLimiter } from './rate-limit';
 import { route } from './route';
 
@@ -120,5 +121,5 @@ export const DM_ROUTES = [
 ];
 
 export function dmApi(opts: { services: () => Promise<Services>; authenticate: Authenticate; trustedProxies?: number; rateLimit?: RateLimiter }): (req: Request) => Promise<Response> {
-  return createRestHandler({ routes: DM_ROUTES, prefix: DM_PREFIX, ...opts });
+  return answeringDbOutage(createRestHandler({ routes: DM_ROUTES, prefix: DM_PREFIX, ...opts }));
 }

@@ -4,6 +4,7 @@
  */
 import { createRestHandler, type Authenticate } from './dispatch';
 import { docsResponse } from './docs';
+import { answeringDbOutage } from './errors';
 import { openApiDocument } from './openapi';
 import type { RateLimiter } from './rate-limit';
 import type { RestRoute } from './route';
@@ -41,7 +42,7 @@ export function restApi(opts: {
 }): (req: Request) => Promise<Response> {
   const routes = opts.routes ?? REST_ROUTES;
   let doc: Record<string, unknown> | undefined;
-  return createRestHandler({
+  return answeringDbOutage(createRestHandler({
     routes,
     services: opts.services,
     authenticate: opts.authenticate,
@@ -52,5 +53,5 @@ export function restApi(opts: {
       if (path === '/openapi.json') return Response.json((doc ??= openApiDocument(routes)));
       return docsResponse(path);
     },
-  });
+  }));
 }

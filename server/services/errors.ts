@@ -19,6 +19,8 @@ export const AppErrorCode = {
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   /** A valid request that a limit refuses (a mark, a quota): details say which. */
   LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
+  /** Something the server depends on (the database) cannot be reached: retry later (details.retryAfterSeconds). */
+  UNAVAILABLE: 'UNAVAILABLE',
   INTERNAL: 'INTERNAL',
 } as const;
 export type AppErrorCode = (typeof AppErrorCode)[keyof typeof AppErrorCode];

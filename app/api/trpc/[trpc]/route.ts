@@ -2,6 +2,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter } from '@/server/api/root';
 import { createRequestContext } from '@/server/api/context';
 import { guardRequest } from '@/server/api/http-limits';
+import { DB_RETRY_AFTER_SECONDS } from '@/server/db/unavailable';
 
 const CONSOLE_HEADER = 'x-keelson-console';
 const EXPECTED_BY_CONSOLE = new Set(['NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'BAD_REQUEST', 'PRECONDITION_FAILED', 'UNPROCESSABLE_CONTENT']);
@@ -24,6 +25,8 @@ async function handler(incoming: Request) {
       // browser does not log each one as a failed request. Every other
       // client (the CLI, scripts) gets the real HTTP status.
       if (errors.length > 0 && req.headers.get(CONSOLE_HEADER) === '1' && errors.every((e) => EXPECTED_BY_CONSOLE.has(e.code))) return { status: 200 };
+      // The database is down (server/db/unavailable.ts): 503, and when to try again.
+      if (errors.some((e) => e.code === 'SERVICE_UNAVAILABLE')) return { headers: new Headers({ 'retry-after': String(DB_RETRY_AFTER_SECONDS) }) };
       return {};
     },
     onError({ error, path }) {
