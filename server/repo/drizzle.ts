@@ -6,7 +6,7 @@ import { DrizzleEstateRepository } from './estate';
 import { DrizzleResourceRepository } from './resources';
 import { DrizzleTokenRepository } from './tokens';
 import { DrizzleLinkRepository } from './links';
-import { and, desc, eq, gt, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { policyGenerations, policyHead, policyObjects, resolutions, userProfiles, userRegistrations, users } from '../db/schema';
 import {
@@ -86,6 +86,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     const conds: SQL[] = [visibleAt(filter.generation)];
     if (filter.kind) conds.push(eq(policyObjects.kind, filter.kind));
     if (filter.namespace) conds.push(eq(policyObjects.namespace, filter.namespace));
+    if (filter.names) conds.push(filter.names.length ? inArray(policyObjects.name, [...filter.names]) : sql`false`);
     const rows = await this.db
       .select()
       .from(policyObjects)

@@ -51,7 +51,7 @@ export class MemoryPolicyRepo implements PolicyRepo {
 
   async listObjects(filter: ObjectFilter = {}): Promise<StoredObject[]> {
     return this.visible(filter.generation)
-      .filter((v) => (!filter.kind || v.kind === filter.kind) && (!filter.namespace || v.namespace === filter.namespace))
+      .filter((v) => (!filter.kind || v.kind === filter.kind) && (!filter.namespace || v.namespace === filter.namespace) && (!filter.names || filter.names.includes(v.name)))
       .sort((a, b) => objectIdKey(a).localeCompare(objectIdKey(b)))
       .map(strip);
   }

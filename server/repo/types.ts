@@ -70,6 +70,8 @@ export interface ObjectFilter {
   generation?: number;
   kind?: string;
   namespace?: string;
+  /** Only objects of these names (a few: checking whether names are taken). */
+  names?: readonly string[];
 }
 
 export interface PolicyRepo {

@@ -72,6 +72,18 @@ describe('REST API: creates sent together', () => {
     }
   });
 
+  test('a name already taken is refused (409) and the others of its batch still land together', async () => {
+    const before = await api.services.policy.head(sam);
+    const [first, taken, ...fresh] = await together(() => create('Alice', 'acme', 'warm2'), [() => create('Alice', 'acme', 's1'), () => create('Alice', 'acme', 'f1'), () => create('Alice', 'acme', 'f2')]);
+    assert.equal(first!.status, 202);
+    assert.equal(taken!.status, 409, JSON.stringify(taken!.body));
+    assert.match(taken!.body.content!.message!, /already has a service s1 \(acme-web\)/);
+    assert.deepEqual(fresh.map((a) => a.status), [202, 202]);
+    assert.equal(fresh[0]!.body.data.generation, fresh[1]!.body.data.generation, 'written together');
+    assert.equal(await api.services.policy.head(sam), before + 2, 'the lone first and the batch: two generations');
+    assert.match(await messageOf(fresh[0]!.body.data.generation), /^2 services of tenant acme/);
+  });
+
   test('a name sent twice together is created once and refused once (409)', async () => {
     const [first, ...twice] = await together(() => create('Alice', 'acme', 'warm'), [() => create('Alice', 'acme', 'dup'), () => create('Alice', 'acme', 'dup')]);
     assert.equal(first!.status, 202);

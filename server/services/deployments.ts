@@ -276,8 +276,12 @@ export class DeploymentService {
     group: string,
     coming: { arrived: () => void },
   ): Promise<ServiceWrite> {
-    const existing = await this.existingClaim(t, input.name);
-    if (existing) throw serviceExists(t, input.name, existing);
+    // A taken name is refused early where placing costs resolutions (environments to weigh) or the answer is
+    // a dry run; otherwise the commit's own check of every name refuses it, without a read per create.
+    if (input.dryrun || input.environment || (await this.estate.environmentsOf(t.id)).length > 0) {
+      const existing = await this.existingClaim(t, input.name);
+      if (existing) throw serviceExists(t, input.name, existing);
+    }
     const placed = await this.place(who, t, input);
     const selection = placed.selection;
     const admission = placed.admission;
@@ -340,7 +344,9 @@ export class DeploymentService {
     const alone = async (it: PendingCreate, recheckMarks: boolean): Promise<ServiceWrite | Error> => {
       try {
         if (recheckMarks) await this.admitChange(it.t, it.name, loadObjects(it.text).objects[0]!, 'Now');
-        return (await this.answerCreates([it], await this.writeCreates([it])))[0]!;
+        const w = await this.writeCreates([it]);
+        if (w.generation === undefined) return serviceExists(it.t, it.name, w.taken.get(it.name));
+        return (await this.answerCreates([it], w.generation))[0]!;
       } catch (e) {
         return asError(e);
       }
@@ -350,9 +356,13 @@ export class DeploymentService {
     const placed = together.filter((it) => it.selection?.chosen);
     // A joint check that cannot be made is no verdict: each is then committed on its own, checked alone.
     if (await this.withinMarksTogether(together, placed).catch(() => false)) {
-      // Not written (one name taken meanwhile, the write refused): each tries alone below.
-      const generation = await this.writeCreates(together).catch(() => undefined);
-      if (generation !== undefined) return fill(await this.answerCreates(together, generation).catch((e) => together.map(() => asError(e))));
+      // Names taken in the policy are refused, the others written together; a refused write: each tries alone below.
+      const w = await this.writeCreates(together).catch(() => undefined);
+      if (w) {
+        const answers = w.generation === undefined ? [] : await this.answerCreates(w.written, w.generation).catch((e) => w.written.map(() => asError(e)));
+        const byItem = new Map<PendingCreate, ServiceWrite | Error>(w.written.map((it, i) => [it, answers[i]!]));
+        return fill(together.map((it) => byItem.get(it) ?? serviceExists(it.t, it.name, w.taken.get(it.name))));
+      }
     }
     const results: (ServiceWrite | Error)[] = [];
     for (const it of together) results.push(await alone(it, placed.length > 0));
@@ -378,37 +388,36 @@ export class DeploymentService {
     return false;
   }
 
-  /** Refuse names the tenant's namespaces already hold: one read per name, or per namespace for many. */
-  private async assertNamesFree(t: { name: string; namespaces: string[] }, names: string[]): Promise<void> {
-    if (names.length === 1) {
-      const existing = await this.existingClaim(t, names[0]!);
-      if (existing) throw serviceExists(t, names[0]!, existing);
-      return;
-    }
-    const wanted = new Set(names);
+  /** Which of these names the tenant's namespaces already hold (name → namespace): one read per namespace. */
+  private async takenNames(t: { namespaces: string[] }, names: string[]): Promise<Map<string, string>> {
+    const taken = new Map<string, string>();
     for (const namespace of t.namespaces) {
-      const taken = (await this.repos.policy.listObjects({ kind: 'claim', namespace })).find((o) => wanted.has(o.name));
-      if (taken) throw serviceExists(t, taken.name, namespace);
+      for (const o of await this.repos.policy.listObjects({ kind: 'claim', namespace, names })) if (!taken.has(o.name)) taken.set(o.name, namespace);
     }
+    return taken;
   }
 
   /**
-   * One generation holding every item's claim. A create edits no policy the
-   * caller loaded, so another writer's generation in between is no conflict:
-   * it tries again on the new head — after checking that no name was taken.
+   * One generation holding the claims of every item whose name is free
+   * (`written`; `taken` says where the others' names are held). A create
+   * edits no policy the caller loaded, so another writer's generation in
+   * between is no conflict: it tries again on the new head — after checking
+   * the names again. No generation when every name was taken.
    */
-  private async writeCreates(items: PendingCreate[]): Promise<number> {
+  private async writeCreates(items: PendingCreate[]): Promise<{ generation?: number; written: PendingCreate[]; taken: Map<string, string> }> {
     const { who, t, accept } = items[0]!;
-    const first = items[0]!;
-    const message =
-      items.length === 1
-        ? `service ${first.name} of tenant ${t.name} (API)${first.selection?.chosen ? `; environment ${first.selection.chosen.environment} (${first.selection.chosen.outcome})` : ''}`
-        : `${items.length} services of tenant ${t.name} (API, created together): ${items.map((it) => it.name).join(', ')}`;
     for (let attempt = 1; ; attempt++) {
       const baseGeneration = await this.repos.policy.head();
-      await this.assertNamesFree(t, items.map((it) => it.name));
+      const taken = await this.takenNames(t, items.map((it) => it.name));
+      const written = items.filter((it) => !taken.has(it.name));
+      if (written.length === 0) return { written, taken };
+      const first = written[0]!;
+      const message =
+        written.length === 1
+          ? `service ${first.name} of tenant ${t.name} (API)${first.selection?.chosen ? `; environment ${first.selection.chosen.environment} (${first.selection.chosen.outcome})` : ''}`
+          : `${written.length} services of tenant ${t.name} (API, created together): ${written.map((it) => it.name).join(', ')}`;
       try {
-        return (await this.policy.apply(who, { text: items.map((it) => it.text).join('---\n'), baseGeneration, message, accept })).generation;
+        return { generation: (await this.policy.apply(who, { text: written.map((it) => it.text).join('---\n'), baseGeneration, message, accept })).generation, written, taken };
       } catch (e) {
         if (!(attempt < CREATE_ATTEMPTS && e instanceof AppError && e.code === 'CONFLICT' && e.details?.head !== undefined)) throw e;
       }
