@@ -63,15 +63,18 @@ if (!built) {
   writeFileSync(stampFile, stamp);
 }
 
-// Several processes on one PostgreSQL server must sign sessions alike: without
-// NEXTAUTH_SECRET, the secret comes from the database (created by the first).
+// Several processes on one PostgreSQL server must sign sessions and encrypt
+// resource secrets alike: without NEXTAUTH_SECRET / KEELSON_SECRET_KEY, each
+// comes from the database (created by the first process).
 let authSecret = env.authSecret;
-if (env.databaseUrl && !process.env.NEXTAUTH_SECRET) {
+let secretKey = process.env.KEELSON_SECRET_KEY;
+if (env.databaseUrl && (!process.env.NEXTAUTH_SECRET || !secretKey)) {
   const { openDb } = await import('../server/db/client.ts');
-  const { sharedSessionSecret } = await import('../server/auth/shared-secret.ts');
+  const { sharedSecretKey, sharedSessionSecret } = await import('../server/auth/shared-secret.ts');
   const db = await openDb({ url: env.databaseUrl, pgliteDir: join(env.dataDir, 'pglite') });
   try {
-    authSecret = await sharedSessionSecret(db.db);
+    if (!process.env.NEXTAUTH_SECRET) authSecret = await sharedSessionSecret(db.db);
+    secretKey ??= await sharedSecretKey(db.db);
   } finally {
     await db.close();
   }
@@ -87,6 +90,7 @@ const child = spawn(process.execPath, [nextBin, 'start', '-p', String(env.port)]
     NEXT_TELEMETRY_DISABLED: '1',
     NEXTAUTH_URL: env.authUrl,
     NEXTAUTH_SECRET: authSecret,
+    ...(secretKey ? { KEELSON_SECRET_KEY: secretKey } : {}),
   },
 });
 if (logFile) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { backends } from '../testing/backends';
 import { openDb } from '../db/client';
-import { sharedSessionSecret } from './shared-secret';
+import { sharedSecretKey, sharedSessionSecret } from './shared-secret';
 
 for (const backend of backends()) {
   describe(`shared session secret on ${backend.name}`, () => {
@@ -24,6 +24,11 @@ for (const backend of backends()) {
           }
         }
         assert.notEqual(await sharedSessionSecret(other.db), a);
+        // The resource secrets' key likewise: one per database, 32 bytes, not the session secret.
+        const [k1, k2] = await Promise.all([sharedSecretKey(h.db), sharedSecretKey(h.db)]);
+        assert.equal(k1, k2);
+        assert.equal(Buffer.from(k1, 'base64').length, 32);
+        assert.notEqual(await sharedSecretKey(other.db), k1);
       } finally {
         await h.close();
         await other.close();

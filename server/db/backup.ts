@@ -141,7 +141,8 @@ export async function backup(db: Db, gitopsDir: string | undefined, file: string
     yield JSON.stringify({ end: true, rows: summary.rows, files: summary.files }) + '\n';
   }
   await mkdir(dirname(file), { recursive: true });
-  await pipeline(Readable.from(lines()), createGzip(), createWriteStream(file));
+  // Readable by its owner only: it holds resource secrets (encrypted) and, on a PostgreSQL server that keeps its own keys, the keys.
+  await pipeline(Readable.from(lines()), createGzip(), createWriteStream(file, { mode: 0o600 }));
   return summary;
 }
 
