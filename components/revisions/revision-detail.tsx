@@ -17,7 +17,8 @@ import { DiffEditor } from '../editor';
 import { ConfirmDialog } from '../ui/confirm';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { Time } from '../ui/time';
-import { countsText, gib, money, plainMoney, quantity, shortKey, statusClass, vcpu } from './format';
+import { countsText, gib, money, plainMoney, quantity, statusClass, vcpu } from './format';
+import { PLAN_ROWS, PlanTable } from './plan-table';
 
 const LIVE = new Set(['accepted', 'applying']);
 
@@ -38,7 +39,7 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
-  const { revision: r, plan, sections, steps, stale } = data;
+  const { revision: r, plan, planTotals, sections, steps, stepStatus, stale } = data;
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
   const [comments, setComments] = useState<Record<string, string>>({});
   const [confirmRollback, setConfirmRollback] = useState(false);
@@ -99,17 +100,15 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
     }
   };
 
-  const bySection = useMemo(() => {
-    const m = new Map<string, typeof plan.actions>();
-    for (const a of plan.actions) {
-      const list = m.get(a.namespace) ?? [];
-      list.push(a);
-      m.set(a.namespace, list);
-    }
-    return m;
-  }, [plan]);
-  const stepStatus = new Map(steps.map((s) => [s.key + '|' + s.action, s]));
-  const progress = steps.length ? steps.filter((s) => s.status !== 'pending').length : 0;
+  // The plan table's first page, from what this answer carried (its actions come in section order, as pages do).
+  const firstPage = useMemo(() => {
+    const status = new Map(steps.map((s) => [s.key + '|' + s.action, s.status]));
+    const actions = plan.actions.slice(0, PLAN_ROWS).map((a) => ({ ...a, status: status.get(a.key + '|' + a.kind) ?? null }));
+    const total = planTotals.actions;
+    return { of: 'actions' as const, id: r.id, offset: 0, limit: PLAN_ROWS, total, all: total, nextOffset: total > actions.length ? actions.length : null, actions };
+  }, [plan, planTotals, steps, r.id]);
+  // Steps past the first page are counted on the server: every status but pending has been reached.
+  const progress = Object.entries(stepStatus).reduce((n, [status, count]) => (status === 'pending' ? n : n + count), 0);
 
   return (
     <>
@@ -192,7 +191,7 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
           </div>
           <div>
             <div className="muted">Claims affected</div>
-            <strong>{plan.changedClaims.length}</strong>
+            <strong>{planTotals.changedClaims}</strong>
           </div>
         </div>
       </section>
@@ -281,63 +280,22 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
         )}
       </section>
 
-      {(LIVE.has(r.status) || steps.length > 0) && (
+      {(LIVE.has(r.status) || Object.keys(stepStatus).length > 0) && (
         <section className="panel" aria-label="Apply">
           <div className="toolbar">
             <h2 style={{ margin: 0 }}>Apply</h2>
             <span className="muted" data-testid="apply-progress">
-              {progress} of {plan.steps.length} steps
+              {progress} of {planTotals.steps} steps
             </span>
           </div>
-          <progress max={Math.max(plan.steps.length, 1)} value={progress} style={{ width: '100%' }} />
+          <progress max={Math.max(planTotals.steps, 1)} value={progress} style={{ width: '100%' }} />
           <ApplyEvents id={r.id} live={LIVE.has(r.status)} />
         </section>
       )}
 
       <section className="panel" aria-label="Plan">
         <h2>Plan</h2>
-        {plan.actions.length === 0 ? (
-          <p className="muted">No actions.</p>
-        ) : (
-          [...bySection].map(([ns, actions]) => (
-            <div key={ns} className="plan-section">
-              <h3>{ns}</h3>
-              <table className="table plan-table">
-                <tbody>
-                  {actions.slice(0, 400).map((a, i) => {
-                    const st = stepStatus.get(a.key + '|' + a.kind);
-                    return (
-                      <tr key={`${a.kind}|${a.key}|${a.claim ?? ''}|${i}`} aria-selected={selected === a.key}>
-                        <td style={{ width: 110 }}>
-                          <span className={`op-${a.kind.replace('-claim', '')}`}>{a.kind}</span>
-                        </td>
-                        <td>
-                          <button type="button" className="link-button mono" onClick={() => setSelected(a.key)} title={a.key}>
-                            {shortKey(a.key)}
-                          </button>
-                          {a.claim && <span className="muted"> · {a.claim}</span>}
-                          {a.notes?.map((n) => (
-                            <span key={n} className="badge">
-                              {n}
-                            </span>
-                          ))}
-                        </td>
-                        <td style={{ width: 90 }}>{st && <span className={statusClass(st.status === 'done' ? 'applied' : st.status === 'failed' ? 'failed' : st.status === 'skipped' ? 'rejected' : 'pending')}>{st.status}</span>}</td>
-                      </tr>
-                    );
-                  })}
-                  {actions.length > 400 && (
-                    <tr>
-                      <td colSpan={3} className="muted">
-                        and {actions.length - 400} more actions in {ns}
-                      </td>
-                    </tr>
-                  )}
-                </tbody>
-              </table>
-            </div>
-          ))
-        )}
+        <PlanTable revisionId={r.id} namespaces={sections.map((s) => s.namespace)} first={firstPage} live={LIVE.has(r.status)} selected={selected} onSelect={setSelected} />
         {selected && <InstanceDiff revisionId={r.id} instanceKey={selected} onClose={() => setSelected(null)} />}
       </section>
 
@@ -410,11 +368,16 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
       </section>
 
       <section className="panel" aria-label="Affected claims">
-        <h2>Claims whose resolution changed ({plan.changedClaims.length})</h2>
-        {plan.changedClaims.length === 0 ? (
+        <h2>Claims whose resolution changed ({planTotals.changedClaims})</h2>
+        {planTotals.changedClaims === 0 ? (
           <p className="muted">None.</p>
         ) : (
           plan.changedClaims.map((c) => <ClaimTrace key={c} claim={c} generation={r.generation} />)
+        )}
+        {planTotals.changedClaims > plan.changedClaims.length && (
+          <p className="muted" data-testid="changed-claims-more">
+            Showing the first {plan.changedClaims.length.toLocaleString('en')} of {planTotals.changedClaims.toLocaleString('en')}; the <Link href="/claims">claims list</Link> has every claim.
+          </p>
         )}
       </section>
 

@@ -1,15 +1,23 @@
 'use client';
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
 import { Time } from '../ui/time';
 import { ACTION_KINDS, money, statusClass } from './format';
 
+/** Revisions per page: the server's most (REVISIONS_PAGE_MAX); older ones page by the oldest id shown. */
+const PAGE = 100;
+
 export function RevisionsList() {
   const trpc = useTRPC();
+  /** The page shown: revisions before this id (undefined: the newest), and the pages walked to get here, for the way back. */
+  const [before, setBefore] = useState<number | undefined>(undefined);
+  const [trail, setTrail] = useState<(number | undefined)[]>([]);
   const list = useQuery({
-    ...trpc.revisions.list.queryOptions({ limit: 200 }),
+    ...trpc.revisions.list.queryOptions({ limit: PAGE, before }),
+    placeholderData: keepPreviousData,
     // Keep statuses live while something is moving.
     refetchInterval: (q) => (q.state.data?.some((r) => ['accepted', 'applying'].includes(r.status)) ? 1500 : 10_000),
   });
@@ -23,7 +31,7 @@ export function RevisionsList() {
           <p>Every policy change becomes a revision: its diff, plan, cost and checks, accepted or rejected per namespace before anything is applied.</p>
         </div>
       </div>
-      {list.data.length === 0 ? (
+      {list.data.length === 0 && before === undefined ? (
         <EmptyState title="No revisions yet">
           <p>Change the policy and a revision appears here.</p>
         </EmptyState>
@@ -85,6 +93,53 @@ export function RevisionsList() {
             </tbody>
           </table>
         </div>
+      )}
+      {(before !== undefined || list.data.length === PAGE) && (
+        <nav className="toolbar" aria-label="Revision pages" style={{ marginTop: 8 }}>
+          <span className="muted" role="status" aria-live="polite">
+            {list.isPlaceholderData
+              ? 'Loading…'
+              : list.data.length === 0
+                ? 'No older revisions.'
+                : `Showing #${list.data[0]!.id} to #${list.data[list.data.length - 1]!.id}${before === undefined ? ' (the newest)' : ''}`}
+          </span>
+          <span className="actions">
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={before === undefined}
+              onClick={() => {
+                setBefore(undefined);
+                setTrail([]);
+              }}
+            >
+              Newest
+            </button>
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={before === undefined}
+              onClick={() => {
+                setBefore(trail[trail.length - 1]);
+                setTrail(trail.slice(0, -1));
+              }}
+            >
+              Newer
+            </button>
+            <button
+              type="button"
+              className="btn btn-small"
+              // A full page may have more behind it; a short one is the last.
+              disabled={list.data.length < PAGE}
+              onClick={() => {
+                setTrail([...trail, before]);
+                setBefore(list.data[list.data.length - 1]!.id);
+              }}
+            >
+              Older
+            </button>
+          </span>
+        </nav>
       )}
     </>
   );

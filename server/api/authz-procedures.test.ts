@@ -192,6 +192,11 @@ const MATRIX: Record<string, Case[]> = {
 
   'revisions.list': [{ what: 'revision list', input: () => ({}), expect: READ }],
   'revisions.get': [{ what: 'one revision', input: (f) => ({ id: f.state.revisionId }), expect: READ }],
+  'revisions.planPage': [
+    { what: "a page of a revision's steps", input: (f) => ({ id: f.state.revisionId, of: 'steps', offset: 1, limit: 2 }), expect: READ },
+    { what: "a page of a revision's actions, filtered", input: (f) => ({ id: f.state.revisionId, of: 'actions', action: 'create', text: 'social' }), expect: READ },
+    { what: 'a revision that does not exist', input: () => ({ id: 999_999, of: 'steps' }), expect: signedIn('code:NOT_FOUND') },
+  ],
   'revisions.events': [{ what: "a revision's events", input: (f) => ({ id: f.state.revisionId }), expect: READ }],
   'revisions.byGeneration': [
     { what: 'revision of an existing generation', input: async (f) => ({ generation: await f.head() }), expect: READ },

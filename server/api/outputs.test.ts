@@ -161,6 +161,9 @@ for (const backend of ['memory', 'pglite'] as const) {
       assert.ok(applied.steps.length > 0 && applied.jobs.length === 1);
       await same(sam, 'revisions.events', { id: first.id });
       await same(sam, 'revisions.events', { id: first.id, afterId: 1 });
+      assert.equal(applied.planTotals.steps, applied.stepStatus.done);
+      await same(sam, 'revisions.planPage', { id: first.id, of: 'steps', offset: 1, limit: 3 });
+      await same(john, 'revisions.planPage', { id: first.id, of: 'actions', namespace: 'social', text: 'twitter' });
       const key = applied.plan.steps[0].key;
       await same(sam, 'graphs.instance', { key });
       await same(sam, 'graphs.desired', { revisionId: first.id });

@@ -204,7 +204,8 @@ export async function revisionsCommand(argv: string[], io: Io): Promise<number> 
           currency: r.plan.cost.currency,
           quota: r.plan.quota,
           sections: r.sections.map((s) => ({ namespace: s.namespace, status: s.status, decidedBy: s.decidedBy, overMarks: s.overMarks, needsDomainAdmin: s.needsDomainAdmin })),
-          steps: { total: r.plan.steps.length, done: r.steps.filter((s) => s.status === 'done').length, failed: r.steps.filter((s) => s.status === 'failed').length },
+          // The answer carries the plan's first page only: totals and statuses come counted.
+          steps: { total: r.planTotals.steps, done: r.stepStatus.done ?? 0, failed: r.stepStatus.failed ?? 0 },
         };
         out(
           summary,

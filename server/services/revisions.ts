@@ -10,10 +10,10 @@ import { isDomainAdmin, roleIn, type UserRoles } from '../engine/acl';
 import type { AccessService } from './access';
 import type { Cluster } from '../engine/model/kinds';
 import { loadObjects } from '../engine/model/validate';
-import { appliedState, planRevision, type RevisionPlan, type SectionDeploys } from '../engine/plan';
+import { appliedState, planRevision, type PlanAction, type RevisionPlan, type SectionDeploys } from '../engine/plan';
 import type { DesiredState, PolicyObjectInput } from '../engine/resolve';
 import type { Instance } from '../engine/state';
-import type { EventRow, Repos, RevisionRow, SectionRow } from '../repo/types';
+import type { EventRow, Repos, RevisionRow, SectionRow, StepRow } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
 import { stringify } from 'yaml';
@@ -26,6 +26,8 @@ import type {
   InstanceDiff,
   InstanceDiffInput,
   ListRevisionsInput,
+  PlanPage,
+  PlanPageInput,
   Preview,
   PreviewInput,
   RestoreResult,
@@ -33,7 +35,9 @@ import type {
   RevisionSummary,
   RevisionView,
   SectionView,
+  StoredPlan,
 } from './revisions.types';
+import { CLAIMS_SHOWN, PLAN_FIRST_PAGE, PLAN_PAGE_MAX, SECTION_KEYS_SHOWN } from './revisions.types';
 
 export type { RevisionSummary, SectionView } from './revisions.types';
 
@@ -267,10 +271,20 @@ export class RevisionService {
     });
   }
 
-  async get(actor: MaybeActor, id: number): Promise<RevisionView> {
+  /**
+   * One revision as `actor` may see it. `limit` bounds every long list of
+   * the plan to its first `limit` rows (at most PLAN_PAGE_MAX; `planTotals`
+   * says how long they are, `planPage` gives the rest): what goes to a
+   * browser, since a revision may change 20,000 instances. Without it the
+   * whole plan comes back, for callers in this process that need every
+   * action (a service's sections, `DeploymentService.decide`).
+   */
+  async get(actor: MaybeActor, id: number, opts: { limit?: number } = {}): Promise<RevisionView> {
     if (!actor) throw unauthorized('see revisions');
     const rev = await this.revisions.get(id);
     if (!rev) throw notFound(`Revision ${id}`);
+    const bounded = opts.limit !== undefined;
+    const limit = bounded ? Math.max(0, Math.min(Math.floor(opts.limit!), PLAN_PAGE_MAX)) : Infinity;
     const head = await this.revisions.head();
     const roles = await this.rolesOf(actor, rev.generation);
     const sections: SectionView[] = this.withReach(rev, await this.revisions.sections([id])).map(({ revisionId: _r, ...s }) => {
@@ -278,20 +292,71 @@ export class RevisionService {
       const open = rev.status === 'pending' && s.status === 'pending';
       return { ...s, counts: s.counts as RevisionPlan['counts'], canDecide: open && may.ok, reason: !open ? undefined : may.ok ? undefined : may.reason };
     });
-    const steps = await this.revisions.steps(id);
+    const rows = await this.revisions.steps(id);
     const jobs = await this.revisions.jobsFor(id);
-    const stored = rev.plan as RevisionPlanView;
+    const stored = rev.plan as StoredPlan;
+    const actions = sectionOrder(stored.actions).slice(0, limit);
+    const steps = stored.steps.slice(0, limit);
     // Held-back instances (carried over as they ran) are redacted like the steps.
     const carryOver = stored.carryOver;
     const plan: RevisionPlanView = {
       ...stored,
-      steps: await this.access.redactSensitive(actor, stored.steps),
-      ...(carryOver ? { carryOver: await this.access.redactSensitive(actor, carryOver) } : {}),
+      actions,
+      steps: bounded ? (await this.access.redactSensitive(actor, steps)).map(capClaims) : await this.access.redactSensitive(actor, steps),
+      sections: bounded ? stored.sections.map((s) => ({ ...s, keys: s.keys.slice(0, SECTION_KEYS_SHOWN), keysTotal: s.keys.length })) : stored.sections,
+      changedClaims: stored.changedClaims.slice(0, limit),
+      notes: stored.notes.slice(0, limit),
+      ...(carryOver ? { carryOver: (await this.access.redactSensitive(actor, carryOver.slice(0, limit))).map((i) => (bounded ? capClaims(i) : i)) } : {}),
     };
+    const planTotals = { actions: stored.actions.length, steps: stored.steps.length, changedClaims: stored.changedClaims.length, notes: stored.notes.length, carryOver: carryOver?.length ?? 0 };
+    // Status rows of what the first page shows: its steps, and the steps of its actions' instances.
+    const shown = new Set(actions.map((a) => `${a.key}|${a.kind}`));
+    const statusRows = bounded ? rows.filter((r) => r.stepIndex < limit || shown.has(`${r.key}|${r.action}`)) : rows;
+    const stepStatus: Record<string, number> = {};
+    for (const r of rows) stepStatus[r.status] = (stepStatus[r.status] ?? 0) + 1;
     const stale = rev.status === 'pending' && rev.baseRevisionId !== head.acceptedRevisionId;
     const revertTo = await this.revertTarget(rev);
     const { plan: _stored, ...revision } = rev;
-    return { revision: { ...revision, counts: rev.counts as RevisionPlan['counts'] }, plan, sections, steps, jobs, head, stale, revertTo };
+    return { revision: { ...revision, counts: rev.counts as RevisionPlan['counts'] }, plan, planTotals, sections, steps: statusRows, stepStatus, jobs, head, stale, revertTo };
+  }
+
+  /**
+   * One page of a revision's plan, for the same readers as `get` and
+   * redacted as it redacts: its actions in section order (what the console's
+   * plan table lists) or its steps in plan order, with each one's apply
+   * status, optionally filtered by section, action kind or text in the key
+   * (or claim). Pages are cut from the stored plan, so they stay the same
+   * while the revision lives: paging by offset sees every row exactly once.
+   */
+  async planPage(actor: MaybeActor, input: PlanPageInput): Promise<PlanPage> {
+    if (!actor) throw unauthorized('see revisions');
+    const rev = await this.revisions.get(input.id);
+    if (!rev) throw notFound(`Revision ${input.id}`);
+    const limit = Math.max(1, Math.min(Math.floor(input.limit ?? PLAN_FIRST_PAGE), PLAN_PAGE_MAX));
+    const offset = Math.max(0, Math.floor(input.offset ?? 0));
+    const stored = rev.plan as StoredPlan;
+    const text = input.text?.trim().toLowerCase() || undefined;
+    const rows = await this.revisions.steps(rev.id);
+    const page = <T>(matching: T[], all: number) => {
+      const items = matching.slice(offset, offset + limit);
+      const next = offset + items.length;
+      return { items, fields: { id: rev.id, offset, limit, total: matching.length, all, nextOffset: next < matching.length ? next : null } };
+    };
+    if (input.of === 'actions') {
+      const matching = sectionOrder(stored.actions).filter(
+        (a) => (!input.namespace || a.namespace === input.namespace) && (!input.action || a.kind === input.action) && (!text || a.key.toLowerCase().includes(text) || !!a.claim?.toLowerCase().includes(text)),
+      );
+      const { items, fields } = page(matching, stored.actions.length);
+      const status = statusByKey(rows);
+      return { of: 'actions', ...fields, actions: items.map((a) => ({ ...a, status: status.get(`${a.key}|${a.kind}`) ?? null })) };
+    }
+    const matching = stored.steps.filter(
+      (s) => (!input.namespace || s.namespace === input.namespace) && (!input.action || s.action === input.action) && (!text || s.key.toLowerCase().includes(text)),
+    );
+    const { items, fields } = page(matching, stored.steps.length);
+    const byIndex = new Map(rows.map((r) => [r.stepIndex, r.status]));
+    const steps = (await this.access.redactSensitive(actor, items)).map((s) => ({ ...capClaims(s), status: byIndex.get(s.index) ?? null }));
+    return { of: 'steps', ...fields, steps };
   }
 
   async events(actor: MaybeActor, id: number, afterId = 0): Promise<EventRow[]> {
@@ -429,3 +494,20 @@ export class RevisionService {
   }
 }
 
+/** Actions grouped by section (namespace, sorted), each section's in plan order (by instance key): how the console lists them. */
+function sectionOrder(actions: PlanAction[]): PlanAction[] {
+  return actions
+    .map((a, i) => ({ a, i }))
+    .sort((x, y) => (x.a.namespace < y.a.namespace ? -1 : x.a.namespace > y.a.namespace ? 1 : x.i - y.i))
+    .map((x) => x.a);
+}
+
+/** A step's status by `key|action` (an action's instance step). */
+function statusByKey(rows: StepRow[]): Map<string, string> {
+  return new Map(rows.map((r) => [`${r.key}|${r.action}`, r.status]));
+}
+
+/** Claims cut to the first CLAIMS_SHOWN on the wire: a platform instance is used by thousands of claims. */
+function capClaims<T extends { claims: string[] }>(x: T): T & { claimsTotal: number } {
+  return { ...x, claims: x.claims.length > CLAIMS_SHOWN ? x.claims.slice(0, CLAIMS_SHOWN) : x.claims, claimsTotal: x.claims.length };
+}

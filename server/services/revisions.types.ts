@@ -4,7 +4,7 @@
  * (`server/api/routers/revisions.ts`), the REST API and the CLI.
  */
 import { z } from 'zod';
-import type { RevisionPlan, SectionDeploys } from '../engine/plan';
+import { ACTION_KINDS, type PlanStep, type RevisionPlan, type RevisionSection, type SectionDeploys } from '../engine/plan';
 import type { QuotaCheck } from '../engine/plan/cost';
 import type { Instance } from '../engine/state';
 import { engineRecord, engineValue, instanceKey, name, note, yamlText } from './common.types';
@@ -14,7 +14,37 @@ import { REVISION_STATUSES } from './revision-state';
 
 const revisionId = z.number().int().min(1);
 
-export const listRevisionsInput = z.object({ limit: z.number().int().min(1).max(500).optional(), before: revisionId.optional() });
+/** Revisions per list answer at most (older ones: `before`, the oldest id shown). */
+export const REVISIONS_PAGE_MAX = 100;
+/**
+ * Plan rows (actions, steps, changed claims, notes, held-back instances) a
+ * revision's answer carries: a revision may change 20,000 instances, and
+ * the browser gets the first page with `get` and the rest from `planPage`.
+ */
+export const PLAN_FIRST_PAGE = 200;
+/** The most plan rows one `planPage` answer carries. */
+export const PLAN_PAGE_MAX = 500;
+/** Claims listed per step or held-back instance on the wire (a platform instance is used by thousands); `claimsTotal` says how many there are. */
+export const CLAIMS_SHOWN = 50;
+/** Instance keys listed per plan section on the wire (`keysTotal` says how many). */
+export const SECTION_KEYS_SHOWN = 20;
+
+export const listRevisionsInput = z.object({ limit: z.number().int().min(1).max(REVISIONS_PAGE_MAX).optional(), before: revisionId.optional() });
+/**
+ * One page of a revision's plan: its diff actions (what the console's plan
+ * table lists, in section order) or its executable steps (in plan order),
+ * optionally only one section, one action kind, or keys (and claims)
+ * containing `text`.
+ */
+export const planPageInput = z.object({
+  id: revisionId,
+  of: z.enum(['actions', 'steps']),
+  offset: z.number().int().min(0).max(100_000_000).optional(),
+  limit: z.number().int().min(1).max(PLAN_PAGE_MAX).optional(),
+  namespace: name.optional(),
+  action: z.enum(ACTION_KINDS).optional(),
+  text: z.string().max(200).optional(),
+});
 export const getRevisionInput = z.object({ id: revisionId });
 /** Events after `afterId`, for live progress. */
 export const revisionEventsInput = z.object({ id: revisionId, afterId: z.number().int().min(0).optional() });
@@ -29,6 +59,7 @@ export const instanceDiffInput = z.object({ revisionId, key: instanceKey });
 export const previewInput = z.object({ text: yamlText });
 
 export type ListRevisionsInput = z.infer<typeof listRevisionsInput>;
+export type PlanPageInput = z.infer<typeof planPageInput>;
 export type DecideInput = z.infer<typeof decideInput>;
 export type InstanceDiffInput = z.infer<typeof instanceDiffInput>;
 export type PreviewInput = z.infer<typeof previewInput>;
@@ -115,8 +146,29 @@ export const revisionEventsOutput = z.array(eventOutput);
 
 export const deploymentHeadOutput = z.object({ acceptedRevisionId: z.number().int().nullable(), appliedRevisionId: z.number().int().nullable() });
 
-/** The stored plan as the reader may see it: secret-rendered parameters redacted, held-back instances with it. */
-export type RevisionPlanView = RevisionPlan & { carryOver?: Instance[] };
+/** The stored plan: held-back instances with it. */
+export type StoredPlan = RevisionPlan & { carryOver?: Instance[] };
+/** A step as a reader gets it: secret-rendered parameters redacted, claims listed up to `CLAIMS_SHOWN` of `claimsTotal`. */
+export type PlanStepView = PlanStep & { claimsTotal?: number };
+/**
+ * The plan as the reader may see it: secret-rendered parameters redacted,
+ * and on the wire its long lists cut to their first page (`planTotals`
+ * says how long they are; `planPage` pages through actions and steps).
+ */
+export type RevisionPlanView = Omit<StoredPlan, 'steps' | 'sections' | 'carryOver'> & {
+  steps: PlanStepView[];
+  sections: (RevisionSection & { keysTotal?: number })[];
+  carryOver?: (Instance & { claimsTotal?: number })[];
+};
+
+/** How long the plan's lists are (what `plan` carries may be only their first page). */
+export const planTotalsOutput = z.object({
+  actions: z.number().int(),
+  steps: z.number().int(),
+  changedClaims: z.number().int(),
+  notes: z.number().int(),
+  carryOver: z.number().int(),
+});
 
 export const revisionOutput = z.object({
   /** The revision without its plan (that comes redacted, beside it). */
@@ -134,9 +186,14 @@ export const revisionOutput = z.object({
     cost: z.unknown(),
     quota: z.unknown(),
   }),
+  /** Long lists cut to their first page (`planTotals`); actions in section order, as `planPage` gives them. */
   plan: engineRecord<RevisionPlanView>({ actions: z.array(z.unknown()), steps: z.array(z.unknown()) }),
+  planTotals: planTotalsOutput,
   sections: z.array(sectionViewOutput),
+  /** Apply status of the steps on the plan's first page (of its steps, and of its actions' instances). */
   steps: z.array(stepOutput),
+  /** Every step's apply status, counted: status → steps (none before the apply starts). */
+  stepStatus: z.record(z.string(), z.number().int()),
   jobs: z.array(jobOutput),
   head: deploymentHeadOutput,
   /** Pending, but computed against a revision that is no longer the accepted one. */
@@ -144,6 +201,35 @@ export const revisionOutput = z.object({
   /** The generation reverting this rejected change restores (null: not offered). */
   revertTo: z.number().int().nullable(),
 });
+
+const pageFields = {
+  id: z.number().int(),
+  offset: z.number().int(),
+  limit: z.number().int(),
+  /** Rows matching the filter. */
+  total: z.number().int(),
+  /** Rows in the list, unfiltered. */
+  all: z.number().int(),
+  /** Where the next page starts; null on the last one. */
+  nextOffset: z.number().int().nullable(),
+};
+/** An action of the diff, with the apply status of its instance's step (null: none, or not started). */
+export const planActionRow = z.object({
+  kind: z.enum(ACTION_KINDS),
+  key: z.string(),
+  namespace: z.string(),
+  claim: z.string().optional(),
+  notes: z.array(z.string()).optional(),
+  status: z.string().nullable(),
+});
+export const planPageOutput = z.discriminatedUnion('of', [
+  z.object({ of: z.literal('actions'), ...pageFields, actions: z.array(planActionRow) }),
+  z.object({
+    of: z.literal('steps'),
+    ...pageFields,
+    steps: z.array(engineRecord<PlanStepView & { status: string | null }>({ index: z.number().int(), key: z.string(), action: z.string(), status: z.string().nullable() })),
+  }),
+]);
 
 export const byGenerationOutput = z.object({
   id: z.number().int().nullable(),
@@ -189,6 +275,8 @@ export const previewOutput = z.discriminatedUnion('ok', [
 export type RevisionSummary = z.infer<typeof revisionSummaryOutput>;
 export type SectionView = z.infer<typeof sectionViewOutput>;
 export type RevisionView = z.infer<typeof revisionOutput>;
+export type PlanPage = z.infer<typeof planPageOutput>;
+export type PlanActionRow = z.infer<typeof planActionRow>;
 export type ByGenerationResult = z.infer<typeof byGenerationOutput>;
 export type DecideResult = z.infer<typeof decideOutput>;
 export type RestoreResult = z.infer<typeof restoreOutput>;

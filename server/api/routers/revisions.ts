@@ -8,6 +8,9 @@ import {
   instanceDiffOutput,
   listRevisionsInput,
   listRevisionsOutput,
+  PLAN_FIRST_PAGE,
+  planPageInput,
+  planPageOutput,
   previewInput,
   previewOutput,
   restoreOutput,
@@ -28,7 +31,14 @@ export const revisionsRouter = createTRPCRouter({
   get: protectedProcedure
     .input(getRevisionInput)
     .output(revisionOutput)
-    .query(({ ctx, input }) => ctx.services.revisions.get(ctx.actor, input.id)),
+    // The first page of the plan only: a revision may change 20,000 instances (the rest: planPage).
+    .query(({ ctx, input }) => ctx.services.revisions.get(ctx.actor, input.id, { limit: PLAN_FIRST_PAGE })),
+
+  /** One page of a revision's actions or steps, redacted as `get` redacts. */
+  planPage: protectedProcedure
+    .input(planPageInput)
+    .output(planPageOutput)
+    .query(({ ctx, input }) => ctx.services.revisions.planPage(ctx.actor, input)),
 
   /** Events after `afterId`, for live progress. */
   events: protectedProcedure

@@ -10,6 +10,7 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 export default async function RevisionPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   if (!/^\d+$/.test(id) || Number(id) > 2 ** 31 - 1) notFound();
-  await notFoundUnless((s, actor) => s.revisions.get(actor, Number(id)));
+  // Only whether it exists and may be seen: no plan rows (the client asks for those).
+  await notFoundUnless((s, actor) => s.revisions.get(actor, Number(id), { limit: 0 }));
   return <RevisionDetail id={Number(id)} />;
 }
