@@ -298,7 +298,7 @@ export function drizzleRepos(db: Db, opts: { exclusive?: boolean } = {}): Repos 
     tenants: new DrizzleTenantRepository(db, opts),
     estate: new DrizzleEstateRepository(db, opts),
     resources: new DrizzleResourceRepository(db),
-    tokens: new DrizzleTokenRepository(db),
+    tokens: new DrizzleTokenRepository(db, opts),
     links: new DrizzleLinkRepository(db),
   };
 }

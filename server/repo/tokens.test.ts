@@ -29,6 +29,18 @@ function contract(name: string, make: () => Promise<{ repo: TokenRepository; clo
       assert.equal((await repo.byId(a.id))?.revokedAt?.toISOString(), first.toISOString());
       await repo.touch(b.id, first);
       assert.equal((await repo.byId(b.id))?.lastUsedAt?.toISOString(), first.toISOString());
+      assert.equal((await repo.byHash('h2'))?.lastUsedAt?.toISOString(), first.toISOString(), 'a touch is seen by hash too');
+    });
+
+    test('a revocation holds from the next lookup (tokens read by hash may be kept)', async () => {
+      const t = await repo.add({ userId: 'local:C', userName: 'C', name: 'kept', prefix: 'kkkkkkkk', hash: 'hk', expiresAt: null });
+      assert.equal((await repo.byHash('hk'))?.revokedAt, null);
+      assert.equal((await repo.byHash('hk'))?.revokedAt, null);
+      // Callers get their own copy.
+      (await repo.byHash('hk'))!.revokedAt = new Date();
+      assert.equal((await repo.byHash('hk'))?.revokedAt, null);
+      await repo.revoke(t.id, new Date('2026-04-01T00:00:00Z'));
+      assert.equal((await repo.byHash('hk'))?.revokedAt?.toISOString(), '2026-04-01T00:00:00.000Z');
     });
   });
 }
@@ -37,6 +49,10 @@ for (const b of backends()) {
   contract(b.name, async () => {
     const h = await b.open();
     return { repo: new DrizzleTokenRepository(h.db), close: () => h.close() };
+  });
+  contract(`${b.name} (exclusive)`, async () => {
+    const h = await b.open();
+    return { repo: new DrizzleTokenRepository(h.db, { exclusive: true }), close: () => h.close() };
   });
 }
 contract('memory', async () => ({ repo: new MemoryTokenRepository() }));
