@@ -6,16 +6,17 @@
  *
  * Plain JavaScript (no TypeScript loader): the client's start-up is not
  * what is measured, and it should cost the server's core as little as
- * possible. Started by api.bench.ts with `fork(this, [port])`; answers one
+ * possible. Started by api.bench.ts with `fork(this, [port, token])`; answers one
  * IPC message `{ list: number[], create: number[] }` (milliseconds) or
  * `{ error }`.
  */
 import { Agent, request } from 'node:http';
 
 const port = Number(process.argv[2]);
+const token = process.argv[3];
 const CLIENTS = 50;
 const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-const headers = { authorization: 'Bearer test:Alice', 'content-type': 'application/json' };
+const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
 function timed(path, init = {}) {
   return new Promise((resolve, reject) => {

@@ -3,7 +3,9 @@
  * HTTP on loopback (the same dispatcher the Next.js route runs; PGlite, as
  * `npm start` has it; resolutions in worker threads as on the server).
  *
- * Setup: tenant `acme` owns the demo's `social` namespace; Alice is a member.
+ * Setup: tenant `acme` owns the demo's `social` namespace; Alice is a member
+ * and the clients present an API token of hers, verified per request as the
+ * console's REST route verifies it.
  * - api.services.list.p99_ms: 1,000 `GET /tenant/acme/service` (each lists the
  *   tenant's claims with their outcomes), 50 in flight at a time.
  * - api.service.create.p99_ms: 100 `POST /tenant/acme/service/<name>`, 50 in
@@ -46,9 +48,8 @@ registerBenchmark({
       const { drizzleRepos } = await import('../server/repo/drizzle');
       const { seedDemo } = await import('../server/seed/demo');
       const { createServices } = await import('../server/services');
-      const { restApi } = await import('../server/rest');
+      const { bearerOrSession, restApi } = await import('../server/rest');
       const { RateLimiter } = await import('../server/rest/rate-limit');
-      const { testAuth } = await import('../server/testing/rest');
       const { loadLocalUsers } = await import('../server/auth/users');
       const h = await openDb({ pgliteDir: 'memory://' });
       // As `npm start` runs it: the embedded database, this process its only writer.
@@ -61,7 +62,10 @@ registerBenchmark({
       const alice = { id: 'local:Alice', name: 'Alice', labels: loadLocalUsers().find((u) => u.name === 'Alice')!.labels, provider: 'test' as const };
       await services.tenants.answer(alice, { invitationId: inv.id, accept: true, role: 'admin' });
       await services.revisions.ensureForGeneration(await repos.policy.head());
-      const api = restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e9, burst: 1e9 }) });
+      // Clients present a real API token, verified as the console's REST route verifies it (bearerOrSession).
+      const { token } = await services.tokens.create(alice, { name: 'bench' });
+      const authenticate = bearerOrSession((raw) => services.tokens.authenticate(raw), async () => null);
+      const api = restApi({ services: async () => services, authenticate, rateLimit: new RateLimiter({ perSecond: 1e9, burst: 1e9 }) });
       const server = createServer((req, res) => {
         void (async () => {
           const hasBody = req.method !== 'GET';
@@ -79,7 +83,7 @@ registerBenchmark({
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const { port } = server.address() as AddressInfo;
-      const clients = fork(fileURLToPath(new URL('./api-clients.mjs', import.meta.url)), [String(port)], { execArgv: [] });
+      const clients = fork(fileURLToPath(new URL('./api-clients.mjs', import.meta.url)), [String(port), token], { execArgv: [] });
       const answer = await new Promise<{ list?: number[]; create?: number[]; error?: string }>((resolve, reject) => {
         clients.once('message', (m) => resolve(m as { list?: number[]; create?: number[]; error?: string }));
         clients.once('exit', (code) => reject(new Error(`the API clients' process exited (${code}) without an answer`)));
