@@ -16,8 +16,10 @@
  * commit waits — at most `gatherMs` — while writes of its group are still
  * being checked. Without it a burst of fifty creates committed the first
  * alone and the other forty-nine one full commit later: every burst paid
- * two commits. Nobody announced, nobody waits: a lone writer still goes
- * at once.
+ * two commits. Once none is announced, a burst's stragglers (requests
+ * still being read off their sockets) get `quietMs` to announce
+ * themselves. A lone writer waits that long at most: one turn of the event
+ * loop and `quietMs`.
  *
  * `commit(items, {waited})` answers one result per item, in order: a
  * value, or an Error for that item alone. If it throws, every item of the
@@ -36,7 +38,11 @@ export class GroupCommit<I, O> {
     private readonly commit: (items: I[], context: { waited: boolean }) => Promise<(O | Error)[]>,
     private readonly maxBatch = 64,
     private readonly gatherMs = 100,
+    private readonly quietMs = 10,
   ) {}
+
+  /** When each group last had a write announced. */
+  private readonly lastAnnounced = new Map<string, number>();
 
   /**
    * A write of `group` is on its way: until `arrived()` is called (by
@@ -45,6 +51,8 @@ export class GroupCommit<I, O> {
    */
   expect(group: string): { arrived: () => void } {
     this.expected.set(group, (this.expected.get(group) ?? 0) + 1);
+    if (this.lastAnnounced.size >= 10_000) this.lastAnnounced.clear();
+    this.lastAnnounced.set(group, performance.now());
     let done = false;
     return {
       arrived: () => {
@@ -84,18 +92,22 @@ export class GroupCommit<I, O> {
   /** Wait (at most gatherMs) while writes of the key's group are announced but not here yet. */
   private gather(key: string): Promise<void> | undefined {
     const group = this.groupOf.get(key);
-    // Nothing to wait for: no promise, so the commit starts in this very turn (a lone writer is not delayed).
-    if (group === undefined || !this.expected.get(group)) return undefined;
+    // Not an announcing writer: no promise, so the commit starts in this very turn.
+    if (group === undefined) return undefined;
     return this.gatherFor(key, group);
   }
 
   private async gatherFor(key: string, group: string): Promise<void> {
     const deadline = performance.now() + this.gatherMs;
-    while (this.expected.get(group) && (this.queues.get(key)?.length ?? 0) < this.maxBatch) {
+    // Requests already read off other sockets in this turn have not run yet: let them announce themselves.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Gather while announced writes are on their way, or one was announced within quietMs (more of the burst may follow).
+    const busy = () => !!this.expected.get(group) || performance.now() - (this.lastAnnounced.get(group) ?? -Infinity) < this.quietMs;
+    while (busy() && (this.queues.get(key)?.length ?? 0) < this.maxBatch) {
       const left = deadline - performance.now();
       if (left <= 0) return;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
+        const timer = setTimeout(resolve, this.expected.get(group) ? left : Math.min(left, this.quietMs));
         this.arrivals.push(() => {
           clearTimeout(timer);
           resolve();
