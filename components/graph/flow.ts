@@ -4,10 +4,18 @@
  * with `width`/`height` set React Flow knows which nodes are on screen
  * (visible-only rendering) without rendering them first.
  */
-import { MarkerType } from '@xyflow/react';
+import { MarkerType, Position, type NodeHandle } from '@xyflow/react';
 import type { BudgetedGraph, FlowEdge, FlowNode, GraphKind, GraphNode, LayoutRequest, LayoutResult } from './types';
 
 type Size = { width: number; height: number };
+
+/**
+ * From this many drawn nodes on, edges are straight lines without labels: a
+ * bezier per edge and a measured text label per edge cost on every frame
+ * at thousands of edges (xyflow's performance guide); the ×N count stays
+ * visible as a thicker stroke (gedge-many).
+ */
+export const SIMPLE_EDGES_FROM = 400;
 
 /** Edges into a bucket are drawn up to this many; beyond, shown nodes carry a "+N folded" count. */
 export const MAX_DRAWN_BUCKET_EDGES = 40;
@@ -82,6 +90,8 @@ export function toFlow(g: BudgetedGraph, req: LayoutRequest, layout: LayoutResul
       selectable: false,
       focusable: false,
       draggable: false,
+      measured: { width: box.width, height: box.height },
+      handles: NO_HANDLES,
       ariaLabel: `${grp.kind === 'target' ? 'cluster / namespace' : grp.kind === 'users' ? 'users' : 'namespace'} ${grp.label}`,
       domAttributes: { 'data-kind': 'scope' } as DomAttributes,
     };
@@ -93,7 +103,7 @@ export function toFlow(g: BudgetedGraph, req: LayoutRequest, layout: LayoutResul
     const y = layout.positions[i * 2 + 1]!;
     const r = req.nodes[i]!;
     centres.set(r.id, { x: box.x + x + r.width / 2, y: box.y + y + r.height / 2 });
-    return { position: { x, y }, parentId: `scope:${group}`, width: r.width, height: r.height };
+    return { position: { x, y }, parentId: `scope:${group}`, width: r.width, height: r.height, measured: { width: r.width, height: r.height }, handles: handlesFor(r.width, r.height) };
   };
   const offset = g.buckets.length;
   g.nodes.forEach((n, i) => {
@@ -118,18 +128,44 @@ export function toFlow(g: BudgetedGraph, req: LayoutRequest, layout: LayoutResul
   // A bucket with many links would draw a sheaf of long edges across the whole graph
   // (clutter, and every pan repaints them): beyond a few, nodes show a count instead.
   const quiet = new Set(g.buckets.filter((b) => b.links > MAX_DRAWN_BUCKET_EDGES).map((b) => b.id));
+  const simple = g.nodes.length + g.buckets.length >= SIMPLE_EDGES_FROM;
   const edges: FlowEdge[] = g.edges.filter((e) => !quiet.has(e.source) && !quiet.has(e.target)).map((e) => ({
     id: e.id,
     source: e.source,
     target: e.target,
+    ...(simple ? { type: 'straight' } : {}),
     className: `gedge gedge-${e.kind}${e.cross ? ' gedge-cross' : ''}${e.count > 1 ? ' gedge-many' : ''}`,
     markerEnd: MARKER,
     selectable: false,
     focusable: false,
     data: { count: e.count },
-    ...(e.count > 1 ? { label: `×${e.count}` } : {}),
+    ...(e.count > 1 && !simple ? { label: `×${e.count}` } : {}),
   }));
   return { nodes, edges, centres };
+}
+
+/**
+ * Node sizes and handle positions are known before anything is drawn
+ * (fixed sizes per kind; ports at the middle of the left and right sides,
+ * 1 px, as .gnode-port draws them), so React Flow gets them up front as
+ * `measured` and `handles`: edges to nodes never rendered (off screen with
+ * visible-only rendering) are placed at once, and a node scrolling into
+ * view is not measured handle by handle, which would then send a
+ * dimensions change through every one of thousands of nodes.
+ */
+const HANDLES = new Map<string, NodeHandle[]>();
+const NO_HANDLES: NodeHandle[] = [];
+function handlesFor(width: number, height: number): NodeHandle[] {
+  const key = `${width}x${height}`;
+  let h = HANDLES.get(key);
+  if (!h) {
+    h = [
+      { type: 'target', position: Position.Left, x: -0.5, y: height / 2 - 0.5, width: 1, height: 1 },
+      { type: 'source', position: Position.Right, x: width - 0.5, y: height / 2 - 0.5, width: 1, height: 1 },
+    ];
+    HANDLES.set(key, h);
+  }
+  return h;
 }
 
 /** One shared marker object: React Flow renders one <marker> per distinct config. */

@@ -11,29 +11,16 @@
  * for ELK so they do not visibly jump.
  */
 import '@xyflow/react/dist/style.css';
-import {
-  Background,
-  Controls,
-  MiniMap,
-  Panel,
-  ReactFlow,
-  ReactFlowProvider,
-  applyNodeChanges,
-  useReactFlow,
-  useStore,
-  useStoreApi,
-  type NodeChange,
-  type NodeMouseHandler,
-  type OnMoveStart,
-} from '@xyflow/react';
-import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState, type KeyboardEvent, type Ref } from 'react';
+import { Background, Controls, Panel, ReactFlow, ReactFlowProvider, useReactFlow, useStore, useStoreApi, type NodeMouseHandler, type OnMoveStart } from '@xyflow/react';
+import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState, type KeyboardEvent, type Ref, type RefObject } from 'react';
 import { Spinner } from '../ui/spinner';
 import { applyBudget, DEFAULT_BUDGET } from './budget';
 import { toFlow, toLayoutRequest, type FlowGraph } from './flow';
 import { LayoutCancelled, LayoutClient } from './layout-client';
 import { quickLayout } from './layout-core';
 import { adjacency } from './model';
-import { minimapColor, nodeTypes } from './nodes';
+import { OverviewMap } from './overview-map';
+import { nodeTypes } from './nodes';
 import type { BudgetedGraph, FlowEdge, FlowNode, GraphModel, LayoutRequest, LayoutResult, ServerModel } from './types';
 
 /** Up to this many nodes, the first frame waits (briefly) for ELK rather than showing the quick layout. */
@@ -43,7 +30,16 @@ const ELK_WAIT_MS = 1200;
 const VISIBLE_ONLY_FROM = 400;
 /** Up to this many nodes the first view fits them all; beyond, fitting would put every node on screen at once. */
 const FIT_MAX = 600;
-const MINIMAP_DELAY_MS = 250;
+/** The first view of a graph too big to fit (no problem to start at): the top left, at a readable zoom. */
+const BIG_START = { x: 24, y: 24, zoom: 0.8 } as const;
+/**
+ * Above this many nodes the dotted background is left out: its SVG pattern
+ * covers the whole pane and is repainted on every pan/zoom frame, a cost
+ * that decoration does not earn when thousands of nodes are being moved.
+ */
+const BACKGROUND_MAX = 400;
+/** The view counts as moving until it has rested this long (see useMotionLayer). */
+const MOTION_REST_MS = 200;
 /**
  * The first view never zooms out further than this. Namespace titles grow
  * as the view zooms out (CSS --graph-zoom), and below 0.5 nodes show only
@@ -94,6 +90,7 @@ export function GraphCanvas(props: GraphCanvasProps) {
 
 type Progress = { req: LayoutRequest; state: 'running' | 'done' | 'failed'; done: number; total: number; error?: string };
 const EMPTY: ReadonlySet<string> = new Set();
+const NO_NODES: FlowNode[] = [];
 
 function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight = null, onSelect, onOpen, onClose, apiRef, ariaLabel, emptyText, onOpenRemote }: GraphCanvasProps) {
   const rf = useReactFlow<FlowNode, FlowEdge>();
@@ -159,24 +156,15 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
   const decor = useRef({ selectedId, shownHighlight });
   decor.current = { selectedId, shownHighlight };
 
-  const [nodes, setNodes] = useState<FlowNode[]>([]);
-  useEffect(() => {
-    if (flow) setNodes(decorate(flow.nodes, decor.current.selectedId, decor.current.shownHighlight));
-  }, [flow]);
-  useEffect(() => {
-    setNodes((prev) => decorate(prev, selectedId, shownHighlight));
-  }, [selectedId, shownHighlight]);
+  // Nodes come with their sizes and handles (flow.ts), so React Flow never sends dimension changes to apply:
+  // the nodes are derived, there from the very first render (no empty pass), and a selection copies only the
+  // one or two nodes it changes; React Flow keeps the others (same objects) as they are.
+  const nodes = useMemo(() => (flow ? decorate(flow.nodes, selectedId, shownHighlight) : NO_NODES), [flow, selectedId, shownHighlight]);
   const edges = useMemo(() => {
     if (!flow) return [];
     if (!shownHighlight) return flow.edges;
     return flow.edges.map((e) => (shownHighlight.has(e.source) && shownHighlight.has(e.target) ? { ...e, className: `${e.className} is-hl` } : { ...e, className: `${e.className} is-dim` }));
   }, [flow, shownHighlight]);
-
-  // Selection is ours (props), so React Flow's own select changes are dropped; sizes and the rest apply.
-  const onNodesChange = useCallback((changes: NodeChange<FlowNode>[]) => {
-    const rest = changes.filter((c) => c.type !== 'select');
-    if (rest.length) setNodes((ns) => applyNodeChanges(rest, ns));
-  }, []);
 
   // ---- viewport: fit new models, keep the user's view otherwise
   const fittedFor = useRef<{ model: GraphModel; engine: LayoutResult['engine'] } | null>(null);
@@ -247,7 +235,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
         const problem = budgeted.nodes.find((n) => n.problem);
         const at = problem && flow.centres.get(problem.id);
         if (at) void rf.setCenter(at.x, at.y, { zoom: 0.8 });
-        else void rf.setViewport({ x: 24, y: 24, zoom: 0.8 }); // the budget note sits above, centred
+        else void rf.setViewport(BIG_START); // the budget note sits above, centred
       }
     } else if (f) {
       f.engine = layout.engine;
@@ -353,18 +341,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
   );
 
   const far = useStore((s) => s.transform[2] < 0.5);
-  // Namespace boxes keep a readable title at any zoom: the title grows as the view zooms out.
-  const zoomStep = useStore((s) => Math.round(Math.min(1, s.transform[2]) * 20) / 20);
-
-  // The minimap draws every node a second time (2,000 SVG shapes: 0.2–0.3 s on two cores);
-  // it arrives a moment after the first frame instead of delaying it.
-  const [minimap, setMinimap] = useState(false);
-  const drawn = flow !== null;
-  useEffect(() => {
-    if (!drawn || minimap) return;
-    const t = setTimeout(() => setMinimap(true), MINIMAP_DELAY_MS);
-    return () => clearTimeout(t);
-  }, [drawn, minimap]);
+  useMotionLayer(wrapper, store);
 
   if (model.nodes.length === 0) {
     return (
@@ -379,7 +356,6 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
     <div
       ref={wrapper}
       className={`graph-canvas${far ? ' graph-far' : ''}`}
-      style={{ ['--graph-zoom' as string]: String(Math.max(zoomStep, 0.05)) }}
       onKeyDown={onKeyDown}
       data-layout={layout ? layout.engine : 'pending'}
       data-nodes={budgeted.nodes.length}
@@ -389,7 +365,6 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
-        onNodesChange={onNodesChange}
         onNodeClick={onNodeClick}
         onPaneClick={onPaneClick}
         onMoveStart={onMoveStart}
@@ -398,14 +373,16 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
         nodesConnectable={false}
         edgesFocusable={false}
         elevateNodesOnSelect={false}
+        deleteKeyCode={null}
+        defaultViewport={nodes.length > FIT_MAX ? BIG_START : undefined}
         minZoom={0.05}
         maxZoom={2}
         aria-label={ariaLabel ?? 'Graph'}
         ariaLabelConfig={ARIA}
       >
-        <Background gap={24} size={1} color="#dfe3e8" />
+        {nodes.length <= BACKGROUND_MAX && <Background gap={24} size={1} color="#dfe3e8" />}
         <Controls showInteractive={false} position="bottom-left" />
-        {minimap && <MiniMap pannable zoomable nodeColor={minimapColor} nodeStrokeWidth={0} position="bottom-right" ariaLabel="Overview map" />}
+        {flow && <OverviewMap nodes={flow.nodes} />}
         {budgeted.hidden > 0 && (
           <Panel position="top-center" className="graph-banner" data-testid="graph-budget">
             <BudgetNote
@@ -440,6 +417,42 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
       </ReactFlow>
     </div>
   );
+}
+
+/**
+ * While the view moves, React Flow's viewport is a compositor layer of its
+ * own (will-change: transform): a pan or zoom frame then moves and scales
+ * pixels already drawn instead of repainting and rasterising every node and
+ * edge at the new scale (software raster on two cores, 2,000-node graph:
+ * ~24 ms of raster a frame without, ~3.5 ms with). Once the view rests the
+ * hint goes, so the text is rasterised again, sharp, at the final zoom; a
+ * permanent will-change would leave it blurred after zooming in.
+ */
+function useMotionLayer(wrapper: RefObject<HTMLDivElement | null>, store: ReturnType<typeof useStoreApi<FlowNode, FlowEdge>>) {
+  useEffect(() => {
+    let last = store.getState().transform;
+    let layer: HTMLElement | null = null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const rest = () => {
+      if (layer) layer.style.willChange = '';
+      layer = null;
+    };
+    const unsubscribe = store.subscribe((s) => {
+      if (s.transform === last) return;
+      last = s.transform;
+      if (!layer) {
+        layer = wrapper.current?.querySelector<HTMLElement>('.react-flow__viewport') ?? null;
+        if (layer) layer.style.willChange = 'transform';
+      }
+      clearTimeout(timer);
+      timer = setTimeout(rest, MOTION_REST_MS);
+    });
+    return () => {
+      unsubscribe();
+      clearTimeout(timer);
+      rest();
+    };
+  }, [wrapper, store]);
 }
 
 function BudgetNote({ g, budget, onShow, onFold }: { g: BudgetedGraph; budget: number; onShow: () => void; onFold?: () => void }) {

@@ -7,7 +7,7 @@
  * data-* attributes flow.ts puts on React Flow's node element, so toggling
  * an overlay is a CSS change, not a re-render of thousands of nodes.
  */
-import { Handle, Position, type NodeProps, type NodeTypes } from '@xyflow/react';
+import { Handle, Position, useStore, type NodeProps, type NodeTypes, type ReactFlowState } from '@xyflow/react';
 import { memo } from 'react';
 import { bucketSummary } from './budget';
 import type { BucketFlowNode, ClaimFlowNode, InstanceFlowNode, ObjectFlowNode, ScopeFlowNode } from './types';
@@ -124,11 +124,17 @@ export const BucketNode = memo(function BucketNode({ data }: NodeProps<BucketFlo
   );
 });
 
+/** The zoom, in steps of 0.05 up to 1: a scope re-renders only when its title size changes. */
+const zoomStep = (s: ReactFlowState) => Math.max(0.05, Math.round(Math.min(1, s.transform[2]) * 20) / 20);
+
 export const ScopeNode = memo(function ScopeNode({ data }: NodeProps<ScopeFlowNode>) {
   const { group, hidden } = data;
   const kind = group.kind === 'target' ? 'cluster / namespace' : group.kind === 'users' ? '' : 'namespace';
+  // Namespace boxes keep a readable title at any zoom: the title grows as the view zooms out. The variable is
+  // set here, on the few scope boxes, not on the canvas: there it would restyle every node on each zoom step.
+  const zoom = useStore(zoomStep);
   return (
-    <div className="gscope">
+    <div className="gscope" style={{ ['--graph-zoom' as string]: String(zoom) }}>
       <div className="gscope-head">
         {kind && <span className="gscope-kind">{kind}</span>} <strong>{group.label}</strong>
         {hidden > 0 && <span className="muted"> · {hidden.toLocaleString('en-US')} not shown</span>}
@@ -145,7 +151,7 @@ export const nodeTypes = {
   scope: ScopeNode,
 } satisfies NodeTypes;
 
-/** Minimap colours by node type and state (module-level: React Flow calls it per node per render). */
+/** Overview map colours by node type and state (overview-map.tsx). */
 export function minimapColor(n: { type?: string; data: Record<string, unknown> }): string {
   if (n.type === 'scope') return '#eef1f5';
   if (n.type === 'bucket') return '#c5cdd8';
