@@ -31,7 +31,8 @@ export class DrizzleEstateRepository implements EstateRepository {
     if (!this.opts.exclusive) return read();
     let p = this.kept.get(key) as Promise<T> | undefined;
     if (!p) {
-      p = read();
+      // A real promise: drizzle's query builders are thenables that run the query again on every then().
+      p = Promise.resolve(read());
       this.kept.set(key, p);
       // A failed read is not an answer to keep.
       p.catch(() => this.kept.get(key) === p && this.kept.delete(key));

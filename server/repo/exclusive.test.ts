@@ -10,6 +10,22 @@ import { openDb, type DbHandle } from '../db/client';
 import { drizzleRepos } from './drizzle';
 import type { Repos } from './types';
 
+/** Statements the database runs from now on (PGlite's query entry point, wrapped). */
+function countSelects(h: DbHandle): () => number {
+  const client = (h.db as unknown as { $client?: { query: (...a: unknown[]) => unknown } }).$client;
+  if (!client) throw new Error('countSelects: no PGlite client on the handle');
+  let n = 0;
+  const query = client.query.bind(client);
+  client.query = (...a: unknown[]) => {
+    n++;
+    return query(...a);
+  };
+  return () => {
+    client.query = query;
+    return n;
+  };
+}
+
 describe('exclusive (embedded) repositories', () => {
   let h: DbHandle;
   let repos: Repos;
@@ -62,6 +78,11 @@ describe('exclusive (embedded) repositories', () => {
     assert.ok(t.ok);
     const tenantId = t.ok ? t.tenant.id : 0;
     assert.deepEqual(await repos.estate.accounts(tenantId), []);
+    // Kept: asked again, nothing is read (every service create asks).
+    const selects = countSelects(h);
+    await repos.estate.accounts(tenantId);
+    await repos.estate.accounts(tenantId);
+    assert.equal(selects(), 0, 'read once, then kept');
     const acc = (await repos.estate.addAccount({ tenantId, name: 'aws', marks: { vcpu: '4' }, labels: {}, createdBy: 'olga' }))!;
     assert.deepEqual((await repos.estate.accounts(tenantId)).map((a) => a.name), ['aws'], 'an added account is seen at once');
     assert.deepEqual(await repos.estate.environments(acc.id), []);
