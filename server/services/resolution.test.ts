@@ -30,6 +30,7 @@ describe('resolution on the server', () => {
     const r = await resolution.get(sam);
     assert.equal(r.generation, 2);
     assert.deepEqual([r.claimsTotal, r.claimsResolved, r.claimsRejected, r.claimsError, r.instances], [6, 5, 1, 0, 37]);
+    await resolution.stored();
     assert.ok(await repos.resolutions.get(2), 'stored');
     const first = await resolution.get(sam, 1);
     assert.deepEqual([first.claimsTotal, first.instances], [4, 29]);
@@ -69,6 +70,16 @@ describe('resolution on the server', () => {
     assert.deepEqual(r.state, full);
     const tweeviz = r.state.instances.find((i) => i.key === 'system#k8s-example#west#social#twitter_stats#dev#Bob#tweeviz')!;
     assert.equal((tweeviz.code!.params.image as { tag: string }).tag, 'v1.2.0-demo99');
+  });
+
+  test('many changed claims at once (read by name, not one by one) resolve incrementally to the full resolution', async () => {
+    await resolution.get(sam);
+    const text = Array.from({ length: 40 }, (_, i) => `kind: claim\nmetadata: {namespace: social, name: many_${i}}\nuser: Alice\nservice: twitter_stats\nlabels: {tsvisimage: m${i % 3}}\n`).join('---\n');
+    const w = await policy.apply(sam, { text, baseGeneration: 2 });
+    const r = await resolution.get(sam, w.generation);
+    const full = resolvePolicy({ objects: (await repos.policy.listObjects({ generation: w.generation })) as never, users }, { trace: false });
+    assert.deepEqual(r.state, full);
+    assert.equal(r.state.claims.filter((c) => c.name.startsWith('many_')).length, 40);
   });
 
   test('anonymous callers may not read resolutions', async () => {

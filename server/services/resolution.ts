@@ -64,7 +64,8 @@ export class ResolutionService {
     private readonly resolver: Resolver = createResolver(),
   ) {}
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.stored();
     return this.resolver.close();
   }
 
@@ -236,8 +237,31 @@ export class ResolutionService {
       instances: state.instances.length,
       state,
     };
-    await this.repos.resolutions.put(view);
+    this.store(view);
     return view;
+  }
+
+  /**
+   * Stored after the view is handed out, not before: what waits for a new
+   * generation (its revision, a writer's answer) needs the state, not the
+   * row, and on the embedded database statements run one at a time, so a
+   * revision's insert queued behind a few hundred kilobytes of state waited
+   * for them. A stored resolution is a cache (any process recomputes a
+   * missing one from the stored policy); `stored()` waits for the writes.
+   */
+  private store(view: ResolutionView): void {
+    const write = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => this.repos.resolutions.put(view))
+      .catch((e) => console.error(`storing the resolution of generation ${view.generation} failed (it is recomputed when read):`, e))
+      .finally(() => this.storing.delete(write));
+    this.storing.add(write);
+  }
+
+  private readonly storing = new Set<Promise<void>>();
+
+  /** Resolutions computed so far are stored (tests, shutdown). */
+  async stored(): Promise<void> {
+    while (this.storing.size > 0) await Promise.all([...this.storing]);
   }
 
   /** A claim's outcome with its decision trace, from the warm session when it holds this generation. */
@@ -285,12 +309,11 @@ export class ResolutionService {
       if (gens.length === generation - prev.generation && changes.length <= MAX_INCREMENTAL_CHANGES) {
         const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
         const keys = new Set(changes.map(ref));
-        const kinds = [...new Set(changes.map((c) => c.kind))];
-        // A few changes (a service written through the API: one) are read by key, not by listing their kinds.
+        // A few changes (a service written through the API: one) are read by key; more, by name within their kind and namespace.
         const now =
           keys.size <= FEW_CHANGES
             ? (await Promise.all(uniqueBy(changes, ref).map((c) => this.repos.policy.getObject({ kind: c.kind, namespace: c.namespace, name: c.name }, generation)))).filter((o) => o !== undefined)
-            : (await Promise.all(kinds.map((kind) => this.repos.policy.listObjects({ generation, kind })))).flat();
+            : (await Promise.all(byKindAndNamespace(changes).map(([kind, namespace, names]) => this.repos.policy.listObjects({ generation, kind, namespace, names })))).flat();
         const upserts = now.filter((o) => keys.has(ref(o))).map(toPolicyInput);
         const present = new Set(upserts.map(ref));
         const deletes = changes.filter((c) => !present.has(ref(c))).map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name }));
@@ -332,6 +355,26 @@ export function unresolvedState(claims: readonly StoredObject[], prior: DesiredS
 /** A stored object as the engine takes it. */
 export function toPolicyInput(o: StoredObject): PolicyObjectInput {
   return { kind: (normaliseKind(o.kind) ?? o.kind) as Kind, namespace: o.namespace, name: o.name, spec: o.spec as ObjectOfKind[Kind] };
+}
+
+/** Changes grouped by kind and namespace, names in chunks a single query takes comfortably. */
+function byKindAndNamespace(changes: readonly { kind: string; namespace: string; name: string }[]): [string, string, string[]][] {
+  const out: [string, string, string[]][] = [];
+  const open = new Map<string, [string, string, string[]]>();
+  const seen = new Set<string>();
+  for (const c of changes) {
+    const k = `${c.kind}\n${c.namespace}`;
+    if (seen.has(`${k}\n${c.name}`)) continue;
+    seen.add(`${k}\n${c.name}`);
+    let g = open.get(k);
+    if (!g || g[2].length >= 500) {
+      g = [c.kind, c.namespace, []];
+      open.set(k, g);
+      out.push(g);
+    }
+    g[2].push(c.name);
+  }
+  return out;
 }
 
 function uniqueBy<T>(items: readonly T[], key: (t: T) => string): T[] {
