@@ -15,6 +15,8 @@ const ident = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'must start with
  * environment's marks, so the API sets them and refuses them as input.
  */
 export const PLACEMENT_LABELS = ['target', 'environment'] as const;
+export const MAX_SERVICE_LABELS = 200;
+
 export const PLACEMENT_LABELS_MESSAGE = 'labels target and environment are set from the environment field, not written directly';
 export function noPlacementLabels(labels: Record<string, unknown>): boolean {
   return !PLACEMENT_LABELS.some((l) => Object.hasOwn(labels, l));
@@ -30,6 +32,8 @@ export const createServiceInput = z.object({
   labels: z
     .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'is not a valid label name'), z.string().max(1024))
     .refine(noPlacementLabels, PLACEMENT_LABELS_MESSAGE)
+    // Labels are what rules and templates match on, a handful per claim; thousands are an attack on every resolution.
+    .refine((l) => Object.keys(l).length <= MAX_SERVICE_LABELS, `at most ${MAX_SERVICE_LABELS} labels`)
     .default({}),
   /** Axebow's selection metadata: free JSON the tenant's selectors read as `$.service.meta` (not passed to the service). */
   meta: z.record(z.string(), z.unknown()).optional(),

@@ -114,5 +114,5 @@ export const HOSTILE_REQUESTS: readonly HostileRequest[] = [
     expect: [400],
     send: (base, user) => raw(base, user, 'PATCH', '/tenant/acme', JSON.stringify({ rules: { selectEnvironmentService: [{ reason: 'hostile', sel: Array.from({ length: 100_000 }, () => true) }] } }), 'application/json'),
   },
-  { name: 'ten thousand labels', expect: [200, 400], send: (base, user) => raw(base, user, 'POST', '/tenant/acme/service/labels?dryrun=true', JSON.stringify({ service: 'acme-web/webshop', environment: 'main/prod', labels: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`l${i}`, 'v'])) }), 'application/json') },
+  { name: 'ten thousand labels', expect: [400], send: (base, user) => raw(base, user, 'POST', '/tenant/acme/service/labels?dryrun=true', JSON.stringify({ service: 'acme-web/webshop', environment: 'main/prod', labels: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`l${i}`, 'v'])) }), 'application/json') },
 ];
