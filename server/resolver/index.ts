@@ -7,7 +7,8 @@
  *
  * Lanes: stored generations go to the first thread, which keeps the newest
  * session warm for incremental updates and decision traces; previews of
- * unsaved edits go to the others, so a slow preview never delays a save.
+ * unsaved edits, and traces of generations the session does not hold, go
+ * to the others, so a slow preview never delays a save.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -107,7 +108,7 @@ class WorkerPool implements Resolver {
   }
 
   private slotFor(req: ResolverRequest): Slot {
-    if ((req.op !== 'draft' && req.op !== 'dmExpand') || this.slots.length === 1) return this.slots[0]!;
+    if ((req.op !== 'draft' && req.op !== 'dmExpand' && req.op !== 'explainDraft') || this.slots.length === 1) return this.slots[0]!;
     // Drafts: the least busy of the other threads.
     const others = this.slots.slice(1);
     this.nextDraft = (this.nextDraft + 1) % others.length;

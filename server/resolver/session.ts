@@ -19,6 +19,8 @@ export type ResolverRequest =
   | ({ op: 'update'; from: number; generation: number } & ObjectChange)
   | { op: 'explain'; generation: number; key: string; input?: EngineInput }
   | { op: 'draft'; input: EngineInput }
+  /** A claim's decision trace from a one-off resolution (a generation the warm session does not hold): never touches the session. */
+  | { op: 'explainDraft'; key: string; input: EngineInput }
   | { op: 'probe'; generation: number; claims: readonly EngineObject[] }
   | { op: 'dmExpand'; input: ExpandInput; env: TemplateEnv; validateSchema?: boolean };
 
@@ -64,6 +66,8 @@ export class SessionResolver {
       }
       case 'draft':
         return new EngineSession(req.input, { trace: false }).state();
+      case 'explainDraft':
+        return { outcome: new EngineSession(req.input, { trace: false }).explain(req.key) };
       case 'dmExpand':
         return expandDeployment(req.input, req.env, { validateSchema: req.validateSchema });
     }

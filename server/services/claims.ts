@@ -29,9 +29,10 @@ export class ClaimService {
   }
 
   /** One claim's outcome with its decision trace, and its instances (secret-rendered parameters redacted for readers who may not manage them). */
-  async get(actor: MaybeActor, input: ClaimInput): Promise<ClaimView> {
+  /** A claim's outcome and instances; `trace: false` leaves the decision trace out (it costs a resolution). */
+  async get(actor: MaybeActor, input: ClaimInput, opts: { trace?: boolean } = {}): Promise<ClaimView> {
     if (!actor) throw unauthorized('see resolutions');
-    const { generation, outcome } = await this.resolution.claim(actor, input);
+    const { generation, outcome } = await this.resolution.claim(actor, input, opts);
     const r = await this.resolution.get(actor, generation);
     const mine = new Set(outcome.instances);
     const instances = await this.access.redactSensitive(actor, r.state.instances.filter((i) => mine.has(i.key)));

@@ -94,11 +94,11 @@ export class DeploymentService {
     return serviceSummaries((await this.resolution.get(who)).state, t.namespaces);
   }
 
-  async get(actor: MaybeActor, input: { tenant: string; name: string }): Promise<ClaimView> {
+  async get(actor: MaybeActor, input: { tenant: string; name: string }, opts: { trace?: boolean } = {}): Promise<ClaimView> {
     const who = this.signedIn(actor, 'see services');
     const t = await this.tenant(who, input.tenant, 'see its services');
     const o = await this.claimOf(t, input.name);
-    return this.claims.get(who, { namespace: o.namespace, name: o.name });
+    return this.claims.get(who, { namespace: o.namespace, name: o.name }, opts);
   }
 
   /** The replicas the service asks for: `replicas` (every role) and `replicas-<role>` labels (Axebow's #Scale). */
@@ -136,7 +136,7 @@ export class DeploymentService {
     const who = this.signedIn(actor, 'see services');
     const t = await this.tenant(who, input.tenant, 'see its services');
     const o = await this.claimOf(t, input.name);
-    const view = await this.claims.get(who, { namespace: o.namespace, name: o.name });
+    const view = await this.claims.get(who, { namespace: o.namespace, name: o.name }, { trace: false });
     const mine = view.instances.filter((i) => i.component === input.role && (input.instance === undefined || i.deployName === input.instance));
     if (mine.length === 0) throw notFound(input.instance ? `Instance ${input.instance} of role ${input.role} of service ${input.name}` : `Role ${input.role} of service ${input.name}`);
     const states = new Map((await this.repos.revisions.instanceStates(mine.map((i) => i.key))).map((x) => [x.key, x]));
@@ -166,7 +166,7 @@ export class DeploymentService {
     const who = this.signedIn(actor, 'restart services');
     const t = await this.tenant(who, input.tenant, 'restart services');
     const live = await this.claimOf(t, input.name);
-    const view = await this.claims.get(who, { namespace: live.namespace, name: live.name });
+    const view = await this.claims.get(who, { namespace: live.namespace, name: live.name }, { trace: false });
     const mine = view.instances.filter((i) => i.component === input.role && i.code !== null && (input.instance === undefined || i.deployName === input.instance));
     if (mine.length === 0) {
       throw notFound(input.instance ? `Instance ${input.instance} of role ${input.role} of service ${input.name}` : `Role ${input.role} (with code to run) of service ${input.name}`);
@@ -727,7 +727,7 @@ export class DeploymentService {
     const who = this.signedIn(actor, 'see service logs');
     const t = await this.tenant(who, input.tenant, 'see its services');
     const o = await this.claimOf(t, input.name);
-    const view = await this.claims.get(who, { namespace: o.namespace, name: o.name });
+    const view = await this.claims.get(who, { namespace: o.namespace, name: o.name }, { trace: false });
     // One role's, or one instance's (Axebow's container logs: Keelson's are the apply events of that instance).
     const chosen = view.instances.filter((i) => i.code !== null && (input.role === undefined || i.component === input.role) && (input.instance === undefined || i.deployName === input.instance));
     if (chosen.length === 0 && (input.role !== undefined || input.instance !== undefined)) {

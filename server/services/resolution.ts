@@ -103,8 +103,13 @@ export class ResolutionService {
    */
   private readonly written = new Map<string, number>();
 
-  /** One claim's outcome with its decision trace. */
-  async claim(actor: MaybeActor, input: { namespace: string; name: string; generation?: number }): Promise<{ generation: number; outcome: ClaimOutcome }> {
+  /**
+   * One claim's outcome; with its decision trace unless `trace: false`
+   * (a summary, or a caller after its instances): the trace is a second
+   * resolution of the claim, and of the whole policy when the warm session
+   * holds another generation.
+   */
+  async claim(actor: MaybeActor, input: { namespace: string; name: string; generation?: number }, opts: { trace?: boolean } = {}): Promise<{ generation: number; outcome: ClaimOutcome }> {
     let view = await this.get(actor, input.generation);
     const key = `${input.namespace}/${input.name}`;
     const find = (v: ResolutionView) => v.state.claims.find((c) => c.namespace === input.namespace && c.name === input.name);
@@ -115,7 +120,7 @@ export class ResolutionService {
       if (view.generation < head) stored = find((view = await this.ensure(head)));
     }
     if (!stored) throw notFound(`Claim ${key} at generation ${view.generation}`);
-    const traced = await this.explain(view.generation, key);
+    const traced = opts.trace === false ? undefined : await this.explain(view.generation, key);
     // The stored outcome has the merge's verdict (conflicts); the trace adds the decisions.
     const outcome = traced ? { ...stored, trace: [...traced.trace, ...stored.trace] } : { ...stored };
     if (outcome.diagnostics) outcome.diagnostics = await this.locate(outcome.diagnostics, view.generation);
@@ -264,19 +269,20 @@ export class ResolutionService {
     while (this.storing.size > 0) await Promise.all([...this.storing]);
   }
 
-  /** A claim's outcome with its decision trace, from the warm session when it holds this generation. */
+  /**
+   * A claim's outcome with its decision trace: from the warm session when it
+   * holds this generation; otherwise from a one-off resolution on a preview
+   * lane, so that reading an older generation's trace never holds up the
+   * resolutions of new ones queued behind the session.
+   */
   private async explain(generation: number, key: string): Promise<ClaimOutcome | undefined> {
-    const run = this.queue.then(async () => {
-      const warm = this.cached?.generation === generation ? await this.resolver.run({ op: 'explain', generation, key }) : null;
-      if (warm) return warm.outcome;
-      const { input, usersKey } = await this.fullInput(generation);
-      const cold = await this.resolver.run({ op: 'explain', generation, key, input });
-      if (!this.cached || this.cached.generation <= generation) this.cached = { generation, usersKey };
-      return cold?.outcome;
-    });
+    const run = this.queue.then(async () => (this.cached?.generation === generation ? this.resolver.run({ op: 'explain', generation, key }) : null));
     this.queue = run.catch(() => undefined);
     try {
-      return await run;
+      const warm = await run;
+      if (warm) return warm.outcome;
+      const { input } = await this.fullInput(generation);
+      return (await this.resolver.run({ op: 'explainDraft', key, input }))?.outcome;
     } catch (e) {
       if (isResolverFailure(e)) throw new AppError('INVALID_INPUT', `The decision trace of ${key} could not be computed: resolving generation ${generation} ${e.message}.`);
       throw e;

@@ -155,7 +155,8 @@ export const serviceRoutes = [
     query: z.object({ summary: queryFlag }),
     response: serviceOutput,
     async handler({ actor, services }, { params, query }) {
-      const view = await services.deployments.get(actor, params);
+      // A summary has no trace, so none is computed (it costs a resolution of the claim, or of the policy).
+      const view = await services.deployments.get(actor, params, { trace: !query.summary });
       return { data: query.summary ? { ...view, outcome: { ...view.outcome, trace: [] } } : view };
     },
   }),
