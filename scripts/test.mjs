@@ -146,7 +146,8 @@ async function unitTests() {
     log(`node:test — ${files.length} files (storage tests on PGlite and PostgreSQL)`);
     return await run(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+      // KEELSON_TEST_CONCURRENCY=1 (the reliability suite): heavy files one at a time, so one's load is not another's fault.
+      ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${Number(process.env.KEELSON_TEST_CONCURRENCY) || 2}`, ...files],
       { env: { ...process.env, KEELSON_TEST_PG_URL: pg.url, NODE_ENV: 'test' } },
     );
   } finally {

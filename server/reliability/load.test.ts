@@ -86,10 +86,14 @@ async function generate(consoles: string[], label: string): Promise<LoadResult> 
         if (!h.expect.includes(a.status)) unexpected.push(`${h.name}: ${a.status} ${a.message}`);
         return { status: a.status, body: {} };
       });
-    } else if (family === 'create' || !some) {
+    } else if (family === 'create') {
       fam = 'create';
       name = `${label}-${n++}`;
       call = restCall(base, 'POST', `/tenant/acme/service/${name}`, { service: 'acme-web/webshop', environment: 'main/prod', labels: { tier: name } }, 'Sam');
+    } else if (!some) {
+      // Reads of a service wait for the first one to exist (a list meanwhile): the mix stays the mix.
+      fam = 'list';
+      call = restCall(base, 'GET', '/tenant/acme/service', undefined, 'Sam');
     } else if (family === 'get') call = restCall(base, 'GET', `/tenant/acme/service/${some}?summary=true`, undefined, 'Sam');
     else if (family === 'history') call = restCall(base, 'GET', `/tenant/acme/service/${some}/history`, undefined, 'Sam');
     else if (family === 'accept' && pending.length) {

@@ -20,10 +20,16 @@ const pgliteDir = process.env.PGLITE_DIR;
 if (!url && !pgliteDir) throw new Error('console-process needs DATABASE_URL or PGLITE_DIR');
 const db = await openDb(url ? { url, max: 10 } : { pgliteDir });
 // acme-* may be taken as a tenant's namespaces without a domain admin, as the REST tests do.
-const services = createServices(drizzleRepos(db.db), { usersFile: undefined, domainAdmins: ['Sam'], freeNamespaces: (process.env.KEELSON_FREE_NAMESPACES ?? 'acme-*').split(',') });
+// As the server runs: the embedded database is this process's alone (exclusive), and resolutions run on worker threads (KEELSON_RESOLVER_THREADS' default).
+const repos = drizzleRepos(db.db, { exclusive: !url });
+const services = createServices(repos, {
+  usersFile: undefined,
+  domainAdmins: ['Sam'],
+  freeNamespaces: (process.env.KEELSON_FREE_NAMESPACES ?? 'acme-*').split(','),
+  resolver: { threads: 2, timeoutMs: 60_000, memoryMb: 2048 },
+});
 // KEELSON_TEST_PREPARE=1: the demo and the tiered offering, when the database has none (a PGlite only this process can open).
 if (process.env.KEELSON_TEST_PREPARE === '1') {
-  const repos = drizzleRepos(db.db);
   if ((await repos.policy.head()) === 0) await seedDemo(repos);
   const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
   if (!(await repos.policy.getObject({ kind: 'bundle', namespace: 'acme-web', name: 'webshop' }))) {
@@ -34,6 +40,9 @@ const server = await serveForTests(restApi({ services: async () => services, aut
 process.stdout.write(`LISTEN ${server.url}\n`);
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.on(sig, () => {
-    void server.close().finally(() => process.exit(0));
+    void server
+      .close()
+      .then(() => services.resolution.close())
+      .finally(() => process.exit(0));
   });
 }
