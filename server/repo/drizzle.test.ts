@@ -80,6 +80,13 @@ function contract(name: string, make: () => Promise<{ repo: PolicyRepo; close?: 
       const gens = await repo.listGenerations();
       assert.deepEqual(gens.map((g) => g.generation), [2, 1]);
       assert.equal((await repo.getGeneration(2))?.message, 'edit');
+      // Generations that changed one object (a service's history), found by the store.
+      assert.deepEqual((await repo.listGenerations({ touching: { kind: 'bundle', name: 'b' } })).map((g) => g.generation), [2, 1]);
+      assert.deepEqual((await repo.listGenerations({ touching: { kind: 'bundle', name: 'a' } })).map((g) => g.generation), [2, 1]);
+      assert.deepEqual(await repo.listGenerations({ touching: { kind: 'claim', name: 'b' } }), []);
+      // Objects of some names only.
+      assert.deepEqual((await repo.listObjects({ generation: 1, kind: 'bundle', names: ['b', 'zz'] })).map((o) => o.name), ['b']);
+      assert.deepEqual(await repo.listObjects({ generation: 1, names: [] }), []);
     });
 
     test('deleting an object that does not exist is refused', async () => {

@@ -111,11 +111,15 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     return rows[0] ? toObject(rows[0]) : undefined;
   }
 
-  async listGenerations(opts: { limit?: number; before?: number } = {}): Promise<GenerationInfo[]> {
+  async listGenerations(opts: { limit?: number; before?: number; touching?: { kind: string; name: string } } = {}): Promise<GenerationInfo[]> {
+    const conds: SQL[] = [];
+    if (opts.before !== undefined) conds.push(lt(policyGenerations.generation, opts.before));
+    // jsonb containment: some change of that kind and name (the database filters; the changes of other generations are not read).
+    if (opts.touching) conds.push(sql`${policyGenerations.changes} @> ${JSON.stringify([{ kind: opts.touching.kind, name: opts.touching.name }])}::jsonb`);
     const rows = await this.db
       .select()
       .from(policyGenerations)
-      .where(opts.before !== undefined ? lt(policyGenerations.generation, opts.before) : undefined)
+      .where(conds.length ? and(...conds) : undefined)
       .orderBy(desc(policyGenerations.generation))
       .limit(opts.limit ?? 100);
     return rows.map(toGeneration);

@@ -57,6 +57,11 @@ export class MemoryRevisionRepository implements RevisionRepository {
     return copy(this.revisions.find((r) => r.generation === generation));
   }
 
+  async statusByGeneration(generation: number) {
+    const r = this.revisions.find((x) => x.generation === generation);
+    return r && { id: r.id, status: r.status };
+  }
+
   async list(opts: { limit?: number; before?: number } = {}): Promise<RevisionListRow[]> {
     return this.revisions
       .filter((r) => opts.before === undefined || r.id < opts.before)

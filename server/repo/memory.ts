@@ -61,9 +61,11 @@ export class MemoryPolicyRepo implements PolicyRepo {
     return v && strip(v);
   }
 
-  async listGenerations(opts: { limit?: number; before?: number } = {}): Promise<GenerationInfo[]> {
+  async listGenerations(opts: { limit?: number; before?: number; touching?: { kind: string; name: string } } = {}): Promise<GenerationInfo[]> {
+    const t = opts.touching;
     return this.generations
       .filter((g) => opts.before === undefined || g.generation < opts.before)
+      .filter((g) => !t || g.changes.some((c) => c.kind === t.kind && c.name === t.name))
       .sort((a, b) => b.generation - a.generation)
       .slice(0, opts.limit ?? 100);
   }

@@ -59,6 +59,11 @@ export class DrizzleRevisionRepository implements RevisionRepository {
     return r && asRevision(r);
   }
 
+  async statusByGeneration(generation: number) {
+    const [r] = await this.db.select({ id: revisions.id, status: revisions.status }).from(revisions).where(eq(revisions.generation, generation));
+    return r && { id: r.id, status: r.status as RevisionRow['status'] };
+  }
+
   async list(opts: { limit?: number; before?: number } = {}): Promise<RevisionListRow[]> {
     const rows = await this.db
       .select({

@@ -131,6 +131,8 @@ export interface RevisionRepository {
   head(): Promise<DeploymentHead>;
   get(id: number): Promise<RevisionRow | undefined>;
   byGeneration(generation: number): Promise<RevisionRow | undefined>;
+  /** A generation's revision, id and status only (a service's history reads many: the plan is not wanted). */
+  statusByGeneration(generation: number): Promise<{ id: number; status: RevisionRow['status'] } | undefined>;
   /** Newest first; without the (large) plan. */
   list(opts?: { limit?: number; before?: number }): Promise<RevisionListRow[]>;
   /** Sections of these revisions, by namespace. */

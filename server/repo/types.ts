@@ -78,7 +78,8 @@ export interface PolicyRepo {
   head(): Promise<number>;
   listObjects(filter?: ObjectFilter): Promise<StoredObject[]>;
   getObject(id: ObjectId, generation?: number): Promise<StoredObject | undefined>;
-  listGenerations(opts?: { limit?: number; before?: number }): Promise<GenerationInfo[]>;
+  /** Newest first; `touching`: only generations that changed an object of that kind and name (a service's history). */
+  listGenerations(opts?: { limit?: number; before?: number; touching?: { kind: string; name: string } }): Promise<GenerationInfo[]>;
   getGeneration(generation: number): Promise<GenerationInfo | undefined>;
   /**
    * Writes upserts and deletes as one new generation, atomically. Objects

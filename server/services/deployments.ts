@@ -598,7 +598,7 @@ export class DeploymentService {
   /** The namespace of a service: where its claim is, or was (a removed service keeps its history). */
   private async namespaceOfService(t: { name: string; namespaces: string[] }, name: string): Promise<string> {
     for (const namespace of t.namespaces) if (await this.repos.policy.getObject({ kind: 'claim', namespace, name })) return namespace;
-    for (const g of await this.repos.policy.listGenerations({ limit: HISTORY_DEPTH })) {
+    for (const g of await this.repos.policy.listGenerations({ limit: HISTORY_DEPTH, touching: { kind: 'claim', name } })) {
       const c = g.changes.find((x) => x.kind === 'claim' && x.name === name && t.namespaces.includes(x.namespace));
       if (c) return c.namespace;
     }
@@ -610,7 +610,7 @@ export class DeploymentService {
     const who = this.signedIn(actor, 'see service history');
     const t = await this.tenant(who, input.tenant, 'see its services');
     const out: ServiceRevision[] = [];
-    for (const g of await this.repos.policy.listGenerations({ limit: HISTORY_DEPTH })) {
+    for (const g of await this.repos.policy.listGenerations({ limit: HISTORY_DEPTH, touching: { kind: 'claim', name: input.name } })) {
       const c = g.changes.find((x) => x.kind === 'claim' && x.name === input.name && t.namespaces.includes(x.namespace));
       if (!c) continue;
       const rev = await this.revisions.byGeneration(who, g.generation);

@@ -98,7 +98,7 @@ export class RevisionService {
     }
     const deadline = Date.now() + (opts.wait ? BY_GENERATION_WAIT_MS : 0);
     for (;;) {
-      const row = await this.revisions.byGeneration(generation);
+      const row = await this.revisions.statusByGeneration(generation);
       if (row) return { id: row.id, status: row.status };
       const running = this.inFlight.get(generation);
       const left = deadline - Date.now();
