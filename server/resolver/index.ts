@@ -200,7 +200,13 @@ class WorkerPool implements Resolver {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.slots.map((s) => s.worker?.terminate().catch(() => undefined)));
+    // An idle thread is unref'd: ref it, or the process may end before its exit is reported and close() never settles.
+    await Promise.all(
+      this.slots.map((s) => {
+        s.worker?.ref();
+        return s.worker?.terminate().catch(() => undefined);
+      }),
+    );
   }
 }
 

@@ -71,7 +71,15 @@ export async function serveForTests(handler: (req: Request) => Promise<Response>
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url: base, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: base,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // A client still sending a body the server refused (413) holds its connection open: end them all.
+        server.closeAllConnections();
+      }),
+  };
 }
 
 /** A REST answer as tests read it. */
