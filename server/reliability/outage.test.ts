@@ -183,7 +183,11 @@ describe('outage: PostgreSQL stopped under load', { skip: bin ? false : "needs D
     const settledAt = Math.max(firstOk.doneAt, ...afterRestart.filter((a) => !ok(a)).map((a) => a.doneAt));
     const recovery = (settledAt - restartingAt) / 1000;
     assert.ok(recovery <= RECOVERY_BOUND_S, `recovered in ${recovery.toFixed(2)} s (bound ${RECOVERY_BOUND_S} s)`);
-    assert.ok(answers.filter((a) => a.sentAt > settledAt).length >= RATE, 'and served a while after');
+    // And it keeps serving: the load's remaining requests, then (the schedule may have ended soon after a slow recovery on a busy machine) ten more.
+    for (let i = 0; i < RATE; i++) {
+      const a = await call(consoleUrl, 'Alice', 'GET', '/tenant/acme/service');
+      assert.equal(a.status, 200, `served after the recovery: ${a.status} ${a.message ?? ''}`);
+    }
     const lateFailures = afterRestart.filter((a) => !ok(a)).length;
 
     // Nothing committed before the outage is lost; generations stay gapless across it.
