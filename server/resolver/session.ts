@@ -17,7 +17,7 @@ import type { ClaimOutcome, DesiredState } from '../engine/state';
 export type ResolverRequest =
   | { op: 'full'; generation: number; input: EngineInput }
   | ({ op: 'update'; from: number; generation: number } & ObjectChange)
-  | { op: 'explain'; generation: number; key: string; input?: EngineInput }
+  | { op: 'explain'; generation: number; key: string }
   | { op: 'draft'; input: EngineInput }
   /** A claim's decision trace from a one-off resolution (a generation the warm session does not hold): never touches the session. */
   | { op: 'explainDraft'; key: string; input: EngineInput }
@@ -59,11 +59,9 @@ export class SessionResolver {
       }
       case 'probe':
         return this.probe(req.generation, req.claims);
-      case 'explain': {
-        let session = this.current?.generation === req.generation ? this.current.session : undefined;
-        if (!session && req.input) session = this.full(req.generation, req.input);
-        return session ? { outcome: session.explain(req.key) } : null;
-      }
+      case 'explain':
+        // The warm session's only; another generation's trace is an explainDraft.
+        return this.current?.generation === req.generation ? { outcome: this.current.session.explain(req.key) } : null;
       case 'draft':
         return new EngineSession(req.input, { trace: false }).state();
       case 'explainDraft':
