@@ -11,7 +11,7 @@ import { TRPCError } from '@trpc/server';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { APP_ERROR_TO_TRPC } from '../api/errors';
 import { appRouter, createCaller } from '../api/root';
-import { createRestHandler, API_PREFIX } from '../rest/dispatch';
+import { createRestCore, createRestHandler, webHandler, API_PREFIX } from '../rest/dispatch';
 import { answeringDbOutage, REST_ERRORS } from '../rest/errors';
 import { route } from '../rest/route';
 import { AppError } from '../services/errors';
@@ -94,8 +94,8 @@ describe('answering a database outage', () => {
   });
 
   test('REST: authentication that reads tokens from a database that is gone is 503 too', async () => {
-    const handler = answeringDbOutage(
-      createRestHandler({ routes: [down], services: async () => ({}) as Services, authenticate: async () => Promise.reject(wrapped(refused())) }),
+    const handler = webHandler(
+      answeringDbOutage(createRestCore({ routes: [down], services: async () => ({}) as Services, authenticate: async () => Promise.reject(wrapped(refused())) })),
     );
     const r = await handler(new Request(`http://localhost${API_PREFIX}/down`));
     assert.equal(r.status, 503);

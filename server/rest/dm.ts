@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { dmDeployment, dmExpandOutput, dmManifest, dmTemplate, dmTypeInstance } from '../services/dm.types';
 import type { Services } from '../services';
-import { createRestHandler, type Authenticate } from './dispatch';
+import { createRestCore, nodeHandler, webHandler, type Authenticate, type RestApi } from './dispatch';
 import { answeringDbOutage } from './errors';
 import type { RateLimiter } from './rate-limit';
 import { route } from './route';
@@ -120,6 +120,7 @@ export const DM_ROUTES = [
   }),
 ];
 
-export function dmApi(opts: { services: () => Promise<Services>; authenticate: Authenticate; trustedProxies?: number; rateLimit?: RateLimiter }): (req: Request) => Promise<Response> {
-  return answeringDbOutage(createRestHandler({ routes: DM_ROUTES, prefix: DM_PREFIX, ...opts }));
+export function dmApi(opts: { services: () => Promise<Services>; authenticate: Authenticate; trustedProxies?: number; rateLimit?: RateLimiter }): RestApi {
+  const core = answeringDbOutage(createRestCore({ routes: DM_ROUTES, prefix: DM_PREFIX, ...opts }));
+  return Object.assign(webHandler(core), { node: nodeHandler(core) });
 }

@@ -3,6 +3,7 @@
  * becomes an HTTP status and an Axebow error body `{code, content}`.
  */
 import { dbUnavailableError } from '../db/unavailable';
+import type { RestCore, RestReply } from './dispatch';
 import type { AppErrorCode } from '../services/errors';
 
 export const REST_ERRORS: Record<AppErrorCode, { status: number; code: string }> = {
@@ -21,8 +22,8 @@ export const REST_ERRORS: Record<AppErrorCode, { status: number; code: string }>
 };
 
 /** `{code, content}` with a status. `content` is always an object with at least a `message`. */
-export function errorResponse(status: number, code: string, content: Record<string, unknown>, headers?: HeadersInit): Response {
-  return Response.json({ code, content }, { status, headers });
+export function errorReply(status: number, code: string, content: Record<string, unknown>, headers?: Record<string, string>): RestReply {
+  return { status, json: { code, content }, ...(headers ? { headers } : {}) };
 }
 
 /**
@@ -30,7 +31,7 @@ export function errorResponse(status: number, code: string, content: Record<stri
  * authentication runs before that and reads API tokens from the database)
  * are answered 503 Unavailable when the database is down, as route errors are.
  */
-export function answeringDbOutage(handler: (req: Request) => Promise<Response>): (req: Request) => Promise<Response> {
+export function answeringDbOutage(handler: RestCore): RestCore {
   return async (req) => {
     try {
       return await handler(req);
@@ -39,7 +40,7 @@ export function answeringDbOutage(handler: (req: Request) => Promise<Response>):
       if (!down) throw e;
       const m = REST_ERRORS.UNAVAILABLE;
       const retry = Number(down.details?.retryAfterSeconds);
-      return errorResponse(m.status, m.code, { message: down.message, retryAfterSeconds: retry }, { 'retry-after': String(retry) });
+      return errorReply(m.status, m.code, { message: down.message, retryAfterSeconds: retry }, { 'retry-after': String(retry) });
     }
   };
 }

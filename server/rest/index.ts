@@ -2,7 +2,7 @@
  * The REST API as the server runs it: the route table, the OpenAPI document
  * and docs page, and authentication by bearer token or console session.
  */
-import { createRestHandler, type Authenticate } from './dispatch';
+import { createRestCore, nodeHandler, webHandler, type Authenticate, type RestApi } from './dispatch';
 import { docsResponse } from './docs';
 import { answeringDbOutage } from './errors';
 import { openApiDocument } from './openapi';
@@ -39,10 +39,10 @@ export function restApi(opts: {
   routes?: readonly RestRoute[];
   trustedProxies?: number;
   rateLimit?: RateLimiter;
-}): (req: Request) => Promise<Response> {
+}): RestApi {
   const routes = opts.routes ?? REST_ROUTES;
   let doc: Record<string, unknown> | undefined;
-  return answeringDbOutage(createRestHandler({
+  const core = answeringDbOutage(createRestCore({
     routes,
     services: opts.services,
     authenticate: opts.authenticate,
@@ -54,4 +54,5 @@ export function restApi(opts: {
       return docsResponse(path);
     },
   }));
+  return Object.assign(webHandler(core), { node: nodeHandler(core) });
 }

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,7 +17,7 @@ import { memoryRepos } from '../repo/memory';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import { createServices, type Services } from '../services';
-import { API_PREFIX } from './dispatch';
+import { API_PREFIX, createRestCore, nodeHandler, webHandler } from './dispatch';
 import { restApi, REST_ROUTES } from './index';
 import { openApiDocument } from './openapi';
 import { RateLimiter } from './rate-limit';
@@ -460,7 +461,9 @@ describe('REST API: authorisation matrix over HTTP', () => {
   }
 });
 
-describe('REST API: the envelope and every refusal', () => {
+// Once behind Web Request/Response (as the Next.js route serves it) and once behind Node's own request and response.
+for (const transport of ['web', 'node'] as const)
+describe(`REST API: the envelope and every refusal (${transport})`, () => {
   let server: TestServer;
   let services: Services;
   let now = 0;
@@ -472,8 +475,13 @@ describe('REST API: the envelope and every refusal', () => {
     // A small bucket with a clock the test moves: 3 requests, then one a second.
     const rateLimit = new RateLimiter({ perSecond: 1, burst: 3 }, () => now);
     const api = restApi({ services: async () => services, authenticate: testAuth });
-    const limited = (await import('./dispatch')).createRestHandler({ routes: REST_ROUTES, services: async () => services, authenticate: testAuth, rateLimit, maxBodyBytes: 1024 });
-    server = await serveForTests((req) => (new URL(req.url).searchParams.has('limited') ? limited(req) : api(req)));
+    const limitedCore = createRestCore({ routes: REST_ROUTES, services: async () => services, authenticate: testAuth, rateLimit, maxBodyBytes: 1024 });
+    const limited = webHandler(limitedCore);
+    const web = (req: Request) => (new URL(req.url).searchParams.has('limited') ? limited(req) : api(req));
+    const limitedNode = nodeHandler(limitedCore);
+    server = await serveForTests(
+      transport === 'web' ? web : Object.assign(web, { node: (req: IncomingMessage, res: ServerResponse) => (req.url?.includes('limited') ? limitedNode : api.node)(req, res) }),
+    );
   });
   after(async () => {
     await server.close();

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { loadLocalUsers } from '../auth/users';
 import type { Actor } from '../services/actor';
 import { after, before } from 'node:test';
-import { API_PREFIX, type Authenticate } from '../rest/dispatch';
+import { API_PREFIX, type Authenticate, type NodeRestHandler } from '../rest/dispatch';
 import { restApi } from '../rest/index';
 import { RateLimiter } from '../rest/rate-limit';
 import { memoryRepos } from '../repo/memory';
@@ -54,9 +54,19 @@ function toRequest(req: IncomingMessage, base: string): Request {
   } as RequestInit);
 }
 
-export async function serveForTests(handler: (req: Request) => Promise<Response>): Promise<TestServer> {
+/**
+ * Serves a Web fetch handler; an API with a Node handler (`restApi(…).node`)
+ * is served through that, as the API benchmark serves it. The Web side is
+ * what the Next.js route runs (its own tests, and the end-to-end tests).
+ */
+export async function serveForTests(handler: ((req: Request) => Promise<Response>) & { node?: NodeRestHandler }): Promise<TestServer> {
   let base = '';
+  const node = handler.node;
   const server: Server = createServer((req, res) => {
+    if (node) {
+      void node(req, res);
+      return;
+    }
     void (async () => {
       try {
         const answer = await handler(toRequest(req, base));
