@@ -8,6 +8,8 @@ import { DrizzleTokenRepository } from './tokens';
 import { DrizzleLinkRepository } from './links';
 import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
 import { policyGenerations, policyHead, policyObjects, resolutions, userProfiles, userRegistrations, users } from '../db/schema';
 import {
   objectIdKey,
@@ -271,20 +273,32 @@ export class DrizzleUserRepo implements UserRepo {
   }
 }
 
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
 export class DrizzleResolutionRepo implements ResolutionRepo {
   constructor(private readonly db: Db) {}
 
   async get(generation: number): Promise<StoredResolution | undefined> {
     const rows = await this.db.select().from(resolutions).where(eq(resolutions.generation, generation));
+    const row = rows[0];
+    if (!row) return undefined;
+    const { stateGz, state: old, ...summary } = row;
+    // Unzipped on libuv's threads, not the event loop.
+    const state = stateGz ? (JSON.parse((await gunzipAsync(stateGz)).toString('utf8')) as unknown) : old;
     // Resolutions are derived data: one stored before instances carried their
     // provenance is recomputed rather than read in an older shape.
-    return rows[0] && isCurrentStateShape(rows[0].state) ? rows[0] : undefined;
+    return isCurrentStateShape(state) ? { ...summary, state } : undefined;
   }
 
   async put(r: Omit<StoredResolution, 'createdAt'>): Promise<void> {
+    const { state, generation: _g, ...summary } = r;
+    const stateGz = new Uint8Array(await gzipAsync(JSON.stringify(state), { level: 1 }));
     // Same generation, same inputs: the row is only ever replaced by a recomputation of an outdated shape.
-    const { generation: _g, ...rest } = r;
-    await this.db.insert(resolutions).values(r).onConflictDoUpdate({ target: resolutions.generation, set: rest });
+    await this.db
+      .insert(resolutions)
+      .values({ ...r, state: null, stateGz })
+      .onConflictDoUpdate({ target: resolutions.generation, set: { ...summary, state: null, stateGz } });
   }
 }
 
