@@ -1,2 +1,2 @@
 ALTER TABLE "resolutions" ALTER COLUMN "state" DROP NOT NULL;--> statement-breakpoint
-ALTER TABLE "resolutions" ADD COLUMN "state_gz" "bytea";
+ALTER TABLE "resolutions" ADD COLUMN "state_gz" text;

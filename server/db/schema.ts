@@ -7,7 +7,7 @@
  * Keep SQL within PostgreSQL 15 (PGlite is 18 inside; servers may be older).
  */
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, customType, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { Marks } from '../repo/estate.types';
 import type { TenantRules } from '../repo/tenants.types';
 
@@ -98,8 +98,6 @@ export const userProfiles = pgTable(
  * instances, without traces: those are computed on demand). Derived data:
  * it can always be recomputed from the generation and the users.
  */
-const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
-
 export const resolutions = pgTable('resolutions', {
   generation: integer('generation').primaryKey(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -112,13 +110,16 @@ export const resolutions = pgTable('resolutions', {
   /** `DesiredState` without traces, as rows written before state_gz were (read, never written now). */
   state: jsonb('state'),
   /**
-   * `DesiredState` without traces, as gzipped JSON. Every generation stores
-   * the whole state (hundreds of kilobytes with a few hundred services), and
-   * the database parsing it into jsonb was most of a write's time on the
-   * embedded database, where statements run one at a time on the server's
-   * own thread. Nothing queries inside a state; it is read whole.
+   * `DesiredState` without traces, as gzipped JSON in base64. Every
+   * generation stores the whole state (hundreds of kilobytes with a few
+   * hundred services), and the database parsing it into jsonb was most of a
+   * write's time on the embedded database, where statements run one at a
+   * time on the server's own thread. Nothing queries inside a state; it is
+   * read whole. Base64 text rather than bytea: PGlite converts bytea
+   * parameters and results to and from hex one byte at a time in
+   * JavaScript, while Node encodes base64 natively.
    */
-  stateGz: bytea('state_gz'),
+  stateGz: text('state_gz'),
 });
 
 /**

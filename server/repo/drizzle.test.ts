@@ -149,7 +149,7 @@ for (const b of backends()) {
       const back = await repo.get(7);
       assert.deepEqual(back?.state, state);
       assert.equal(back?.claimsTotal, 1);
-      const raw = await h.db.execute(sql`select state is null as no_json, octet_length(state_gz) as gz from resolutions where generation = 7`);
+      const raw = await h.db.execute(sql`select state is null as no_json, length(state_gz) as gz from resolutions where generation = 7`);
       const row = (Array.isArray(raw) ? raw[0] : (raw as { rows: Record<string, unknown>[] }).rows[0]) as { no_json: boolean; gz: number };
       assert.equal(row.no_json, true);
       assert.ok(Number(row.gz) > 0);

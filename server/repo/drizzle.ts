@@ -285,7 +285,7 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
     if (!row) return undefined;
     const { stateGz, state: old, ...summary } = row;
     // Unzipped on libuv's threads, not the event loop.
-    const state = stateGz ? (JSON.parse((await gunzipAsync(stateGz)).toString('utf8')) as unknown) : old;
+    const state = stateGz ? (JSON.parse((await gunzipAsync(Buffer.from(stateGz, 'base64'))).toString('utf8')) as unknown) : old;
     // Resolutions are derived data: one stored before instances carried their
     // provenance is recomputed rather than read in an older shape.
     return isCurrentStateShape(state) ? { ...summary, state } : undefined;
@@ -293,7 +293,7 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
 
   async put(r: Omit<StoredResolution, 'createdAt'>): Promise<void> {
     const { state, generation: _g, ...summary } = r;
-    const stateGz = new Uint8Array(await gzipAsync(JSON.stringify(state), { level: 1 }));
+    const stateGz = (await gzipAsync(JSON.stringify(state), { level: 1 })).toString('base64');
     // Same generation, same inputs: the row is only ever replaced by a recomputation of an outdated shape.
     await this.db
       .insert(resolutions)

@@ -57,7 +57,15 @@ export class AccessService {
   ): Promise<void> {
     const touched = [...upserts, ...deletes].filter((o) => o.kind === 'claim');
     if (touched.length === 0) return;
-    const stored = new Map((await this.repos.policy.listObjects({ kind: 'claim' })).map((o) => [`${o.namespace}/${o.name}`, claimUser(o.spec)]));
+    // Only the touched claims are read (by name, per namespace), not every claim of the policy.
+    const byNamespace = new Map<string, string[]>();
+    for (const o of touched) byNamespace.set(o.namespace, [...(byNamespace.get(o.namespace) ?? []), o.name]);
+    const stored = new Map<string, string | undefined>();
+    for (const [namespace, names] of byNamespace) {
+      // A large import reads its namespaces' claims whole rather than naming thousands.
+      const filter = names.length > 100 ? { kind: 'claim', namespace } : { kind: 'claim', namespace, names };
+      for (const o of await this.repos.policy.listObjects(filter)) stored.set(`${o.namespace}/${o.name}`, claimUser(o.spec));
+    }
     const claims = touched.map((o) => {
       const users = ['spec' in o ? claimUser(o.spec) : undefined, stored.get(`${o.namespace}/${o.name}`)].filter((u): u is string => typeof u === 'string');
       return { namespace: o.namespace, name: o.name, users: [...new Set(users)] };

@@ -343,7 +343,8 @@ export class DeploymentService {
     };
     const alone = async (it: PendingCreate, recheckMarks: boolean): Promise<ServiceWrite | Error> => {
       try {
-        if (recheckMarks) await this.admitChange(it.t, it.name, loadObjects(it.text).objects[0]!, 'Now');
+        // A new claim: weighed on the warm session (withNewClaims), not by resolving a copy of the whole policy.
+        if (recheckMarks) await this.admitNew(it);
         const w = await this.writeCreates([it]);
         if (w.generation === undefined) return serviceExists(it.t, it.name, w.taken.get(it.name));
         return (await this.answerCreates([it], w.generation))[0]!;
@@ -367,6 +368,13 @@ export class DeploymentService {
     const results: (ServiceWrite | Error)[] = [];
     for (const it of together) results.push(await alone(it, placed.length > 0));
     return fill(results);
+  }
+
+  /** Marks admission of one new service against the newest policy (its placement was weighed before a commit it waited for). */
+  private async admitNew(it: PendingCreate): Promise<void> {
+    const [claim] = loadObjects(it.text).objects;
+    const state = await this.resolution.withNewClaims([{ kind: claim!.kind, namespace: claim!.namespace, name: claim!.name, spec: claim!.spec }]);
+    await this.assertWithinMarks(it.t, it.name, (claim!.spec as Claim).labels, state, 'Now');
   }
 
   /** Whether the placed creates of a batch fit their environments' marks with all of the batch in the policy. */
