@@ -7,7 +7,8 @@
  * Keep SQL within PostgreSQL 15 (PGlite is 18 inside; servers may be older).
  */
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { bigserial, boolean, customType, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { Marks } from '../repo/estate.types';
 import type { TenantRules } from '../repo/tenants.types';
 
@@ -123,6 +124,23 @@ export const resolutions = pgTable('resolutions', {
 });
 
 /**
+ * A JSON document stored as gzipped JSON in base64 text: for large values
+ * read and written whole, never queried inside. The database does not parse
+ * it (jsonb's parse of a revision's plan — hundreds of kilobytes once a few
+ * hundred services wait for acceptance — ran on the embedded database's
+ * single thread), and it travels a tenth of the bytes. Plain JSON text
+ * (rows from before, when the column was jsonb) still reads.
+ */
+export const gzJson = customType<{ data: unknown; driverData: string }>({
+  dataType: () => 'text',
+  toDriver: (value) => gzipSync(JSON.stringify(value), { level: 1 }).toString('base64'),
+  fromDriver: (text) => {
+    const raw = typeof text === 'string' ? text : JSON.stringify(text);
+    return JSON.parse(raw.startsWith('H4sI') ? gunzipSync(Buffer.from(raw, 'base64')).toString('utf8') : raw) as unknown;
+  },
+});
+
+/**
  * Revisions: one per policy generation, what people accept or reject.
  * `plan` is stored once and is exactly what gets applied (never recomputed).
  */
@@ -143,7 +161,7 @@ export const revisions = pgTable(
     counts: jsonb('counts').notNull(),
     cost: jsonb('cost').notNull(),
     quota: jsonb('quota').notNull(),
-    plan: jsonb('plan').notNull(),
+    plan: gzJson('plan').notNull(),
   },
   (t) => [uniqueIndex('revisions_generation_key').on(t.generation), index('revisions_status_idx').on(t.status)],
 );

@@ -8,6 +8,7 @@ import { backends } from '../testing/backends';
 import type { DbHandle } from '../db/client';
 import { sql } from 'drizzle-orm';
 import { DrizzlePolicyRepo, DrizzleResolutionRepo } from './drizzle';
+import { DrizzleRevisionRepository } from './revisions';
 import { MemoryPolicyRepo } from './memory';
 import type { PolicyRepo } from './types';
 
@@ -133,7 +134,7 @@ for (const b of backends()) {
 contract('memory', async () => ({ repo: new MemoryPolicyRepo() }));
 
 for (const b of backends()) {
-  describe(`ResolutionRepo on ${b.name}`, () => {
+  describe(`Resolutions and revision plans on ${b.name}`, () => {
     let h: DbHandle;
     let repo: DrizzleResolutionRepo;
     before(async () => {
@@ -161,6 +162,20 @@ for (const b of backends()) {
       assert.deepEqual((await repo.get(8))?.state, state);
       assert.equal(await repo.get(9), undefined, 'recomputed rather than read in an older shape');
       assert.equal(await repo.get(10), undefined);
+    });
+
+    test("a revision's plan round-trips compressed; a plan stored as plain JSON before still reads", async () => {
+      const revisions = new DrizzleRevisionRepository(h.db);
+      const plan = { noop: false, steps: [{ key: 'a', note: 'ünïcode ✓' }], counts: { create: 1 } };
+      await h.db.execute(sql`insert into revisions (generation, status, author, counts, cost, quota, plan)
+        values (100, 'pending', 'alice', '{}'::jsonb, '{}'::jsonb, '[]'::jsonb, ${JSON.stringify(plan)})`);
+      assert.deepEqual((await revisions.byGeneration(100))?.plan, plan);
+      const created = await revisions.insert({ generation: 101, baseRevisionId: null, status: 'pending', author: 'alice', rollbackOf: null, counts: {}, cost: {}, quota: [], plan, sections: [] } as never);
+      assert.equal(created.status, 'created');
+      assert.deepEqual((await revisions.byGeneration(101))?.plan, plan);
+      const raw = await h.db.execute(sql`select plan from revisions where generation = 101`);
+      const stored = String(((Array.isArray(raw) ? raw[0] : (raw as { rows: Record<string, unknown>[] }).rows[0]) as { plan: string }).plan);
+      assert.match(stored, /^H4sI/, 'gzip in base64, not JSON the database parses');
     });
   });
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "revisions" ALTER COLUMN "plan" SET DATA TYPE text USING "plan"::text;
