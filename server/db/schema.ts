@@ -24,15 +24,20 @@ export const policyHead = pgTable('policy_head', {
 
 export type ObjectChange = { op: 'create' | 'update' | 'delete'; kind: string; namespace: string; name: string };
 
-export const policyGenerations = pgTable('policy_generations', {
-  generation: integer('generation').primaryKey(),
-  author: text('author').notNull(),
-  message: text('message').notNull().default(''),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  changes: jsonb('changes').$type<ObjectChange[]>().notNull(),
-  /** Set when this generation restores an earlier one (rollback). */
-  restoredFrom: integer('restored_from'),
-});
+export const policyGenerations = pgTable(
+  'policy_generations',
+  {
+    generation: integer('generation').primaryKey(),
+    author: text('author').notNull(),
+    message: text('message').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    changes: jsonb('changes').$type<ObjectChange[]>().notNull(),
+    /** Set when this generation restores an earlier one (rollback). */
+    restoredFrom: integer('restored_from'),
+  },
+  // A service's history asks which generations changed it (`changes @> [{kind, name}]`): without an index, every generation's changes were read.
+  (t) => [index('policy_generations_changes_idx').using('gin', t.changes.op('jsonb_path_ops'))],
+);
 
 export const policyObjects = pgTable(
   'policy_objects',

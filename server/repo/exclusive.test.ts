@@ -50,6 +50,30 @@ describe('exclusive (embedded) repositories', () => {
     assert.equal(await repos.policy.head(), 2);
   });
 
+  test('an object of the newest generation is read once; an update, a delete or a create of it is seen at once', async () => {
+    const claim = (name: string, user: string) => ({ kind: 'claim', namespace: 'obj', name, text: `kind: claim\nmetadata: {namespace: obj, name: ${name}}\nuser: ${user}\nservice: s\n`, spec: { user, service: 's' } });
+    const id = { kind: 'claim', namespace: 'obj', name: 'c' };
+    assert.equal(await repos.policy.getObject(id), undefined, 'not there yet');
+    let head = await repos.policy.head();
+    assert.equal((await repos.policy.commit({ baseGeneration: head, author: 'a', message: '', upserts: [claim('c', 'ann')], deletes: [] })).status, 'committed');
+    assert.equal(((await repos.policy.getObject(id))?.spec as { user: string }).user, 'ann', 'a create is seen (no stale "missing")');
+    const selects = countSelects(h);
+    for (let i = 0; i < 5; i++) await repos.policy.getObject(id);
+    assert.equal(selects(), 0, 'read again from memory');
+    head = await repos.policy.head();
+    await repos.policy.commit({ baseGeneration: head, author: 'a', message: '', upserts: [claim('c', 'bob')], deletes: [] });
+    const updated = await repos.policy.getObject(id);
+    assert.equal((updated?.spec as { user: string }).user, 'bob');
+    // Callers get their own copy: changing one does not change what the next reader gets.
+    (updated as { name: string }).name = 'changed';
+    assert.equal((await repos.policy.getObject(id))?.name, 'c');
+    // An older generation is always read from the database, as it was.
+    assert.equal(((await repos.policy.getObject(id, head))?.spec as { user: string }).user, 'ann');
+    head = await repos.policy.head();
+    await repos.policy.commit({ baseGeneration: head, author: 'a', message: '', upserts: [], deletes: [id] });
+    assert.equal(await repos.policy.getObject(id), undefined, 'a delete is seen');
+  });
+
   test('a reader’s tenant is read again after every membership or namespace change', async () => {
     const t = await repos.tenants.create({ name: 'acme', owner: 'olga', namespaces: ['n1'] });
     assert.ok(t.ok);

@@ -1,0 +1,1 @@
+CREATE INDEX "policy_generations_changes_idx" ON "policy_generations" USING gin ("changes" jsonb_path_ops);
