@@ -293,12 +293,16 @@ export function nodeHandler(core: RestCore): NodeRestHandler {
     let reply: RestReply;
     try {
       const method = req.method ?? 'GET';
-      reply = await core({
-        method,
-        url: `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`,
-        headers: nodeHeaders(req),
-        body: method === 'GET' || method === 'HEAD' ? null : req,
-      });
+      // Only the path and query are read: the Host header (the client's to write) is not part of the URL.
+      let url: string | undefined;
+      try {
+        url = new URL(req.url ?? '/', 'http://localhost').href;
+      } catch {
+        url = undefined;
+      }
+      reply = url
+        ? await core({ method, url, headers: nodeHeaders(req), body: method === 'GET' || method === 'HEAD' ? null : req })
+        : errorReply(400, 'BadRequest', { message: 'The request target is not a valid URL.' });
     } catch (e) {
       console.error(`REST ${req.method} ${req.url}:`, e);
       reply = errorReply(500, 'InternalError', { message: 'The server failed to answer; the fault is logged.' });

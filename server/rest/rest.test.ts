@@ -499,6 +499,22 @@ describe(`REST API: the envelope and every refusal (${transport})`, () => {
     assert.equal(typeof body.data.instanceName, 'string');
   });
 
+  test('the Host header is not part of the URL: a hostile one changes nothing, and is never a 500', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(server.url);
+    for (const host of ['a b', '[', 'evil.example:99999', '']) {
+      const head = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(`GET ${API_PREFIX}/platform HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+        let got = '';
+        socket.on('data', (b) => (got += b.toString('latin1')));
+        socket.on('end', () => resolve(got.split('\r\n')[0]!));
+        socket.on('error', reject);
+      });
+      // Node itself may refuse a malformed Host (400); otherwise the platform answers as usual.
+      assert.match(head, /^HTTP\/1\.1 (200|400) /, `Host: ${JSON.stringify(host)} → ${head}`);
+    }
+  });
+
   test('401 without a sign-in, and for a wrong or malformed token (never anonymous instead)', async () => {
     for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic YWxpY2U6YWxpY2U=' }] as Record<string, string>[]) {
       const res = await call('/user/info', { headers });
