@@ -5,8 +5,8 @@
  *
  * A Web stream is cancelled when it runs over. A Node stream (an
  * IncomingMessage) is only left unread: destroying it would take the socket
- * with it, before the 413 could be written; whoever answers closes the
- * connection instead.
+ * with it before the 413 could be written (the server's request timeout
+ * ends a client that keeps sending).
  */
 export async function readCapped(
   body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,

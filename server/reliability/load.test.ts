@@ -55,6 +55,8 @@ interface LoadResult {
   byFamily: Map<Family, { ms: number[]; statuses: number[] }>;
   /** Hostile requests whose answer was not the refusal (or error-ending dry run) expected. */
   unexpected: string[];
+  /** Requests that got no answer at all: what was sent, and the client's error. */
+  dropped: string[];
   created: string[];
   accepted: number[];
   sent: number;
@@ -66,6 +68,7 @@ async function generate(consoles: string[], label: string): Promise<LoadResult> 
   const pending: { name: string; revision: number }[] = [];
   const accepted: number[] = [];
   const unexpected: string[] = [];
+  const dropped: string[] = [];
   let hostile = 0;
   const inFlight: Promise<void>[] = [];
   let n = 0;
@@ -83,9 +86,11 @@ async function generate(consoles: string[], label: string): Promise<LoadResult> 
     let call: Promise<{ status: number; body: { data?: any } }>; // eslint-disable-line @typescript-eslint/no-explicit-any
     let fam: Family = family;
     let name = '';
+    let hostileName = '';
     if (family === 'hostile') {
       // The hostile corpus between ordinary traffic (server/testing/hostile-rest.ts): answered, refused, nothing written.
       const h = HOSTILE_REQUESTS[hostile++ % HOSTILE_REQUESTS.length]!;
+      hostileName = h.name;
       call = h.send(base, 'Sam', hostile).then((a) => {
         if (!h.expect.includes(a.status)) unexpected.push(`${h.name}: ${a.status} ${a.message}`);
         return { status: a.status, body: {} };
@@ -119,12 +124,16 @@ async function generate(consoles: string[], label: string): Promise<LoadResult> 
             if (r.body.data?.revision?.id) pending.push({ name, revision: r.body.data.revision.id });
           }
         },
-        () => void byFamily.get(fam)!.statuses.push(0),
+        (e: unknown) => {
+          byFamily.get(fam)!.statuses.push(0);
+          const err = e as { message?: string; cause?: { code?: string; message?: string } };
+          dropped.push(`${fam}${hostileName ? ` (${hostileName})` : name ? ` ${name}` : ''}: ${err.message ?? String(e)}${err.cause ? ` (${err.cause.code ?? err.cause.message})` : ''}`);
+        },
       ),
     );
   }
   await Promise.all(inFlight);
-  return { byFamily, unexpected, created, accepted, sent: total };
+  return { byFamily, unexpected, dropped, created, accepted, sent: total };
 }
 
 function report(label: string, r: LoadResult): void {
@@ -141,7 +150,8 @@ function report(label: string, r: LoadResult): void {
 async function checkNothingLost(dbUrlOrDir: { url?: string; pgliteDir?: string }, r: LoadResult, consoleUrl: string): Promise<void> {
   for (const [f, rec] of r.byFamily) {
     const bad = rec.statuses.filter((s) => s >= 500 || s === 0);
-    assert.equal(bad.length, 0, `${f}: ${bad.length} answers were 5xx or failed (${[...new Set(bad)].join(', ')})`);
+    const why = bad.includes(0) ? `; unanswered: ${r.dropped.slice(0, 5).join('; ')}` : '';
+    assert.equal(bad.length, 0, `${f}: ${bad.length} answers were 5xx or failed (${[...new Set(bad)].join(', ')})${why}`);
   }
   assert.deepEqual(r.unexpected, [], 'every hostile request was refused as expected');
   const listed = (await restCall(consoleUrl, 'GET', '/tenant/acme/service', undefined, 'Sam')).body.data as { name: string }[];

@@ -307,8 +307,9 @@ export function nodeHandler(core: RestCore): NodeRestHandler {
       console.error(`REST ${req.method} ${req.url}:`, e);
       reply = errorReply(500, 'InternalError', { message: 'The server failed to answer; the fault is logged.' });
     }
-    // A body the dispatcher refused unread (413) may still be arriving: end the connection after the answer.
-    if (reply.status === 413) res.setHeader('connection', 'close');
+    // A body refused unread (413 on its declared length) is left to Node, which reads and drops the rest
+    // after the answer. Closing the connection instead reset it under a client still sending, and the
+    // client saw the reset, not the 413.
     if (reply.response) {
       res.statusCode = reply.response.status;
       reply.response.headers.forEach((v, k) => res.setHeader(k, v));
