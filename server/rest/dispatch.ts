@@ -14,6 +14,7 @@ import { MAX_BODY_BYTES } from '../api/http-limits';
 import type { MaybeActor } from '../services/actor';
 import { isAppError } from '../services/errors';
 import { asAppErrorIfDbDown } from '../db/unavailable';
+import { loggable } from '../db/log-safe';
 import type { Services } from '../services';
 import { errorReply, REST_ERRORS } from './errors';
 import { RateLimiter } from './rate-limit';
@@ -247,7 +248,7 @@ export function createRestCore(opts: RestHandlerOptions): RestCore {
           typeof retry === 'number' ? { 'retry-after': String(retry) } : undefined,
         );
       }
-      console.error(`REST ${method} ${path}:`, e);
+      console.error(`REST ${method} ${path}: ${loggable(e)}`);
       return errorReply(500, 'InternalError', { message: 'The server failed to answer; the fault is logged.' });
     }
   };
@@ -304,7 +305,7 @@ export function nodeHandler(core: RestCore): NodeRestHandler {
         ? await core({ method, url, headers: nodeHeaders(req), body: method === 'GET' || method === 'HEAD' ? null : req })
         : errorReply(400, 'BadRequest', { message: 'The request target is not a valid URL.' });
     } catch (e) {
-      console.error(`REST ${req.method} ${req.url}:`, e);
+      console.error(`REST ${req.method} ${req.url}: ${loggable(e)}`);
       reply = errorReply(500, 'InternalError', { message: 'The server failed to answer; the fault is logged.' });
     }
     // A body refused unread (413 on its declared length) is left to Node, which reads and drops the rest

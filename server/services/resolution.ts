@@ -17,6 +17,7 @@ import { createResolver, isResolverFailure, type Resolver } from '../resolver';
 import type { Repos, ResolutionSummary, StoredObject } from '../repo/types';
 import type { MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
+import { loggable } from '../db/log-safe';
 
 export interface ResolutionView extends ResolutionSummary {
   state: DesiredState;
@@ -192,7 +193,7 @@ export class ResolutionService {
       this.written.set(writer, generation);
       for (const old of this.written.keys()) if (this.written.size > 10_000) this.written.delete(old);
     }
-    void this.ensure(generation).catch((e) => console.error(`resolution of generation ${generation} failed:`, e));
+    void this.ensure(generation).catch((e) => console.error(`resolution of generation ${generation} failed: ${loggable(e)}`));
   }
 
   ensure(generation: number): Promise<ResolutionView> {
@@ -257,7 +258,7 @@ export class ResolutionService {
   private store(view: ResolutionView): void {
     const write = new Promise<void>((resolve) => setTimeout(resolve, 0))
       .then(() => this.repos.resolutions.put(view))
-      .catch((e) => console.error(`storing the resolution of generation ${view.generation} failed (it is recomputed when read):`, e))
+      .catch((e) => console.error(`storing the resolution of generation ${view.generation} failed (it is recomputed when read): ${loggable(e)}`))
       .finally(() => this.storing.delete(write));
     this.storing.add(write);
   }

@@ -38,6 +38,7 @@ import type {
   StoredPlan,
 } from './revisions.types';
 import { CLAIMS_SHOWN, PLAN_FIRST_PAGE, PLAN_PAGE_MAX, SECTION_KEYS_SHOWN } from './revisions.types';
+import { loggable } from '../db/log-safe';
 
 export type { RevisionSummary, SectionView } from './revisions.types';
 
@@ -66,7 +67,7 @@ export class RevisionService {
 
   /** After a write: compute the generation's revision in the background. */
   schedule(generation: number, opts: { autoAcceptBy?: Actor } = {}): void {
-    void this.ensureForGeneration(generation, opts).catch((e) => console.error(`revision for generation ${generation} failed:`, e));
+    void this.ensureForGeneration(generation, opts).catch((e) => console.error(`revision for generation ${generation} failed: ${loggable(e)}`));
   }
 
   /**
