@@ -7,10 +7,10 @@
  * Keep SQL within PostgreSQL 15 (PGlite is 18 inside; servers may be older).
  */
 import { sql } from 'drizzle-orm';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { bigserial, boolean, customType, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { Marks } from '../repo/estate.types';
 import type { TenantRules } from '../repo/tenants.types';
+import { fromGzJson, toGzJson } from './gz-json';
 
 /**
  * A single row holding the newest generation number. Writers move it with a
@@ -128,21 +128,11 @@ export const resolutions = pgTable('resolutions', {
   stateGz: text('state_gz'),
 });
 
-/**
- * A JSON document stored as gzipped JSON in base64 text: for large values
- * read and written whole, never queried inside. The database does not parse
- * it (jsonb's parse of a revision's plan — hundreds of kilobytes once a few
- * hundred services wait for acceptance — ran on the embedded database's
- * single thread), and it travels a tenth of the bytes. Plain JSON text
- * (rows from before, when the column was jsonb) still reads.
- */
+/** A large JSON document read and written whole, never queried inside: gzipped JSON in base64 text (./gz-json.ts). */
 export const gzJson = customType<{ data: unknown; driverData: string }>({
   dataType: () => 'text',
-  toDriver: (value) => gzipSync(JSON.stringify(value), { level: 1 }).toString('base64'),
-  fromDriver: (text) => {
-    const raw = typeof text === 'string' ? text : JSON.stringify(text);
-    return JSON.parse(raw.startsWith('H4sI') ? gunzipSync(Buffer.from(raw, 'base64')).toString('utf8') : raw) as unknown;
-  },
+  toDriver: toGzJson,
+  fromDriver: (text) => fromGzJson(typeof text === 'string' ? text : JSON.stringify(text)),
 });
 
 /**

@@ -8,8 +8,7 @@ import { DrizzleTokenRepository } from './tokens';
 import { DrizzleLinkRepository } from './links';
 import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
+import { fromGzJsonAsync, toGzJsonAsync } from '../db/gz-json';
 import { policyGenerations, policyHead, policyObjects, resolutions, userProfiles, userRegistrations, users } from '../db/schema';
 import {
   objectIdKey,
@@ -124,7 +123,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       if (this.headObjects.size >= MAX_HEAD_OBJECTS) this.headObjects.clear();
       this.headObjects.set(key, found ?? null);
     }
-    return found && { ...found };
+    return cacheable && found ? { ...found } : found;
   }
 
   private async readObject(id: ObjectId, generation?: number): Promise<StoredObject | undefined> {
@@ -310,9 +309,6 @@ export class DrizzleUserRepo implements UserRepo {
   }
 }
 
-const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
-
 export class DrizzleResolutionRepo implements ResolutionRepo {
   constructor(private readonly db: Db) {}
 
@@ -322,7 +318,7 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
     if (!row) return undefined;
     const { stateGz, state: old, ...summary } = row;
     // Unzipped on libuv's threads, not the event loop.
-    const state = stateGz ? (JSON.parse((await gunzipAsync(Buffer.from(stateGz, 'base64'))).toString('utf8')) as unknown) : old;
+    const state = stateGz ? await fromGzJsonAsync(stateGz) : old;
     // Resolutions are derived data: one stored before instances carried their
     // provenance is recomputed rather than read in an older shape.
     return isCurrentStateShape(state) ? { ...summary, state } : undefined;
@@ -330,7 +326,7 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
 
   async put(r: Omit<StoredResolution, 'createdAt'>): Promise<void> {
     const { state, generation: _g, ...summary } = r;
-    const stateGz = (await gzipAsync(JSON.stringify(state), { level: 1 })).toString('base64');
+    const stateGz = await toGzJsonAsync(state);
     // Same generation, same inputs: the row is only ever replaced by a recomputation of an outdated shape.
     await this.db
       .insert(resolutions)

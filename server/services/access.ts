@@ -59,7 +59,11 @@ export class AccessService {
     if (touched.length === 0) return;
     // Only the touched claims are read (by name, per namespace), not every claim of the policy.
     const byNamespace = new Map<string, string[]>();
-    for (const o of touched) byNamespace.set(o.namespace, [...(byNamespace.get(o.namespace) ?? []), o.name]);
+    for (const o of touched) {
+      const names = byNamespace.get(o.namespace);
+      if (names) names.push(o.name);
+      else byNamespace.set(o.namespace, [o.name]);
+    }
     const stored = new Map<string, string | undefined>();
     for (const [namespace, names] of byNamespace) {
       // A large import reads its namespaces' claims whole rather than naming thousands.

@@ -372,19 +372,16 @@ export class DeploymentService {
 
   /** Marks admission of one new service against the newest policy (its placement was weighed before a commit it waited for). */
   private async admitNew(it: PendingCreate): Promise<void> {
-    const [claim] = loadObjects(it.text).objects;
-    const state = await this.resolution.withNewClaims([{ kind: claim!.kind, namespace: claim!.namespace, name: claim!.name, spec: claim!.spec }]);
-    await this.assertWithinMarks(it.t, it.name, (claim!.spec as Claim).labels, state, 'Now');
+    const state = await this.resolution.withNewClaims(newObjects([it]));
+    await this.assertWithinMarks(it.t, it.name, newClaimLabels(it), state, 'Now');
   }
 
   /** Whether the placed creates of a batch fit their environments' marks with all of the batch in the policy. */
   private async withinMarksTogether(together: PendingCreate[], placed: PendingCreate[]): Promise<boolean> {
     if (placed.length === 0) return true;
-    const added = together.flatMap((it) => loadObjects(it.text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec })));
-    const state = await this.resolution.withNewClaims(added);
+    const state = await this.resolution.withNewClaims(newObjects(together));
     for (const it of placed) {
-      const labels = (loadObjects(it.text).objects[0]!.spec as Claim).labels;
-      const fits = await this.assertWithinMarks(it.t, it.name, labels, state, 'Together with the services created with it').then(() => true, () => false);
+      const fits = await this.assertWithinMarks(it.t, it.name, newClaimLabels(it), state, 'Together with the services created with it').then(() => true, () => false);
       if (!fits) return false;
     }
     return true;
@@ -783,4 +780,14 @@ function labelFor(env: { cluster: string; k8sNamespace: string | null }): string
 function describeOver(over: readonly { dimension: string; mark: number; usage: number }[]): string {
   const show = (d: string, v: number) => (d === 'vcpu' ? String(millisToVcpu(v)) : String(v));
   return over.map((o) => `${o.dimension}: ${show(o.dimension, o.usage)} needed, ${show(o.dimension, o.mark)} allowed`).join('; ');
+}
+
+/** The objects queued creates add to the policy, as the engine takes them. */
+function newObjects(items: readonly PendingCreate[]) {
+  return items.flatMap((it) => loadObjects(it.text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec })));
+}
+
+/** The labels of a queued create's claim (the first object of its text). */
+function newClaimLabels(it: PendingCreate): Claim['labels'] {
+  return (loadObjects(it.text).objects[0]!.spec as Claim).labels;
 }
