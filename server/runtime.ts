@@ -29,7 +29,7 @@ export function getRuntime(): Promise<Runtime> {
 
 async function boot(): Promise<Runtime> {
   const e = env();
-  const db = await openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite') });
+  const db = await openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite'), pgliteThread: true });
   // The embedded database belongs to this process alone; a shared PostgreSQL may be written by others.
   const repos = drizzleRepos(db.db, { exclusive: db.kind === 'pglite' });
   if (e.seed === 'demo') await seedDemo(repos);

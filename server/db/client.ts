@@ -13,6 +13,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { PGliteThread } from './pglite-thread';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -32,6 +33,8 @@ export interface OpenDbOptions {
   migrationsFolder?: string;
   /** Pool size for postgres.js. */
   max?: number;
+  /** PGlite on a thread of its own (pglite-thread.ts): the server's way; tests' throw-away databases stay in-process. */
+  pgliteThread?: boolean;
 }
 
 export function defaultMigrationsFolder(): string {
@@ -64,10 +67,16 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   }
   const dir = opts.pgliteDir ?? 'memory://';
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir);
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
-  await migratePglite(db as never, { migrationsFolder });
-  await initialiseRows(db);
+  const client = opts.pgliteThread ? await PGliteThread.create(dir) : await PGlite.create(dir);
+  // The thread answers the calls drizzle makes of PGlite (query, transaction), with PGlite's results.
+  const db = drizzlePglite({ client: client as PGlite, schema }) as unknown as Db;
+  try {
+    await migratePglite(db as never, { migrationsFolder });
+    await initialiseRows(db);
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    throw e;
+  }
   return { db, kind: 'pglite', close: () => client.close() };
 }
 

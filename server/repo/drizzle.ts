@@ -64,6 +64,40 @@ function visibleAt(generation: number | undefined): SQL {
 /** Bound of the exclusive-mode cache of newest objects read by id (it starts over when full). */
 const MAX_HEAD_OBJECTS = 20_000;
 
+/** The in-memory form of listObjects' filter (the snapshot is in the database's order already). */
+function matches(o: StoredObject, f: ObjectFilter): boolean {
+  return (!f.kind || o.kind === f.kind) && (!f.namespace || o.namespace === f.namespace) && (!f.names || f.names.includes(o.name));
+}
+
+/**
+ * Cached objects are handed out as shallow copies sharing their spec; frozen,
+ * a caller that changed a spec in place would throw rather than change what
+ * every later reader gets.
+ */
+function frozen(o: StoredObject): StoredObject {
+  deepFreeze(o.spec);
+  return o;
+}
+
+/**
+ * PostgreSQL's C collation: UTF-8 bytes, that is code points. UTF-16 code
+ * units order the same way except a surrogate pair against U+E000–U+FFFF, so
+ * the first difference is compared as code points.
+ */
+export function byteCompare(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a.charCodeAt(i) !== b.charCodeAt(i)) return a.codePointAt(i)! - b.codePointAt(i)!;
+  }
+  return a.length - b.length;
+}
+
+function deepFreeze(v: unknown): void {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
+}
+
 export class DrizzlePolicyRepo implements PolicyRepo {
   constructor(
     private readonly db: Db,
@@ -86,7 +120,31 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     if (this.opts.exclusive) this.knownHead = Math.max(this.knownHead ?? 0, head);
   }
 
+  /**
+   * Exclusive mode: the whole policy as of one generation, as last read in
+   * full. What a generation holds never changes, so it answers any later read
+   * of that generation, and reads of the head while the head is still there.
+   * A save reads the policy several times (admission, resolution, the
+   * revision's plan): on the embedded database those whole-policy reads were
+   * the largest share of a save's statement time.
+   */
+  private snapshot: { generation: number; objects: StoredObject[]; byKey?: Map<string, StoredObject> } | undefined;
+
   async listObjects(filter: ObjectFilter = {}): Promise<StoredObject[]> {
+    if (!this.opts.exclusive) return this.queryObjects(filter);
+    // The head, pinned: a commit finishing meanwhile does not change what generation `at` holds.
+    const at = filter.generation ?? (await this.head());
+    const snap = this.snapshot;
+    if (snap && snap.generation === at) return snap.objects.filter((o) => matches(o, filter)).map((o) => ({ ...o }));
+    const whole = !filter.kind && !filter.namespace && !filter.names;
+    if (!whole) return this.queryObjects({ ...filter, generation: at });
+    const objects = await this.queryObjects({ generation: at });
+    // The newest generation read is kept (a read of an older one, say for a diff, does not displace it).
+    if (objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
+    return objects.map((o) => ({ ...o }));
+  }
+
+  private async queryObjects(filter: ObjectFilter): Promise<StoredObject[]> {
     const conds: SQL[] = [visibleAt(filter.generation)];
     if (filter.kind) conds.push(eq(policyObjects.kind, filter.kind));
     if (filter.namespace) conds.push(eq(policyObjects.namespace, filter.namespace));
@@ -112,6 +170,12 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   async getObject(id: ObjectId, generation?: number): Promise<StoredObject | undefined> {
     const cacheable = this.opts.exclusive === true && generation === undefined;
     const key = objectIdKey(id);
+    const snap = this.snapshot;
+    if (this.opts.exclusive && snap && snap.generation === (generation ?? this.knownHead)) {
+      snap.byKey ??= new Map(snap.objects.map((o) => [objectIdKey(o), o]));
+      const o = snap.byKey.get(key);
+      return o && { ...o };
+    }
     if (cacheable) {
       const hit = this.headObjects.get(key);
       // A shallow copy, as the in-memory repository answers.
@@ -121,7 +185,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     const found = await this.readObject(id, generation);
     if (cacheable && commits === this.commits) {
       if (this.headObjects.size >= MAX_HEAD_OBJECTS) this.headObjects.clear();
-      this.headObjects.set(key, found ?? null);
+      this.headObjects.set(key, found ? frozen(found) : null);
     }
     return cacheable && found ? { ...found } : found;
   }
@@ -163,19 +227,44 @@ export class DrizzlePolicyRepo implements PolicyRepo {
 
   async commit(req: CommitRequest): Promise<CommitResult> {
     let result: CommitResult;
+    const written: StoredObject[] = [];
+    const closed = new Set<string>();
     try {
-      result = await this.commitOnce(req);
+      result = await this.commitOnce(req, this.opts.exclusive ? { written, closed } : undefined);
     } finally {
       // Whatever became of it, reads that overlapped it are not kept, and what it touched is read again.
       this.commits++;
       for (const o of [...req.upserts, ...req.deletes]) this.headObjects.delete(objectIdKey(o));
     }
-    if (result.status === 'committed') this.note(result.generation.generation);
-    else if (result.status === 'conflict') this.note(result.head);
+    if (result.status === 'committed') {
+      this.advanceSnapshot(req.baseGeneration, result.generation.generation, written, closed);
+      this.note(result.generation.generation);
+    } else if (result.status === 'conflict') this.note(result.head);
     return result;
   }
 
-  private async commitOnce(req: CommitRequest): Promise<CommitResult> {
+  /**
+   * The snapshot of the generation a commit was based on, carried to the one
+   * it made: without this every save's first reads of its new generation
+   * (admission, the changed objects, clusters, ACL rules) went to the
+   * database. The written rows are as the database returned them (jsonb's
+   * key order), so a reader cannot tell the carried snapshot from a fresh read.
+   */
+  private advanceSnapshot(base: number, generation: number, written: StoredObject[], closed: Set<string>): void {
+    const snap = this.snapshot;
+    if (!this.opts.exclusive || !snap || snap.generation !== base || generation !== base + 1) return;
+    const kept = snap.objects.filter((o) => !closed.has(objectIdKey(o)));
+    if (kept.length + written.length > MAX_HEAD_OBJECTS) {
+      this.snapshot = undefined;
+      return;
+    }
+    const objects = kept.concat(written.map(frozen));
+    // The database's order: kind, namespace, name under the C collation (bytewise, as PGlite's databases are made).
+    objects.sort((a, b) => byteCompare(a.kind, b.kind) || byteCompare(a.namespace, b.namespace) || byteCompare(a.name, b.name));
+    this.snapshot = { generation, objects };
+  }
+
+  private async commitOnce(req: CommitRequest, track?: { written: StoredObject[]; closed: Set<string> }): Promise<CommitResult> {
     return this.db.transaction(async (tx) => {
       // Lock the head row first: concurrent writers queue here, and the loser
       // then sees the moved generation and gets a conflict.
@@ -224,7 +313,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       if (plan.writes.length > 0) {
         // Chunk to stay far below the bind-parameter limit on huge writes.
         for (let i = 0; i < plan.writes.length; i += 500) {
-          await tx.insert(policyObjects).values(
+          const insert = tx.insert(policyObjects).values(
             plan.writes.slice(i, i + 500).map((w) => ({
               kind: w.kind,
               namespace: w.namespace,
@@ -234,8 +323,11 @@ export class DrizzlePolicyRepo implements PolicyRepo {
               createdGeneration: generation,
             })),
           );
+          if (track) track.written.push(...(await insert.returning()).map(toObject));
+          else await insert;
         }
       }
+      if (track) for (const c of closing) track.closed.add(objectIdKey(c));
       const [row] = await tx
         .insert(policyGenerations)
         .values({

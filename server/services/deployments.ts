@@ -31,6 +31,7 @@ import { costAndQuota, millisToVcpu } from '../engine/plan';
 import { units, type Usage } from './estate';
 import { GroupCommit } from './group-commit';
 import { readBundle } from './bundle';
+import { transition, type RevisionStatus } from './revision-state';
 import { restartLabelFor } from '../engine/plan/restart';
 
 type PendingCreate = { who: Actor; t: { id: number; name: string; namespaces: string[] }; name: string; text: string; accept: boolean; selection?: Selection };
@@ -577,9 +578,12 @@ export class DeploymentService {
     const t = await this.tenant(who, input.tenant, 'decide its revisions');
     const namespace = await this.namespaceOfService(t, input.name);
     const history = await this.history(who, { tenant: input.tenant, name: input.name });
-    if (!history.some((h) => h.id === input.revision)) {
-      throw notFound(`Revision ${input.revision} of service ${input.name}`);
-    }
+    const entry = history.find((h) => h.id === input.revision);
+    if (!entry) throw notFound(`Revision ${input.revision} of service ${input.name}`);
+    // A revision no longer open (superseded, decided, applied) is refused before its plan and state are read:
+    // on a busy console most late acceptances are of superseded revisions, and the refusal cost as much as an acceptance.
+    const open = transition(entry.status as RevisionStatus, input.accept ? 'accept-some' : 'reject');
+    if (!open.ok) throw new AppError('CONFLICT', open.reason);
     // The sections this service's claim touches — claims it gains or loses,
     // and changes (updates, restarts) of instances it uses. Aptomi instances
     // belong to the namespace of the service they instantiate, which may not
@@ -592,7 +596,6 @@ export class DeploymentService {
     // Rejecting one section rejects the revision; accepting takes every section the service touches.
     if (!input.accept) return this.revisions.decide(who, { revisionId: input.revision, namespace: sections[0]!, decision: 'reject' });
     // Marks are checked again at acceptance: others may have taken the room since the revision was made.
-    const entry = history.find((h) => h.id === input.revision)!;
     const then = await this.repos.policy.getObject({ kind: 'claim', namespace, name: input.name }, entry.generation);
     if (then) await this.assertWithinMarks(t, input.name, (then.spec as Claim).labels, (await this.resolution.ensure(entry.generation)).state, 'Accepted now');
     let result: DecideResult | undefined;

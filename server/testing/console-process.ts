@@ -18,7 +18,7 @@ import { serveForTests, testAuth } from './rest';
 const url = process.env.DATABASE_URL;
 const pgliteDir = process.env.PGLITE_DIR;
 if (!url && !pgliteDir) throw new Error('console-process needs DATABASE_URL or PGLITE_DIR');
-const db = await openDb(url ? { url, max: 10 } : { pgliteDir });
+const db = await openDb(url ? { url, max: 10 } : { pgliteDir, pgliteThread: true });
 // acme-* may be taken as a tenant's namespaces without a domain admin, as the REST tests do.
 // As the server runs: the embedded database is this process's alone (exclusive), and resolutions run on worker threads (KEELSON_RESOLVER_THREADS' default).
 const repos = drizzleRepos(db.db, { exclusive: !url });

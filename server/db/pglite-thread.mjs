@@ -1,0 +1,108 @@
+// The embedded database on a thread of its own (started by pglite-thread.ts).
+// Plain JavaScript on purpose: it needs only PGlite, and starts the same
+// under tsx, the CLI and Next.js's compiled server.
+//
+// It runs exactly the calls the request thread would have made on PGlite —
+// query, exec, transaction — in the order they arrive, so PGlite's own
+// locks order them as before; only the work (PostgreSQL in WebAssembly,
+// encoding parameters, decoding rows) moves off the request thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+
+if (!parentPort) throw new Error('pglite-thread.mjs runs as a worker thread');
+const port = parentPort;
+
+/** Errors travel as their fields: a structured clone keeps an Error's message, not PostgreSQL's code, detail or constraint. */
+const ERROR_FIELDS = ['name', 'message', 'code', 'detail', 'hint', 'position', 'schema', 'table', 'column', 'dataType', 'constraint', 'severity', 'routine', 'where'];
+function errorFields(e) {
+  const out = {};
+  for (const k of ERROR_FIELDS) if (e && e[k] !== undefined) out[k] = typeof e[k] === 'string' || typeof e[k] === 'number' ? e[k] : String(e[k]);
+  if (!out.message) out.message = String(e);
+  return out;
+}
+
+/** The caller's parsers were identities for these types (drizzle keeps dates and intervals as text): kept as text here too. */
+function options(m) {
+  if (!m.rowMode && !m.textTypes) return undefined;
+  const parsers = {};
+  for (const t of m.textTypes ?? []) parsers[t] = (v) => v;
+  return { ...(m.rowMode ? { rowMode: m.rowMode } : {}), ...(m.textTypes ? { parsers } : {}) };
+}
+
+const result = (r) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows });
+
+let pg;
+try {
+  pg = await PGlite.create(workerData.dir);
+} catch (e) {
+  port.postMessage({ ready: false, error: errorFields(e) });
+  throw e;
+}
+
+/** Open transactions by the caller's id: PGlite's transaction callback waits here until the caller ends it. */
+const transactions = new Map();
+
+function reply(id, p) {
+  p.then(
+    (value) => port.postMessage({ id, ok: true, value }),
+    (e) => port.postMessage({ id, ok: false, error: errorFields(e) }),
+  );
+}
+
+function target(m) {
+  if (m.tx === undefined) return pg;
+  const t = transactions.get(m.tx);
+  if (!t) throw new Error(`transaction ${m.tx} is not open`);
+  return t.tx;
+}
+
+port.on('message', (m) => {
+  switch (m.op) {
+    case 'query':
+      return reply(m.id, Promise.resolve().then(() => target(m).query(m.sql, m.params, options(m))).then(result));
+    case 'exec':
+      return reply(m.id, Promise.resolve().then(() => target(m).exec(m.sql)).then((rs) => rs.map(result)));
+    case 'begin': {
+      let begun;
+      const started = new Promise((ok) => (begun = ok));
+      const done = pg.transaction(
+        (tx) =>
+          new Promise((commit, rollback) => {
+            transactions.set(m.tx, { tx, commit, rollback });
+            begun();
+          }),
+      );
+      // Begun (or failed to begin) answers the begin; how it ended answers the end.
+      reply(m.id, Promise.race([started, done]).then(() => undefined));
+      done.then(
+        () => undefined,
+        () => undefined,
+      );
+      transactions.set(`done:${m.tx}`, done);
+      return;
+    }
+    case 'end': {
+      const t = transactions.get(m.tx);
+      const done = transactions.get(`done:${m.tx}`);
+      transactions.delete(m.tx);
+      transactions.delete(`done:${m.tx}`);
+      if (!t || !done) return reply(m.id, Promise.reject(new Error(`transaction ${m.tx} is not open`)));
+      if (m.commit) t.commit();
+      else t.rollback(Object.assign(new Error('rolled back by the caller'), { name: 'RollbackRequested' }));
+      return reply(
+        m.id,
+        done.then(
+          () => undefined,
+          (e) => {
+            // The rollback asked for is the expected end, not an error.
+            if (!m.commit && e?.name === 'RollbackRequested') return undefined;
+            throw e;
+          },
+        ),
+      );
+    }
+    case 'close':
+      return reply(m.id, pg.close());
+  }
+});
+port.postMessage({ ready: true });
