@@ -39,7 +39,10 @@ try {
   throw e;
 }
 
-/** Open transactions by the caller's id: PGlite's transaction callback waits here until the caller ends it. */
+/**
+ * Open transactions by the caller's id: PGlite's transaction callback waits
+ * on `end` until the caller commits or rolls back; `done` is how it ended.
+ */
 const transactions = new Map();
 
 function reply(id, p) {
@@ -50,9 +53,9 @@ function reply(id, p) {
 }
 
 function target(m) {
-  if (m.tx === undefined) return pg;
+  if (m.tx === undefined || m.tx === null) return pg;
   const t = transactions.get(m.tx);
-  if (!t) throw new Error(`transaction ${m.tx} is not open`);
+  if (!t?.tx) throw new Error(`transaction ${m.tx} is not open`);
   return t.tx;
 }
 
@@ -65,33 +68,30 @@ port.on('message', (m) => {
     case 'begin': {
       let begun;
       const started = new Promise((ok) => (begun = ok));
-      const done = pg.transaction(
+      const entry = {};
+      entry.done = pg.transaction(
         (tx) =>
           new Promise((commit, rollback) => {
-            transactions.set(m.tx, { tx, commit, rollback });
+            Object.assign(entry, { tx, commit, rollback });
             begun();
           }),
       );
-      // Begun (or failed to begin) answers the begin; how it ended answers the end.
-      reply(m.id, Promise.race([started, done]).then(() => undefined));
-      done.then(
-        () => undefined,
-        () => undefined,
-      );
-      transactions.set(`done:${m.tx}`, done);
-      return;
+      // A transaction that fails is reported on its end (or its begin); never as an unhandled rejection.
+      entry.done.catch(() => {
+        if (!entry.commit) transactions.delete(m.tx); // it never began: no end will come
+      });
+      transactions.set(m.tx, entry);
+      return reply(m.id, Promise.race([started, entry.done]).then(() => undefined));
     }
     case 'end': {
       const t = transactions.get(m.tx);
-      const done = transactions.get(`done:${m.tx}`);
       transactions.delete(m.tx);
-      transactions.delete(`done:${m.tx}`);
-      if (!t || !done) return reply(m.id, Promise.reject(new Error(`transaction ${m.tx} is not open`)));
+      if (!t?.commit) return reply(m.id, Promise.reject(new Error(`transaction ${m.tx} is not open`)));
       if (m.commit) t.commit();
       else t.rollback(Object.assign(new Error('rolled back by the caller'), { name: 'RollbackRequested' }));
       return reply(
         m.id,
-        done.then(
+        t.done.then(
           () => undefined,
           (e) => {
             // The rollback asked for is the expected end, not an error.
