@@ -120,6 +120,8 @@ class WorkerPool implements Resolver {
     const worker = new Worker(this.boot, {
       // A fresh thread: the parent's flags (a test runner's, say) are not the worker's business.
       execArgv: [],
+      // Drafts (dry runs, previews, Deployment Manager expansions) run on the other threads, at a lower priority.
+      workerData: { lane: slot === this.slots[0] || this.slots.length === 1 ? 'generations' : 'drafts' },
       resourceLimits: { maxOldGenerationSizeMb: this.opts.memoryMb },
     });
     slot.worker = worker;

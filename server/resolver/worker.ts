@@ -4,8 +4,23 @@
  * fails that request only; running out of memory or time ends the thread,
  * and the pool reports that on the request and starts a new one.
  */
-import { parentPort } from 'node:worker_threads';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
 import { SessionResolver, type ResolverRequest } from './session';
+
+// A draft thread yields the cores to requests and to the resolution of new
+// generations: a dry run with a worst case in it (a 2^30 fan-out walks its
+// budget for a second or more) took a core from a console serving 200
+// requests a second on two. On Linux a thread's nice value is its own
+// (setpriority of "process 0" is the calling thread); elsewhere it would be
+// the whole process's, so only there.
+if ((workerData as { lane?: string } | null)?.lane === 'drafts' && process.platform === 'linux') {
+  try {
+    setPriority(0, 10);
+  } catch {
+    // Not permitted (a container without CAP_SYS_NICE can still lower, but be safe): same priority as the rest.
+  }
+}
 
 const resolver = new SessionResolver();
 if (!parentPort) throw new Error('server/resolver/worker.ts runs as a worker thread');
