@@ -36,6 +36,23 @@ describe('resolution on the server', () => {
     assert.deepEqual([first.claimsTotal, first.instances], [4, 29]);
   });
 
+  test('a store failing because the database closed is not reported; any other failure is', async (t) => {
+    const logged: string[] = [];
+    t.mock.method(console, 'error', (m: string) => logged.push(String(m)));
+    let failure: Error = new Error('Failed query: insert into "resolutions" …', { cause: new Error('PGlite is closed') });
+    t.mock.method(repos.resolutions, 'put', async () => {
+      throw failure;
+    });
+    await resolution.get(sam, 2);
+    await resolution.stored();
+    assert.deepEqual(logged, [], 'shutting down under a queued write is not an error');
+    failure = new Error('Failed query: insert into "resolutions" …', { cause: new Error('disk full') });
+    await resolution.get(sam, 1);
+    await resolution.stored();
+    assert.equal(logged.length, 1);
+    assert.match(logged[0]!, /storing the resolution of generation 1 failed.*disk full/s);
+  });
+
   test('a generation read again is served from memory, not read from storage anew', async () => {
     await resolution.get(sam, 2);
     let reads = 0;

@@ -258,7 +258,12 @@ export class ResolutionService {
   private store(view: ResolutionView): void {
     const write = new Promise<void>((resolve) => setTimeout(resolve, 0))
       .then(() => this.repos.resolutions.put(view))
-      .catch((e) => console.error(`storing the resolution of generation ${view.generation} failed (it is recomputed when read): ${loggable(e)}`))
+      .catch((e) => {
+        // The database closed under a write still queued (the process stopping, a test ending): the
+        // resolution is a cache, recomputed when read, and there is nothing to report.
+        if (closedUnder(e)) return;
+        console.error(`storing the resolution of generation ${view.generation} failed (it is recomputed when read): ${loggable(e)}`);
+      })
       .finally(() => this.storing.delete(write));
     this.storing.add(write);
   }
@@ -387,4 +392,12 @@ function byKindAndNamespace(changes: readonly { kind: string; namespace: string;
 function uniqueBy<T>(items: readonly T[], key: (t: T) => string): T[] {
   const seen = new Set<string>();
   return items.filter((t) => (seen.has(key(t)) ? false : (seen.add(key(t)), true)));
+}
+
+/** The error of a statement sent after the embedded database was closed (PGlite's own, or its thread's). */
+function closedUnder(e: unknown): boolean {
+  for (let x = e as { message?: unknown; cause?: unknown } | undefined, depth = 0; x && depth < 5; x = x.cause as typeof x, depth++) {
+    if (typeof x.message === 'string' && /PGlite is closed|The embedded database is closed/.test(x.message)) return true;
+  }
+  return false;
 }
