@@ -118,7 +118,11 @@ async function generate(consoles: string[], label: string, known: string[]): Pro
     } else if (family === 'get') call = restCall(base, 'GET', `/tenant/acme/service/${some}?summary=true`, undefined, 'Sam');
     else if (family === 'history') call = restCall(base, 'GET', `/tenant/acme/service/${some}/history`, undefined, 'Sam');
     else if (family === 'accept' && pending.length) {
-      const p = pending.shift()!;
+      // The newest revision, as a reviewer accepts what they are shown. (Accepting the oldest
+      // pending one, as this did, was nearly always refused — a later save had superseded it —
+      // so 2% of "acceptances" accepted anything, and the unaccepted backlog, which every new
+      // revision's plan is diffed over, grew by 600 services a minute.)
+      const p = pending.pop()!;
       call = restCall(base, 'PUT', `/tenant/acme/service/${p.name}/revision/${p.revision}?accept=true`, undefined, 'Sam');
       void call.then((r) => r.status === 200 && accepted.push(p.revision), () => undefined);
     } else {
