@@ -139,8 +139,11 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     const whole = !filter.kind && !filter.namespace && !filter.names;
     if (!whole) return this.queryObjects({ ...filter, generation: at });
     const objects = await this.queryObjects({ generation: at });
-    // The newest generation read is kept (a read of an older one, say for a diff, does not displace it).
-    if (objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
+    // The newest generation read is kept (a read of an older one, say for a diff, does not displace it) —
+    // but only one that exists: a read past the head answers the head's objects, which that
+    // generation, once written, will not hold.
+    const exists = at <= (await this.head());
+    if (exists && objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
     return objects.map((o) => ({ ...o }));
   }
 

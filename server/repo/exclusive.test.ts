@@ -144,3 +144,74 @@ describe('exclusive grants', () => {
     }
   });
 });
+
+describe('exclusive policy snapshot', () => {
+  /** A claim whose spec's keys jsonb reorders (shorter keys first), to tell a fresh read from a carried one. */
+  const claim = (name: string, user = 'ann') => ({
+    kind: 'claim',
+    namespace: 'snap',
+    name,
+    text: `kind: claim\nmetadata: {namespace: snap, name: ${name}}\nuser: ${user}\nservice: s\n`,
+    spec: { service: 's', user, labels: { zz: '1', a: '2' } },
+  });
+
+  test('carried across commits, the policy reads exactly as the database does — order, contents, deletes', async () => {
+    const h = await openDb({ pgliteDir: 'memory://' });
+    const repos = drizzleRepos(h.db, { exclusive: true });
+    const fresh = drizzleRepos(h.db);
+    try {
+      let head = await repos.policy.head();
+      // Names whose C-collation order differs from a case-insensitive or locale order: A < B < _z < a < a-b < a_b < ab < z < é.
+      for (const batch of [['b', 'A'], ['_z', 'a-b', 'é'], ['a_b', 'ab', 'z', 'B'], ['a']]) {
+        await repos.policy.listObjects(); // the snapshot of the generation the commit is based on
+        const r = await repos.policy.commit({ baseGeneration: head, author: 'a', message: '', upserts: batch.map((n) => claim(n)), deletes: [] });
+        assert.equal(r.status, 'committed');
+        head = r.status === 'committed' ? r.generation.generation : head;
+        assert.equal(JSON.stringify(await repos.policy.listObjects()), JSON.stringify(await fresh.policy.listObjects()), `after ${batch.join(', ')}`);
+      }
+      const r = await repos.policy.commit({ baseGeneration: head, author: 'a', message: '', upserts: [claim('a', 'bob')], deletes: [{ kind: 'claim', namespace: 'snap', name: 'z' }] });
+      assert.equal(r.status, 'committed');
+      assert.equal(JSON.stringify(await repos.policy.listObjects()), JSON.stringify(await fresh.policy.listObjects()), 'after an update and a delete');
+      assert.equal(((await repos.policy.getObject({ kind: 'claim', namespace: 'snap', name: 'a' }))?.spec as { user: string }).user, 'bob');
+      assert.equal(await repos.policy.getObject({ kind: 'claim', namespace: 'snap', name: 'z' }), undefined, 'the deleted claim is gone');
+      // An older generation still reads as it was.
+      assert.deepEqual((await repos.policy.listObjects({ generation: head })).map((o) => o.name), (await fresh.policy.listObjects({ generation: head })).map((o) => o.name));
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a read past the head is not kept as that generation: once written, it reads as written', async () => {
+    const h = await openDb({ pgliteDir: 'memory://' });
+    const repos = drizzleRepos(h.db, { exclusive: true });
+    try {
+      const head = await repos.policy.head();
+      // Anyone may ask for a generation that does not exist yet (the policy page's generation picker).
+      assert.deepEqual(await repos.policy.listObjects({ generation: head + 1 }), []);
+      const r = await repos.policy.commit({ baseGeneration: head, author: 'a', message: '', upserts: [claim('later')], deletes: [] });
+      assert.equal(r.status, 'committed');
+      assert.deepEqual((await repos.policy.listObjects({ generation: head + 1 })).map((o) => o.name), ['later']);
+      assert.deepEqual((await repos.policy.listObjects()).map((o) => o.name), ['later']);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('what a reader gets cannot change what the next reader gets', async () => {
+    const h = await openDb({ pgliteDir: 'memory://' });
+    const repos = drizzleRepos(h.db, { exclusive: true });
+    try {
+      await repos.policy.commit({ baseGeneration: await repos.policy.head(), author: 'a', message: '', upserts: [claim('x')], deletes: [] });
+      const [first] = await repos.policy.listObjects();
+      first!.name = 'renamed';
+      assert.throws(() => {
+        (first!.spec as { user: string }).user = 'mallory';
+      }, TypeError);
+      const [again] = await repos.policy.listObjects();
+      assert.equal(again!.name, 'x');
+      assert.equal((again!.spec as { user: string }).user, 'ann');
+    } finally {
+      await h.close();
+    }
+  });
+});
