@@ -48,3 +48,15 @@ export function qualifiedReference(ref: string, namespace: string): string {
   const r = splitReference(ref, namespace);
   return `${r.namespace}/${r.name}`;
 }
+
+/**
+ * Freeze a value and everything it holds, for values cached and handed to
+ * many readers: one that changed it in place would throw instead of
+ * changing what every later reader gets.
+ */
+export function deepFreeze<T>(v: T): T {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
+  return v;
+}

@@ -9,6 +9,7 @@ import { DrizzleLinkRepository } from './links';
 import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { fromGzJsonAsync, toGzJsonAsync } from '../db/gz-json';
+import { deepFreeze } from '../engine/values';
 import { policyGenerations, policyHead, policyObjects, resolutions, userProfiles, userRegistrations, users } from '../db/schema';
 import {
   objectIdKey,
@@ -69,11 +70,7 @@ function matches(o: StoredObject, f: ObjectFilter): boolean {
   return (!f.kind || o.kind === f.kind) && (!f.namespace || o.namespace === f.namespace) && (!f.names || f.names.includes(o.name));
 }
 
-/**
- * Cached objects are handed out as shallow copies sharing their spec; frozen,
- * a caller that changed a spec in place would throw rather than change what
- * every later reader gets.
- */
+/** Cached objects are handed out as shallow copies sharing their spec, so the spec is frozen. */
 function frozen(o: StoredObject): StoredObject {
   deepFreeze(o.spec);
   return o;
@@ -90,12 +87,6 @@ export function byteCompare(a: string, b: string): number {
     if (a.charCodeAt(i) !== b.charCodeAt(i)) return a.codePointAt(i)! - b.codePointAt(i)!;
   }
   return a.length - b.length;
-}
-
-function deepFreeze(v: unknown): void {
-  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
-  Object.freeze(v);
-  for (const x of Object.values(v)) deepFreeze(x);
 }
 
 export class DrizzlePolicyRepo implements PolicyRepo {
@@ -133,7 +124,8 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   async listObjects(filter: ObjectFilter = {}): Promise<StoredObject[]> {
     if (!this.opts.exclusive) return this.queryObjects(filter);
     // The head, pinned: a commit finishing meanwhile does not change what generation `at` holds.
-    const at = filter.generation ?? (await this.head());
+    const head = await this.head();
+    const at = filter.generation ?? head;
     const snap = this.snapshot;
     if (snap && snap.generation === at) return snap.objects.filter((o) => matches(o, filter)).map((o) => ({ ...o }));
     const whole = !filter.kind && !filter.namespace && !filter.names;
@@ -142,8 +134,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     // The newest generation read is kept (a read of an older one, say for a diff, does not displace it) —
     // but only one that exists: a read past the head answers the head's objects, which that
     // generation, once written, will not hold.
-    const exists = at <= (await this.head());
-    if (exists && objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
+    if (at <= head && objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
     return objects.map((o) => ({ ...o }));
   }
 

@@ -146,6 +146,16 @@ describe('exclusive grants', () => {
 });
 
 describe('exclusive policy snapshot', () => {
+  /** A throw-away embedded database's exclusive repositories, closed afterwards. */
+  async function withExclusive(fn: (repos: Repos, h: DbHandle) => Promise<void>): Promise<void> {
+    const h = await openDb({ pgliteDir: 'memory://' });
+    try {
+      await fn(drizzleRepos(h.db, { exclusive: true }), h);
+    } finally {
+      await h.close();
+    }
+  }
+
   /** A claim whose spec's keys jsonb reorders (shorter keys first), to tell a fresh read from a carried one. */
   const claim = (name: string, user = 'ann') => ({
     kind: 'claim',
@@ -155,11 +165,9 @@ describe('exclusive policy snapshot', () => {
     spec: { service: 's', user, labels: { zz: '1', a: '2' } },
   });
 
-  test('carried across commits, the policy reads exactly as the database does — order, contents, deletes', async () => {
-    const h = await openDb({ pgliteDir: 'memory://' });
-    const repos = drizzleRepos(h.db, { exclusive: true });
-    const fresh = drizzleRepos(h.db);
-    try {
+  test('carried across commits, the policy reads exactly as the database does — order, contents, deletes', () =>
+    withExclusive(async (repos, h) => {
+      const fresh = drizzleRepos(h.db);
       let head = await repos.policy.head();
       // Names whose C-collation order differs from a case-insensitive or locale order: A < B < _z < a < a-b < a_b < ab < z < é.
       for (const batch of [['b', 'A'], ['_z', 'a-b', 'é'], ['a_b', 'ab', 'z', 'B'], ['a']]) {
@@ -176,15 +184,10 @@ describe('exclusive policy snapshot', () => {
       assert.equal(await repos.policy.getObject({ kind: 'claim', namespace: 'snap', name: 'z' }), undefined, 'the deleted claim is gone');
       // An older generation still reads as it was.
       assert.deepEqual((await repos.policy.listObjects({ generation: head })).map((o) => o.name), (await fresh.policy.listObjects({ generation: head })).map((o) => o.name));
-    } finally {
-      await h.close();
-    }
-  });
+    }));
 
-  test('a read past the head is not kept as that generation: once written, it reads as written', async () => {
-    const h = await openDb({ pgliteDir: 'memory://' });
-    const repos = drizzleRepos(h.db, { exclusive: true });
-    try {
+  test('a read past the head is not kept as that generation: once written, it reads as written', () =>
+    withExclusive(async (repos) => {
       const head = await repos.policy.head();
       // Anyone may ask for a generation that does not exist yet (the policy page's generation picker).
       assert.deepEqual(await repos.policy.listObjects({ generation: head + 1 }), []);
@@ -192,15 +195,10 @@ describe('exclusive policy snapshot', () => {
       assert.equal(r.status, 'committed');
       assert.deepEqual((await repos.policy.listObjects({ generation: head + 1 })).map((o) => o.name), ['later']);
       assert.deepEqual((await repos.policy.listObjects()).map((o) => o.name), ['later']);
-    } finally {
-      await h.close();
-    }
-  });
+    }));
 
-  test('what a reader gets cannot change what the next reader gets', async () => {
-    const h = await openDb({ pgliteDir: 'memory://' });
-    const repos = drizzleRepos(h.db, { exclusive: true });
-    try {
+  test('what a reader gets cannot change what the next reader gets', () =>
+    withExclusive(async (repos) => {
       await repos.policy.commit({ baseGeneration: await repos.policy.head(), author: 'a', message: '', upserts: [claim('x')], deletes: [] });
       const [first] = await repos.policy.listObjects();
       first!.name = 'renamed';
@@ -210,8 +208,5 @@ describe('exclusive policy snapshot', () => {
       const [again] = await repos.policy.listObjects();
       assert.equal(again!.name, 'x');
       assert.equal((again!.spec as { user: string }).user, 'ann');
-    } finally {
-      await h.close();
-    }
-  });
+    }));
 });

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { objectRef, type Diagnostic, type SourcePos } from '../diagnostics';
 import { KINDS, MAX_OBJECT_BYTES, SYSTEM_NAMESPACE, type Kind, type KindRegistry, type ObjectOfKind } from './kinds';
 import { parseYamlObjects, type SourceObject } from './source';
+import { deepFreeze } from '../values';
 
 export { findComponentCycle } from './sources/aptomi-checks';
 
@@ -61,12 +62,6 @@ const MEMO_ENTRIES = 256;
 const MEMO_MAX_TEXT = 16 * 1024;
 const memo = new Map<string, ValidateResult>();
 
-function deepFreeze<T>(v: T): T {
-  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
-  Object.freeze(v);
-  for (const x of Object.values(v)) deepFreeze(x);
-  return v;
-}
 
 export function validateSourceObjects(sources: readonly SourceObject[], registry: KindRegistry = KINDS): ValidateResult {
   const objects: AnyLoadedObject[] = [];
