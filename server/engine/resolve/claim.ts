@@ -22,13 +22,13 @@ import {
   type Criteria,
   type LangError,
 } from '../lang';
-import type { Bundle, LabelOperations } from '../model/kinds';
+import type { Bundle, LabelOperations, Service } from '../model/kinds';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
 import { objectRef, type Diagnostic, type DiagnosticCode } from '../diagnostics';
 import { instanceKey } from '../state/key';
 import { paramsEqual, qualifiedReference } from '../values';
-import type { ClaimRef, Level, PolicyIndex } from './policy';
+import type { ClaimRef, InstanceNames, Level, PolicyIndex } from './policy';
 export { sortComponents } from './policy';
 import type { ClaimOutcome, ClaimStatus, InstanceCode, Target, TraceStep } from './types';
 
@@ -48,6 +48,8 @@ export const MAX_TRACE_STEPS = 5_000;
 /** What one claim says about one instance. */
 export interface Contribution {
   key: string;
+  /** The instance's names (the level computed them once; the merge would otherwise parse every key again). */
+  names: InstanceNames;
   namespace: string;
   service: string;
   context: string;
@@ -71,7 +73,10 @@ export interface Contribution {
 export interface ClaimResult {
   key: string;
   outcome: ClaimOutcome;
-  contributions: Map<string, Contribution>;
+  /** Read-only: a claim that only replayed a memoised walk shares the memo's map. */
+  contributions: ReadonlyMap<string, Contribution>;
+  /** `contributions` is a memo's map, shared with other claims. */
+  shared?: boolean;
 }
 
 /** Where a failure sits in the policy: the object and field to open, and the position inside a template. */
@@ -115,9 +120,18 @@ interface Node {
   /** Namespace the service reference is relative to. */
   namespace: string;
   serviceRef: string;
-  labels: Record<string, string>;
-  /** `labels` coerced for expressions (kept in step with `labels`). */
-  params: Record<string, unknown>;
+  /**
+   * The labels arriving at this level and the same labels coerced for
+   * expressions (kept in step), built on demand: a level whose decision is
+   * memoised never needs its own copies.
+   */
+  incoming: () => { labels: Record<string, string>; params: Record<string, unknown> };
+  /**
+   * Identity of the arriving labels' content (order included), in two parts,
+   * for the decision memo. Each part is a string the index keeps (its hash is
+   * computed once), so a lookup never hashes a long concatenation.
+   */
+  labelsKey: () => readonly [string, string];
   /** Where this level's components announce discovery values. */
   discovery: Record<string, unknown>;
   /** The service-component instance we arrived through (none at depth 0). */
@@ -146,6 +160,30 @@ interface Frame {
   maxDepth: number;
 }
 
+/**
+ * What one service level decides from the labels arriving at it: context,
+ * bundle, labels after every change, allocation keys, target and instance
+ * level. It depends on nothing else unless the user or the claim was read
+ * (keys, rules, ACL), so it is memoised per (service, arriving labels) when
+ * neither was.
+ */
+export interface LevelDecision {
+  svc: { namespace: string; name: string };
+  context: { name: string };
+  bundle: { namespace: string; name: string; spec: Bundle };
+  keys: string[];
+  target: Target;
+  level: Level;
+  /** The labels after every change, interned at the level (memo keys use their identity). */
+  labels: Record<string, string>;
+  /** The same labels as walked (children copy them), and coerced for expressions; never changed. */
+  live: Record<string, string>;
+  params: Record<string, unknown>;
+}
+
+const READ_USER = 1;
+const READ_CLAIM = 2;
+
 /** A level's walk, reusable by any claim that reaches it with the same inputs. */
 export interface MemoResult {
   depth: number;
@@ -153,9 +191,19 @@ export interface MemoResult {
   announced: [string, Record<string, unknown>][];
   rootKeys: string[];
   maxDepth: number;
+  /** The contributions' keys, sorted: the outcome of every claim that replays this walk whole (set on first use). */
+  sortedKeys?: string[];
+  /**
+   * The contributions by key, as a claim replaying this walk whole at its
+   * root sees them (depths shifted by the walk's own depth): every such
+   * claim's result shares it (set on first use).
+   */
+  byKey?: ReadonlyMap<string, Contribution>;
 }
 
 const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+/** An empty map no one writes to: `record` replaces it before the first write. */
+const NO_CONTRIBUTIONS: Map<string, Contribution> = new Map();
 const EMPTY_LABELS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /**
@@ -182,7 +230,10 @@ class ClaimWalk {
   private readonly trace: TraceStep[] = [];
   private traceDropped = 0;
   private levels = 0;
-  private readonly contributions = new Map<string, Contribution>();
+  /** NO_CONTRIBUTIONS until the first is recorded: most claims only replay a memo's map. */
+  private contributions: Map<string, Contribution> = NO_CONTRIBUTIONS;
+  /** The memoised walk this claim replayed at its root, when that was all it did. */
+  private wholeReplay: MemoResult | null = null;
   /** Innermost level being walked (memoisation bookkeeping); null outside levels. */
   private frame: Frame | null = null;
   private readonly memo: boolean;
@@ -205,8 +256,13 @@ class ClaimWalk {
   /** Note that the current subtree read the user or the claim (its result is theirs alone). */
   private uses(what: 'user' | 'claim') {
     if (this.frame) this.frame[what] = true;
+    this.reads |= what === 'user' ? READ_USER : READ_CLAIM;
   }
 
+  /** What the current level decision read (READ_USER | READ_CLAIM); see `decide`. */
+  private reads = 0;
+
+  /** Callers test `this.tracing` first, so that an untraced walk never builds the message. */
   private step(depth: number, kind: TraceStep['kind'], message: string, data?: Record<string, unknown>) {
     if (!this.tracing) return;
     if (this.trace.length >= MAX_TRACE_STEPS) {
@@ -222,7 +278,7 @@ class ClaimWalk {
     const errors: string[] = [];
     const diagnostics: Diagnostic[] = [];
     let rootKey: string | undefined;
-    this.step(0, 'claim', `claim ${this.key}: user ${claim.spec.user} wants service ${claim.spec.service}`);
+    if (this.tracing) this.step(0, 'claim', `claim ${this.key}: user ${claim.spec.user} wants service ${claim.spec.service}`);
     try {
       const user = this.index.user(claim.spec.user);
       if (!user) {
@@ -233,25 +289,36 @@ class ClaimWalk {
         });
       }
       this.user = user;
-      // User labels overwrite claim labels (Aptomi: claim first, then user).
-      const labels = copyObject(claim.spec.labels ?? EMPTY_LABELS);
-      for (const k of Object.keys(user.labels)) labels[k] = user.labels[k]!;
+      const claimLabels = claim.spec.labels ?? EMPTY_LABELS;
+      const build = () => {
+        // User labels overwrite claim labels (Aptomi: claim first, then user).
+        const labels = copyObject(claimLabels);
+        for (const k of Object.keys(user.labels)) labels[k] = user.labels[k]!;
+        return { labels, params: coerceLabelSet(labels) };
+      };
+      let incoming = build;
       if (this.tracing) {
-        this.step(0, 'user', `user ${user.name} found; starting with ${Object.keys(labels).length} labels (user labels override claim labels)`, {
-          labels: copyObject(labels),
+        const built = build();
+        this.step(0, 'user', `user ${user.name} found; starting with ${Object.keys(built.labels).length} labels (user labels override claim labels)`, {
+          labels: copyObject(built.labels),
         });
+        incoming = () => built;
       }
+      const { index } = this;
       rootKey = this.resolveNode({
         depth: 0,
         namespace: claim.namespace,
         serviceRef: claim.spec.service,
-        labels,
-        params: coerceLabelSet(labels),
+        incoming,
+        // The same claim labels and user labels always merge into the same
+        // labels. A claim's labels are keyed afresh: a caller may hand the
+        // same spec object back changed (ResolveSession.updateClaims).
+        labelsKey: () => [claimLabels === EMPTY_LABELS ? '' : JSON.stringify(claimLabels), index.labelsKey(user.labels)],
         discovery: {},
         path: [],
         inboundSig: '',
       });
-      this.step(0, 'instance', `claim resolved: ${this.contributions.size} instances`, { instance: rootKey });
+      if (this.tracing) this.step(0, 'instance', `claim resolved: ${this.contributions.size} instances`, { instance: rootKey });
     } catch (e) {
       if (!(e instanceof ClaimFailure)) throw e;
       status = e.status;
@@ -265,8 +332,9 @@ class ClaimWalk {
         ...(path ? { path } : {}),
         ...(line !== undefined ? { line, ...(column !== undefined ? { column } : {}) } : {}),
       });
-      this.step(0, e.status === 'rejected' ? 'reject' : 'error', e.message);
-      this.contributions.clear();
+      if (this.tracing) this.step(0, e.status === 'rejected' ? 'reject' : 'error', e.message);
+      // Let go of the map: the one held may be a memo's (see `replay`).
+      this.contributions = NO_CONTRIBUTIONS;
     }
     if (this.traceDropped > 0) {
       this.trace.push({ depth: 0, kind: 'claim', message: `trace cut at ${MAX_TRACE_STEPS} steps; ${this.traceDropped} later steps not recorded` });
@@ -279,11 +347,12 @@ class ClaimWalk {
       status,
       errors,
       ...(diagnostics.length > 0 ? { diagnostics } : {}),
-      instances: [...this.contributions.keys()].sort(),
+      instances: this.sortedInstanceKeys(),
       trace: this.trace,
     };
     if (status === 'resolved' && rootKey) outcome.instance = rootKey;
-    return { key: this.key, outcome, contributions: this.contributions };
+    const shared = this.wholeReplay !== null && this.contributions === this.wholeReplay.byKey;
+    return shared ? { key: this.key, outcome, contributions: this.contributions, shared } : { key: this.key, outcome, contributions: this.contributions };
   }
 
   /** Resolves one service level; returns the bundle instance key. */
@@ -306,8 +375,8 @@ class ClaimWalk {
         d === 0 ? { code: 'invalid_reference', object: objectRef('claim', this.claim.namespace, this.claim.name), path: ['service'] } : (node.site?.() ?? { code: 'invalid_reference' }),
       );
     }
-    const svcName = `${svc.namespace}/${svc.name}`;
-    this.step(d, 'service', `service ${svcName}`);
+    const svcName = svc.key;
+    if (this.tracing) this.step(d, 'service', `service ${svcName}`);
 
     if (index.enforceConsumeAcl) {
       this.uses('user');
@@ -318,12 +387,78 @@ class ClaimWalk {
           'rejected',
         );
       }
-      this.step(d, 'acl', `user ${this.user.name} may consume services in namespace ${svc.namespace}`);
+      if (this.tracing) this.step(d, 'acl', `user ${this.user.name} may consume services in namespace ${svc.namespace}`);
     }
 
+    // The level's decision (context, bundle, labels, keys, rules, target)
+    // depends only on the arriving labels unless it read the user or the
+    // claim; claims of many users with the same labels share it.
+    let decision: LevelDecision | undefined;
+    const labelsKey = this.memo ? node.labelsKey() : undefined;
+    if (labelsKey) decision = index.decisionLookup(svcName, labelsKey);
+    if (!decision) {
+      const outer = this.reads;
+      this.reads = 0;
+      decision = this.decide(node, svc, svcName, d);
+      if (labelsKey && this.reads === 0) index.decisionStore(svcName, labelsKey, decision);
+      this.reads |= outer;
+    }
+    const { context, bundle, keys, target, level, labels: sharedLabels, live, params } = decision;
+    const bundleKey = level.rootKey;
+    if (node.path.includes(bundleKey)) {
+      throw new ClaimFailure(`bundle cycle detected: ${[...node.path, bundleKey].map(shortKey).join(' → ')}`);
+    }
+
+    // Everything below depends only on this level, its labels, what arrived
+    // in discovery and (if read) the user and claim: another claim arriving
+    // with the same inputs gets the same subtree, so it is replayed.
+    let sig = '';
+    if (this.memo) {
+      // What arrived in discovery matters only to a bundle whose templates read it.
+      sig = index.bundleReadsDiscovery(bundle.spec) ? node.inboundSig : '';
+      const hit = index.memoLookup(level, sharedLabels, sig, this.user.name, this.key);
+      if (hit && d + hit.result.maxDepth - hit.result.depth <= MAX_SERVICE_DEPTH && !hit.result.rootKeys.some((k) => node.path.includes(k))) {
+        if (hit.user) this.uses('user');
+        if (hit.claim) this.uses('claim');
+        this.replay(hit.result, node, d);
+        return bundleKey;
+      }
+    }
+    const path = [...node.path, bundleKey];
+    const frame: Frame = { parent: this.frame, user: false, claim: false, tainted: false, contributions: [], announced: [], rootKeys: [bundleKey], maxDepth: d };
+    this.frame = frame;
+    try {
+      this.walkLevel(node, { svc, context, bundle, keys, target, level, labels: sharedLabels, liveLabels: live, params, path, d });
+    } finally {
+      this.frame = frame.parent;
+    }
+    if (frame.parent) {
+      const p = frame.parent;
+      p.user ||= frame.user;
+      p.claim ||= frame.claim;
+      p.tainted ||= frame.tainted;
+      for (const c of frame.contributions) p.contributions.push(c);
+      for (const k of frame.rootKeys) p.rootKeys.push(k);
+      p.maxDepth = Math.max(p.maxDepth, frame.maxDepth);
+    }
+    if (this.memo && !frame.tainted) {
+      index.memoStore(level, sharedLabels, sig, { user: frame.user, claim: frame.claim }, this.user.name, this.key, {
+        depth: d,
+        contributions: frame.contributions,
+        announced: frame.announced,
+        rootKeys: frame.rootKeys,
+        maxDepth: frame.maxDepth,
+      });
+    }
+    return bundleKey;
+  }
+
+  /** A level's decision, walked: see `LevelDecision`. */
+  private decide(node: Node, svc: { namespace: string; name: string; spec: Service }, svcName: string, d: number): LevelDecision {
+    const { index } = this;
     // `labels` (strings) and `params` (the same labels coerced for
     // expressions) change together, so neither is rebuilt per test.
-    const { labels, params } = node;
+    const { labels, params } = node.incoming();
     this.applyLabelOps(labels, params, svc.spec['change-labels'], d, `service ${svcName}`);
 
     // First matching context, in declared order.
@@ -331,7 +466,7 @@ class ClaimWalk {
     for (const ctx of svc.spec.contexts ?? []) {
       const matched = this.matches(ctx.criteria, params, 'context', ctx.name, svcName);
       if (this.tracing) {
-        this.step(d, 'context', `context ${ctx.name}: ${matched ? 'matched' : 'did not match'} (${this.reason})`, { context: ctx.name, matched });
+        if (this.tracing) this.step(d, 'context', `context ${ctx.name}: ${matched ? 'matched' : 'did not match'} (${this.reason})`, { context: ctx.name, matched });
       }
       if (matched) {
         context = ctx;
@@ -358,7 +493,7 @@ class ClaimWalk {
     if (bundle.namespace !== svc.namespace) {
       throw new ClaimFailure(`bundle '${bundle.namespace}/${bundle.name}' must be in the namespace of service '${svcName}'`);
     }
-    this.step(d, 'bundle', `bundle ${bundle.namespace}/${bundle.name}`);
+    if (this.tracing) this.step(d, 'bundle', `bundle ${bundle.namespace}/${bundle.name}`);
     this.applyLabelOps(labels, params, context['change-labels'], d, `context ${context.name}`);
 
     // Allocation keys see the labels before rules run (as in Aptomi).
@@ -384,71 +519,46 @@ class ClaimWalk {
           }),
         ),
       );
-      this.step(d, 'keys', `allocation keys: ${keys.join(', ')}`, { keys });
+      if (this.tracing) this.step(d, 'keys', `allocation keys: ${keys.join(', ')}`, { keys });
     }
 
     this.processRules(labels, params, svc.namespace, bundle, d, svc.name);
 
     const target = this.target(labels, svc.namespace);
-    this.step(d, 'target', `target: cluster ${target.clusterNamespace}/${target.cluster}, namespace ${target.namespace}`, { ...target });
+    if (this.tracing) this.step(d, 'target', `target: cluster ${target.clusterNamespace}/${target.cluster}, namespace ${target.namespace}`, { ...target });
 
     const prefix = instanceKey.prefix({ clusterNamespace: target.clusterNamespace, cluster: target.cluster, k8sNamespace: target.namespace, namespace: svc.namespace, service: svc.name, context: context.name, allocationKeys: keys });
     const level = index.level(prefix);
-    const bundleKey = level.rootKey;
-    if (node.path.includes(bundleKey)) {
-      throw new ClaimFailure(`bundle cycle detected: ${[...node.path, bundleKey].map(shortKey).join(' → ')}`);
-    }
-    const path = [...node.path, bundleKey];
+    // This level's labels do not change any more: children get copies.
+    return { svc, context, bundle, keys, target, level, labels: level.internLabels(labels), live: labels, params };
+  }
 
-    // Everything below depends only on this level, its labels, what arrived
-    // in discovery and (if read) the user and claim: another claim arriving
-    // with the same inputs gets the same subtree, so it is replayed.
-    const sharedLabels = level.internLabels(labels);
-    let memoKey = '';
-    if (this.memo) {
-      memoKey = `${prefix}|${index.objectId(sharedLabels)}|${node.inboundSig}`;
-      const hit = index.memoLookup(memoKey, this.user.name, this.key);
-      if (hit && d + hit.result.maxDepth - hit.result.depth <= MAX_SERVICE_DEPTH && !hit.result.rootKeys.some((k) => node.path.includes(k))) {
-        if (hit.user) this.uses('user');
-        if (hit.claim) this.uses('claim');
-        this.replay(hit.result, node, d);
-        return bundleKey;
-      }
-    }
-    const frame: Frame = { parent: this.frame, user: false, claim: false, tainted: false, contributions: [], announced: [], rootKeys: [bundleKey], maxDepth: d };
-    this.frame = frame;
-    try {
-      this.walkLevel(node, { svc, context, bundle, keys, target, level, labels: sharedLabels, liveLabels: labels, params, path, d });
-    } finally {
-      this.frame = frame.parent;
-    }
-    if (frame.parent) {
-      const p = frame.parent;
-      p.user ||= frame.user;
-      p.claim ||= frame.claim;
-      p.tainted ||= frame.tainted;
-      for (const c of frame.contributions) p.contributions.push(c);
-      for (const k of frame.rootKeys) p.rootKeys.push(k);
-      p.maxDepth = Math.max(p.maxDepth, frame.maxDepth);
-    }
-    if (this.memo && !frame.tainted) {
-      index.memoStore(memoKey, { user: frame.user, claim: frame.claim }, this.user.name, this.key, {
-        depth: d,
-        contributions: frame.contributions,
-        announced: frame.announced,
-        rootKeys: frame.rootKeys,
-        maxDepth: frame.maxDepth,
-      });
-    }
-    return bundleKey;
+  private sortedInstanceKeys(): string[] {
+    const whole = this.wholeReplay;
+    // Every key came from that walk, once each: its sorted list is ours.
+    if (whole && whole.contributions.length === this.contributions.size) return (whole.sortedKeys ??= whole.contributions.map((c) => c.key).sort()).slice();
+    return [...this.contributions.keys()].sort();
   }
 
   /** A memoised level: its instances and announcements, as if walked. */
   private replay(hit: MemoResult, node: Node, d: number) {
     const shift = d - hit.depth;
+    if (d === 0 && this.contributions.size === 0) {
+      this.wholeReplay = hit;
+      // The claim is this walk and nothing more (at the root there is no
+      // frame, arrival or reader of announcements): share one map, which
+      // nobody changes, instead of recording each contribution. Shifted
+      // copies are marked shared too, so that no one changes them either.
+      this.contributions = (hit.byKey ??= new Map(hit.contributions.map((c) => [c.key, shift === 0 ? c : { ...c, depth: c.depth + shift, shared: true }]))) as Map<
+        string,
+        Contribution
+      >;
+      return;
+    }
     for (const c of hit.contributions) this.record(shift === 0 ? c : { ...c, depth: c.depth + shift, shared: false });
     if (node.arrivalKey) pushUnique(this.owned(node.arrivalKey).edges, hit.rootKeys[0]!);
-    for (const [name, announced] of hit.announced) node.discovery[name] = announced;
+    // A root level's announcements have no reader (no later sibling sees them).
+    if (d > 0) for (const [name, announced] of hit.announced) node.discovery[name] = announced;
     const f = this.frame;
     if (f) {
       for (const k of hit.rootKeys) f.rootKeys.push(k);
@@ -480,8 +590,9 @@ class ClaimWalk {
     // the root and every component share one object. Contributions are
     // built with one fixed shape: spreading a shared base object here was
     // the resolver's single most expensive line (V8 dictionary-mode clones).
-    const contribution = (key: string, component: string, code: InstanceCode | null, discovery: Record<string, unknown>, after: string[]): Contribution => ({
+    const contribution = (key: string, names: InstanceNames, component: string, code: InstanceCode | null, discovery: Record<string, unknown>, after: string[]): Contribution => ({
       key,
+      names,
       namespace: svc.namespace,
       service: svc.name,
       context: context.name,
@@ -497,9 +608,9 @@ class ClaimWalk {
       depth: d,
       shared: false,
     });
-    const root = this.record(contribution(bundleKey, 'root', null, EMPTY, []));
+    const root = this.record(contribution(bundleKey, level.rootNames, 'root', null, EMPTY, []));
     if (node.arrivalKey) pushUnique(this.owned(node.arrivalKey).edges, bundleKey);
-    this.step(d, 'instance', `bundle instance ${bundleKey}`, { key: bundleKey });
+    if (this.tracing) this.step(d, 'instance', `bundle instance ${bundleKey}`, { key: bundleKey });
 
     const bundleNames = level.rootNames;
     const bundleView = {
@@ -516,7 +627,7 @@ class ClaimWalk {
       if (comp.criteria) {
         // Component criteria see the labels after rules ran.
         if (!this.matches(comp.criteria, params, 'component', comp.name, `${bundle.namespace}/${bundle.name}`)) {
-          this.step(d, 'component', `component ${comp.name} skipped (${this.reason})`, { component: comp.name, included: false });
+          if (this.tracing) this.step(d, 'component', `component ${comp.name} skipped (${this.reason})`, { component: comp.name, included: false });
           continue;
         }
       }
@@ -553,21 +664,21 @@ class ClaimWalk {
         const k = compKeys.get(dep);
         if (k !== undefined) after.push(k);
       }
-      const c = contribution(key, comp.name, code, discovery, after);
+      const c = contribution(key, own, comp.name, code, discovery, after);
       // Injected TypeInstances are credentials: code rendered where they are in reach is shown only to those who may manage it.
       if (index.componentReadsSecrets(comp) || (comp.injected && Object.keys(comp.injected.TypeInstances).length > 0)) c.sensitive = true;
       this.record(c);
       pushUnique(root.edges, key);
       const via = comp.service ? ` → service ${comp.service}` : comp.implementation ? ` → interface ${comp.interface}: Implementation ${comp.implementation}` : '';
-      this.step(d, 'component', `component ${comp.name}${via}`, { component: comp.name, included: true, key });
+      if (this.tracing) this.step(d, 'component', `component ${comp.name}${via}`, { component: comp.name, included: true, key });
 
       if (comp.service) {
         this.resolveNode({
           depth: d + 1,
           namespace: svc.namespace,
           serviceRef: comp.service,
-          labels: copyObject(l.liveLabels),
-          params: copyObject(params),
+          incoming: () => ({ labels: copyObject(l.liveLabels), params: copyObject(params) }),
+          labelsKey: () => ['', index.labelsKey(l.liveLabels)],
           discovery: announced,
           arrivalKey: key,
           path,
@@ -588,6 +699,7 @@ class ClaimWalk {
    * claim's own, mutable contribution.
    */
   private record(c: Contribution): Contribution {
+    if (this.contributions === NO_CONTRIBUTIONS) this.contributions = new Map();
     const prev = this.contributions.get(c.key);
     if (!prev) {
       this.contributions.set(c.key, c);
@@ -653,7 +765,8 @@ class ClaimWalk {
         const actions = rule.spec.actions;
         const changed = this.applyLabelOps(labels, params, actions['change-labels'], d, null);
         const reason = this.tracing ? explain(rule.spec.criteria, snapshot, index) : '';
-        this.step(d, 'rule', `rule ${rule.namespace}/${rule.name} (weight ${rule.spec.weight}) matched: ${reason}${changed ? `; ${changed}` : ''}`, {
+        if (this.tracing)
+          this.step(d, 'rule', `rule ${rule.namespace}/${rule.name} (weight ${rule.spec.weight}) matched: ${reason}${changed ? `; ${changed}` : ''}`, {
           rule: `${rule.namespace}/${rule.name}`,
           weight: rule.spec.weight,
           ...(actions.claim ? { claim: actions.claim } : {}),
@@ -667,7 +780,7 @@ class ClaimWalk {
           );
         }
       }
-      this.step(d, 'rule', `${rules.length} rule${rules.length === 1 ? '' : 's'} in namespace ${ns} checked, ${matchedCount} matched`, { namespace: ns });
+      if (this.tracing) this.step(d, 'rule', `${rules.length} rule${rules.length === 1 ? '' : 's'} in namespace ${ns} checked, ${matchedCount} matched`, { namespace: ns });
     }
   }
 
@@ -712,7 +825,7 @@ class ClaimWalk {
       }
     }
     const text = changes.length ? `labels ${changes.join(', ')}` : '';
-    if (source && text) this.step(d, 'labels', `${source} changed ${text}`, { changes });
+    if (this.tracing && source && text) this.step(d, 'labels', `${source} changed ${text}`, { changes });
     return text;
   }
 

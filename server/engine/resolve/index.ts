@@ -28,21 +28,25 @@ export function resolvePolicy(input: PolicyInput, opts: ResolveOptions = {}): De
 export class ResolveSession {
   private index: PolicyIndex;
   private readonly builder: DesiredStateBuilder;
-  /** Claim key → the claim spec it was resolved from (identity check). */
-  private readonly resolvedFrom = new Map<string, string>();
+  /**
+   * Claim key → the claim spec it was resolved from. Kept as given and
+   * compared as JSON only when a claim comes back: inputs are plain data
+   * the session never changes, and callers must not change them either.
+   */
+  private readonly resolvedFrom = new Map<string, ClaimRef['spec']>();
   private readonly opts: ResolveOptions;
 
   constructor(input: PolicyInput, opts: ResolveOptions = {}) {
     this.opts = opts;
     this.index = new PolicyIndex(input);
-    this.builder = new DesiredStateBuilder((key) => this.index.namesOf(key));
+    this.builder = new DesiredStateBuilder();
     for (const c of this.index.claims.values()) this.resolve(c);
   }
 
   private resolve(c: ClaimRef): ClaimResult {
     const r = resolveClaim(this.index, c, { trace: this.opts.trace });
     this.builder.set(r);
-    this.resolvedFrom.set(r.key, JSON.stringify(c.spec));
+    this.resolvedFrom.set(r.key, c.spec);
     return r;
   }
 
@@ -62,7 +66,8 @@ export class ResolveSession {
     }
     for (const c of change.upserts ?? []) {
       const key = claimKey(c);
-      if (this.resolvedFrom.get(key) === JSON.stringify(c.spec)) continue;
+      const prev = this.resolvedFrom.get(key);
+      if (prev !== undefined && JSON.stringify(prev) === JSON.stringify(c.spec)) continue;
       this.resolve(c);
     }
     return this.state();

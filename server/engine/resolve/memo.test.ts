@@ -116,6 +116,107 @@ describe('memoised resolution equals a full walk', () => {
     assert.match(String(web.code!.params.manifest), /^cache=cache-a-\w+ db=db-a-\w+ by ann$/);
   });
 
+  test('a template that reads the whole root (`{{ print . }}`) reads the user: two users are not given one rendering', () => {
+    const policy = `
+- kind: cluster
+  metadata: {namespace: system, name: c1}
+  type: kubernetes
+- kind: rule
+  metadata: {namespace: main, name: place}
+  weight: 1
+  actions: {change-labels: {set: {target: c1}}}
+- kind: bundle
+  metadata: {namespace: main, name: dump}
+  components:
+    - name: app
+      code: {type: raw, params: {data: "{{ print . }}"}}
+- kind: service
+  metadata: {namespace: main, name: dump}
+  contexts: [{name: only, allocation: {bundle: dump}}]
+- {kind: claim, metadata: {namespace: main, name: a}, user: ann, service: dump}
+- {kind: claim, metadata: {namespace: main, name: b}, user: ben, service: dump}
+`;
+    const loaded = loadObjects(policy);
+    assert.deepEqual(loaded.diagnostics, []);
+    const state = same({ objects: loaded.objects, users: USERS });
+    // Both users reach one instance and render different code: a conflict, as a full walk finds.
+    assert.deepEqual(
+      state.claims.map((c) => [c.name, c.status]),
+      [
+        ['a', 'error'],
+        ['b', 'error'],
+      ],
+    );
+    assert.match(state.claims[0]!.errors.join(), /conflicting code parameters/);
+  });
+
+  test('level decisions shared between users: consume rights are still checked per user', () => {
+    const claims = ['ann', 'ben', 'ann', 'ben']
+      .map((user, i) => `- {kind: claim, metadata: {namespace: main, name: c${i}}, user: ${user}, service: cache}`)
+      .join('\n');
+    const loaded = loadObjects(POLICY.replace(/criteria: \{require-all: \["Claim.Name == 'vip'"\]\}/, "criteria: {require-all: [\"false\"]}") + claims);
+    assert.deepEqual(loaded.diagnostics, []);
+    const state = same({ objects: loaded.objects, users: USERS, enforceConsumeAcl: true, domainAdmins: ['ann'] });
+    assert.deepEqual(
+      state.claims.map((c) => [c.name, c.status]),
+      [
+        ['c0', 'resolved'],
+        ['c1', 'rejected'],
+        ['c2', 'resolved'],
+        ['c3', 'rejected'],
+      ],
+    );
+  });
+
+  test('a level whose templates do not read discovery, reached from two parents and directly, is one instance with both edges', () => {
+    const policy = `
+- kind: cluster
+  metadata: {namespace: system, name: c1}
+  type: kubernetes
+- kind: rule
+  metadata: {namespace: main, name: place}
+  weight: 1
+  actions: {change-labels: {set: {target: c1}}}
+- kind: bundle
+  metadata: {namespace: main, name: leaf}
+  components:
+    - {name: db, code: {type: helm, params: {size: "{{ .Labels.size }}"}}, discovery: {size: "{{ .Labels.size }}"}}
+- kind: service
+  metadata: {namespace: main, name: leaf}
+  contexts: [{name: only, allocation: {bundle: leaf}}]
+- kind: bundle
+  metadata: {namespace: main, name: p1}
+  components:
+    - {name: dep, service: leaf}
+    - {name: app, code: {type: helm, params: {db: "{{ .Discovery.dep.db.size }}"}}, dependencies: [dep]}
+- kind: bundle
+  metadata: {namespace: main, name: p2}
+  components:
+    - {name: dep, service: leaf}
+- kind: service
+  metadata: {namespace: main, name: p1}
+  contexts: [{name: only, allocation: {bundle: p1}}]
+- kind: service
+  metadata: {namespace: main, name: p2}
+  contexts: [{name: only, allocation: {bundle: p2}}]
+- {kind: claim, metadata: {namespace: main, name: a}, user: ann, service: leaf}
+- {kind: claim, metadata: {namespace: main, name: b}, user: ben, service: p1}
+- {kind: claim, metadata: {namespace: main, name: c}, user: ann, service: p2}
+- {kind: claim, metadata: {namespace: main, name: d}, user: ben, service: p2}
+`;
+    const loaded = loadObjects(policy);
+    assert.deepEqual(loaded.diagnostics, []);
+    const state = same({ objects: loaded.objects, users: USERS });
+    assert.ok(state.claims.every((c) => c.status === 'resolved'));
+    const leaf = state.instances.find((i) => i.component === 'db')!;
+    assert.deepEqual(leaf.claims, ['main/a', 'main/b', 'main/c', 'main/d']);
+    const leafRoot = state.instances.find((i) => i.key === leaf.key.replace(/db$/, 'root'))!;
+    const parents = state.instances.filter((i) => i.edges.includes(leafRoot.key)).map((i) => i.key.split('#').slice(4, 5).concat(i.component));
+    assert.deepEqual(parents, [['p1', 'dep'], ['p2', 'dep']]);
+    // The parent read what its dependency announced.
+    assert.equal(state.instances.find((i) => i.component === 'app')!.code!.params.db, 'small');
+  });
+
   test('the generated benchmark policy (small)', () => {
     const g = generatePolicy('small');
     const state = same(toPolicyInput(g));

@@ -7,9 +7,9 @@
 import { computeRoles, type AclRuleRef, type RoleGrant, type UserRoles } from '../acl';
 import { compileParamTree, deployName, instanceId, type CompiledExpr, type CompiledTemplate, type ParamPlan, type Result } from '../lang';
 import type { AclRule, Bundle, Claim, Cluster, Component, Kind, ObjectOfKind, Rule, Service } from '../model/kinds';
-import type { MemoResult } from './claim';
+import type { LevelDecision, MemoResult } from './claim';
 import { compileTemplateCached } from '../lang/gotemplate';
-import { templateMayReadSecrets } from '../lang/gotemplate/reads';
+import { templateMayReadSecrets, templateReadsRoot } from '../lang/gotemplate/reads';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
 import { instanceKey } from '../state/key';
@@ -126,10 +126,21 @@ export class PolicyIndex {
     return i < 0 ? [namespace, ref] : [ref.slice(0, i), ref.slice(i + 1)];
   }
 
-  service(ref: string, namespace: string): { namespace: string; name: string; spec: Service } | undefined {
-    const [ns, name] = PolicyIndex.splitRef(ref, namespace);
-    const spec = this.services.get(ns)?.get(name);
-    return spec && { namespace: ns, name, spec };
+  /** Resolved service references, by the namespace they are relative to, then the reference. */
+  private readonly serviceRefs = new Map<string, Map<string, ServiceRef | null>>();
+
+  /** The service `ref` names from `namespace`; one object per service, so its `key` is hashed once. */
+  service(ref: string, namespace: string): ServiceRef | undefined {
+    let byRef = this.serviceRefs.get(namespace);
+    if (!byRef) this.serviceRefs.set(namespace, (byRef = new Map()));
+    let r = byRef.get(ref);
+    if (r === undefined) {
+      const [ns, name] = PolicyIndex.splitRef(ref, namespace);
+      const spec = this.services.get(ns)?.get(name);
+      r = spec ? { namespace: ns, name, spec, key: `${ns}/${name}` } : null;
+      byRef.set(ref, r);
+    }
+    return r ?? undefined;
   }
 
   bundle(ref: string, namespace: string): { namespace: string; name: string; spec: Bundle } | undefined {
@@ -188,12 +199,12 @@ export class PolicyIndex {
 
   // ---- memoisation of level walks (see ClaimWalk.resolveNode) ----
 
-  private readonly memo = new Map<string, MemoEntry>();
   private readonly objectIds = new WeakMap<object, number>();
   private nextObjectId = 1;
-  private readonly readsCache = new Map<string, boolean>();
+  private readonly readsCache = new Map<string, Map<string, boolean>>();
   private readonly ruleClaimReads = new Map<string, boolean>();
   private readonly componentUserReads = new WeakMap<object, boolean>();
+  private readonly discoveryReads = new WeakMap<object, boolean>();
   private readonly componentSecretReads = new WeakMap<object, boolean>();
   private readonly sortedComponents = new WeakMap<object, EffectiveComponent[]>();
 
@@ -208,15 +219,37 @@ export class PolicyIndex {
   }
 
   /**
-   * Could this template read `.User` (or `.Claim`)? A conservative text
-   * check: a root field is reached through its name or through `$`.
+   * Could this template read `.User` (`.Claim`, `.Discovery`)? Decided on
+   * its parse tree, so `{{ . }}` and `{{ print $ }}` count as reads of every
+   * root field (a search of the text missed them, and a memoised walk then
+   * replayed one user's rendering for another). A template that does not
+   * compile counts (it fails its claim anyway).
    */
-  templateReads(src: string, root: 'User' | 'Claim'): boolean {
-    const k = `${root}\u0000${src}`;
-    let r = this.readsCache.get(k);
+  templateReads(src: string, root: 'User' | 'Claim' | 'Discovery'): boolean {
+    if (!src.includes('{{')) return false;
+    // By root, then by the template's own string (whose hash V8 keeps).
+    let byRoot = this.readsCache.get(root);
+    if (!byRoot) this.readsCache.set(root, (byRoot = new Map()));
+    let r = byRoot.get(src);
     if (r === undefined) {
-      r = src.includes(root) || src.includes('$');
-      this.readsCache.set(k, r);
+      const t = compileTemplateCached(src, this.templateCache);
+      r = !t.ok || templateReadsRoot(t.value, root);
+      byRoot.set(src, r);
+    }
+    return r;
+  }
+
+  /**
+   * Could any template of this bundle's components read `.Discovery`? If
+   * not, a walk of its level does not depend on what arrived in discovery,
+   * so claims arriving from other parents replay it.
+   */
+  bundleReadsDiscovery(bundle: Bundle): boolean {
+    let r = this.discoveryReads.get(bundle);
+    if (r === undefined) {
+      const reads = (s: string) => this.templateReads(s, 'Discovery');
+      r = this.componentsOf(bundle).some((c) => treeReads(c.code?.params, reads) || treeReads(c.discovery, reads));
+      this.discoveryReads.set(bundle, r);
     }
     return r;
   }
@@ -308,20 +341,66 @@ export class PolicyIndex {
     return { ...c, code: choice.code, interface: ref, implementation: choice.implementation, injected: choice.injected };
   }
 
-  memoLookup(key: string, user: string, claim: string): { result: MemoResult; user: boolean; claim: boolean } | undefined {
-    const e = this.memo.get(key);
+  /** Level decisions by service (`ns/name`), then the two parts of the arriving labels' key. */
+  private readonly decisions = new Map<string, Map<string, Map<string, LevelDecision>>>();
+  private readonly labelKeys = new WeakMap<object, string>();
+  /** Label-set content (JSON) → its short key. */
+  private readonly labelSetIds = new Map<string, string>();
+
+  /**
+   * A label set's content as a short key: equal content (insertion order
+   * included, so equal sets built in another order only miss) gets the same
+   * key. Cached per object, so callers pass only label sets that are never
+   * changed afterwards (users', a level's final labels). 100,000 users with
+   * the same labels then hold one key, not 100,000 copies of their JSON.
+   */
+  labelsKey(labels: Readonly<Record<string, string>>): string {
+    let k = this.labelKeys.get(labels);
+    if (k === undefined) {
+      const json = JSON.stringify(labels);
+      k = this.labelSetIds.get(json);
+      if (k === undefined) {
+        k = `#${this.labelSetIds.size}`;
+        this.labelSetIds.set(json, k);
+      }
+      this.labelKeys.set(labels, k);
+    }
+    return k;
+  }
+
+  decisionLookup(service: string, labels: readonly [string, string]): LevelDecision | undefined {
+    return this.decisions.get(service)?.get(labels[0])?.get(labels[1]);
+  }
+
+  decisionStore(service: string, labels: readonly [string, string], decision: LevelDecision): void {
+    let bySvc = this.decisions.get(service);
+    if (!bySvc) this.decisions.set(service, (bySvc = new Map()));
+    let byFirst = bySvc.get(labels[0]);
+    if (!byFirst) bySvc.set(labels[0], (byFirst = new Map()));
+    byFirst.set(labels[1], decision);
+  }
+
+  /**
+   * Memoised walks are kept on their level, by the identity of its interned
+   * labels, then by what arrived in discovery (`sig`): no lookup hashes a
+   * long key.
+   */
+  memoLookup(level: Level, labels: object, sig: string, user: string, claim: string): { result: MemoResult; user: boolean; claim: boolean } | undefined {
+    const e = level.walks.get(labels)?.get(sig);
     if (!e) return undefined;
     const result = e.results.get(memoSubKey(e, user, claim));
     return result && { result, user: e.user, claim: e.claim };
   }
 
-  memoStore(key: string, deps: { user: boolean; claim: boolean }, user: string, claim: string, result: MemoResult): void {
-    let e = this.memo.get(key);
+  memoStore(level: Level, labels: object, sig: string, deps: { user: boolean; claim: boolean }, user: string, claim: string, result: MemoResult): void {
+    let bySig = level.walks.get(labels);
+    if (!bySig) level.walks.set(labels, (bySig = new Map()));
+    let e = bySig.get(sig);
     if (!e || (deps.user && !e.user) || (deps.claim && !e.claim)) {
       // New, or this walk read more than earlier ones: earlier results were
       // keyed too coarsely for it, so start over with the wider key.
       e = { user: deps.user || (e?.user ?? false), claim: deps.claim || (e?.claim ?? false), results: new Map() };
-      this.memo.set(key, e);
+      bySig.set(sig, e);
     }
     for (const c of result.contributions) c.shared = true;
     e.results.set(memoSubKey(e, user, claim), result);
@@ -342,6 +421,14 @@ function put<T>(m: Map<string, ByName<T>>, ns: string, name: string, v: T) {
   let inner = m.get(ns);
   if (!inner) m.set(ns, (inner = new Map()));
   inner.set(name, v);
+}
+
+export interface ServiceRef {
+  namespace: string;
+  name: string;
+  spec: Service;
+  /** `namespace/name`. */
+  key: string;
 }
 
 interface MemoEntry {
@@ -384,6 +471,8 @@ export class Level {
   private readonly codes = new Map<string, unknown>();
   private readonly discoveries = new Map<string, unknown>();
   private readonly labels: Readonly<Record<string, string>>[] = [];
+  /** Memoised walks of this level (see PolicyIndex.memoLookup). */
+  readonly walks = new Map<object, Map<string, MemoEntry>>();
 
   constructor(private readonly prefix: string) {
     this.rootKey = prefix + 'root';

@@ -21,22 +21,39 @@ export interface ReadsOptions {
   discoveryTainted?: boolean;
 }
 
+/** The walk's question: secrets (the options above), or any read of one root field. */
+interface WalkOptions extends ReadsOptions {
+  onlyDiscovery?: boolean;
+  /** Count any read of this root field (`.Root…`, `$.Root…`), and of the root itself (`.`, `$`), which holds it. */
+  root?: string;
+}
+
 /** Fields of `.User` that hold no secret. */
 const USER_PUBLIC = new Set(['Name', 'ID', 'Labels']);
 
 type Pipe = Extract<TNode, { k: 'action' }>['pipe'];
 type Operand = Pipe['cmds'][number]['args'][number];
 
-export function templateMayReadSecrets(t: CompiledTemplate, opts: ReadsOptions = {}): boolean {
+export function templateMayReadSecrets(t: CompiledTemplate, opts: WalkOptions = {}): boolean {
   return listReads(t.root, true, opts);
 }
 
 /** Does the template read `.Discovery` at all (so its output inherits discovery's taint)? */
 export function templateReadsDiscovery(t: CompiledTemplate): boolean {
-  return listReads(t.root, true, { discoveryTainted: true, onlyDiscovery: true } as ReadsOptions & { onlyDiscovery: boolean });
+  return listReads(t.root, true, { discoveryTainted: true, onlyDiscovery: true });
 }
 
-function listReads(list: readonly TNode[], topLevel: boolean, opts: ReadsOptions): boolean {
+/**
+ * Could the template read the root field `root` (`User`, `Claim`,
+ * `Discovery`) in any way: through its name, or through the whole root
+ * (`{{ . }}`, `{{ print $ }}`, ranging over it)? Memoised walks may be shared
+ * only when this says no.
+ */
+export function templateReadsRoot(t: CompiledTemplate, root: string): boolean {
+  return listReads(t.root, true, { root });
+}
+
+function listReads(list: readonly TNode[], topLevel: boolean, opts: WalkOptions): boolean {
   for (const n of list) {
     switch (n.k) {
       case 'text':
@@ -60,12 +77,13 @@ function listReads(list: readonly TNode[], topLevel: boolean, opts: ReadsOptions
   return false;
 }
 
-function pipeReads(p: Pipe, topLevel: boolean, opts: ReadsOptions): boolean {
+function pipeReads(p: Pipe, topLevel: boolean, opts: WalkOptions): boolean {
   return p.cmds.some((c) => c.args.some((a) => operandReads(a, topLevel, opts)));
 }
 
-function operandReads(a: Operand, topLevel: boolean, opts: ReadsOptions): boolean {
-  const onlyDiscovery = (opts as { onlyDiscovery?: boolean }).onlyDiscovery === true;
+function operandReads(a: Operand, topLevel: boolean, opts: WalkOptions): boolean {
+  if (opts.root !== undefined) return operandReadsRoot(a, topLevel, opts);
+  const onlyDiscovery = opts.onlyDiscovery === true;
   switch (a.k) {
     case 'dot':
       return !onlyDiscovery && topLevel;
@@ -83,7 +101,24 @@ function operandReads(a: Operand, topLevel: boolean, opts: ReadsOptions): boolea
   }
 }
 
-function pathReads(idents: readonly string[], opts: ReadsOptions, onlyDiscovery: boolean): boolean {
+function operandReadsRoot(a: Operand, topLevel: boolean, opts: WalkOptions): boolean {
+  switch (a.k) {
+    case 'dot':
+      return topLevel;
+    case 'field':
+      return topLevel && a.idents[0] === opts.root;
+    case 'var':
+      return a.name === '$' && (a.idents.length === 0 || a.idents[0] === opts.root);
+    case 'chain':
+      return operandReads(a.node, topLevel, opts);
+    case 'pipe':
+      return pipeReads(a.pipe, topLevel, opts);
+    default:
+      return false;
+  }
+}
+
+function pathReads(idents: readonly string[], opts: WalkOptions, onlyDiscovery: boolean): boolean {
   const [head, next] = idents;
   if (head === 'Discovery') return opts.discoveryTainted === true;
   if (onlyDiscovery) return false;
