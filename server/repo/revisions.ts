@@ -6,8 +6,10 @@
  * transactions that lock the deployment head first (then the revision) or
  * the oldest job row, so exactly one wins. Contract: `revisions.types.ts`.
  */
-import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { fromGzJson } from '../db/gz-json';
+import { deepFreeze } from '../engine/values';
 import { applySteps, deploymentHead, instanceStates, jobs, reconcileMemory, revisionEvents, revisions, revisionSections } from '../db/schema';
 import type { ReconcileMemory } from '../engine/landscaper/auto-reconcile';
 import { edgesOf, mustTransition, transition, type ApplyEvent, type RevisionEvent, type RevisionStatus, type Transition } from '../services/revision-state';
@@ -39,9 +41,58 @@ const rowsMatch: [
 ] = [true, true, true, true, true, true];
 void rowsMatch;
 
-const asRevision = (r: typeof revisions.$inferSelect): RevisionRow => r as RevisionRow;
+/**
+ * Every column of a revision, its plan as stored (gzipped). Most reads need
+ * the status and links, not the plan, which grows with the change: a save
+ * read the accepted revision's plan, and an acceptance read its revision's
+ * twice, each unzipped and parsed on the request thread. Now a row's plan
+ * is unzipped when first read, and recent plans are kept (`PlanCache`).
+ */
+const { plan: planColumn, ...columnsButPlan } = getTableColumns(revisions);
+const revisionColumns = { ...columnsButPlan, planGz: sql<string>`${planColumn}` };
+type StoredRevision = Omit<typeof revisions.$inferSelect, 'plan'> & { planGz: string };
+
+/** Decoded plans kept per repository (plans of recently read or written revisions). */
+const PLANS_KEPT = 32;
+
+/**
+ * Recent revisions' plans, decoded and deep-frozen. A plan is written once
+ * with its revision and never changed (schema.ts), so any process may keep
+ * it, whoever else writes to the database; frozen, so no caller can change
+ * what the next one reads.
+ */
+class PlanCache {
+  private readonly plans = new Map<number, unknown>();
+
+  get(id: number, planGz: string): unknown {
+    let plan = this.plans.get(id);
+    if (plan === undefined) {
+      plan = deepFreeze(fromGzJson(planGz));
+    } else {
+      this.plans.delete(id);
+    }
+    this.keep(id, plan);
+    return plan;
+  }
+
+  keep(id: number, plan: unknown): void {
+    this.plans.set(id, deepFreeze(plan));
+    if (this.plans.size > PLANS_KEPT) this.plans.delete(this.plans.keys().next().value!);
+  }
+}
+
+function asRevision(r: StoredRevision, plans: PlanCache): RevisionRow {
+  const { planGz, ...row } = r;
+  let plan: unknown;
+  return Object.defineProperty(row, 'plan', {
+    enumerable: true,
+    get: () => (plan ??= plans.get(row.id, planGz)),
+  }) as RevisionRow;
+}
 
 export class DrizzleRevisionRepository implements RevisionRepository {
+  private readonly plans = new PlanCache();
+
   constructor(private readonly db: Db) {}
 
   async head(): Promise<DeploymentHead> {
@@ -50,13 +101,13 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   }
 
   async get(id: number): Promise<RevisionRow | undefined> {
-    const [r] = await this.db.select().from(revisions).where(eq(revisions.id, id));
-    return r && asRevision(r);
+    const [r] = await this.db.select(revisionColumns).from(revisions).where(eq(revisions.id, id));
+    return r && asRevision(r, this.plans);
   }
 
   async byGeneration(generation: number): Promise<RevisionRow | undefined> {
-    const [r] = await this.db.select().from(revisions).where(eq(revisions.generation, generation));
-    return r && asRevision(r);
+    const [r] = await this.db.select(revisionColumns).from(revisions).where(eq(revisions.generation, generation));
+    return r && asRevision(r, this.plans);
   }
 
   async statusByGeneration(generation: number) {
@@ -123,8 +174,8 @@ export class DrizzleRevisionRepository implements RevisionRepository {
     return this.db.transaction(async (tx) => {
       const [h] = await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
       const accepted = h?.acceptedRevisionId ?? null;
-      const [existing] = await tx.select().from(revisions).where(eq(revisions.generation, rev.generation));
-      if (existing) return { status: 'exists', revision: asRevision(existing) } as const;
+      const [existing] = await tx.select(revisionColumns).from(revisions).where(eq(revisions.generation, rev.generation));
+      if (existing) return { status: 'exists', revision: asRevision(existing, this.plans) } as const;
       if (accepted !== rev.baseRevisionId) return { status: 'stale', acceptedRevisionId: accepted } as const;
       // Computed late (a newer generation's revision is already there): born superseded.
       const supersede = edgesOf('supersede');
@@ -142,8 +193,9 @@ export class DrizzleRevisionRepository implements RevisionRepository {
           quota: rev.quota,
           plan: rev.plan,
         })
-        .returning();
-      const revision = asRevision(row!);
+        .returning(revisionColumns);
+      this.plans.keep(row!.id, rev.plan);
+      const revision = asRevision(row!, this.plans);
       if (rev.sections.length > 0) {
         await tx.insert(revisionSections).values(
           rev.sections.map((s) => ({ revisionId: revision.id, namespace: s.namespace, status: 'pending', overMarks: s.overMarks, counts: s.counts })),
@@ -172,7 +224,7 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   async decide(input: { revisionId: number; namespaces: string[]; decision: 'accept' | 'reject'; actor: string; comment?: string }): Promise<DecideResult> {
     return this.db.transaction(async (tx) => {
       const [h] = await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
-      const [rev] = await tx.select().from(revisions).where(eq(revisions.id, input.revisionId)).for('update');
+      const [rev] = await tx.select(revisionColumns).from(revisions).where(eq(revisions.id, input.revisionId)).for('update');
       if (!rev) return { status: 'not-found' } as const;
       const status = rev.status as RevisionStatus;
       const probe = transition(status, input.decision === 'reject' ? 'reject' : 'accept-some');
@@ -219,10 +271,10 @@ export class DrizzleRevisionRepository implements RevisionRepository {
       // Allowed: `accept-some` or `reject` was, from this status (the probe above).
       const to = mustTransition(status, event);
       let jobId: number | undefined;
-      let updated = asRevision(rev);
+      let updated = asRevision(rev, this.plans);
       if (to !== status) {
-        const [row] = await tx.update(revisions).set({ status: to, decidedAt: sql`now()` }).where(eq(revisions.id, rev.id)).returning();
-        updated = asRevision(row!);
+        const [row] = await tx.update(revisions).set({ status: to, decidedAt: sql`now()` }).where(eq(revisions.id, rev.id)).returning(revisionColumns);
+        updated = asRevision(row!, this.plans);
         await tx.insert(revisionEvents).values({
           revisionId: rev.id,
           kind: to,
