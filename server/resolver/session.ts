@@ -13,6 +13,7 @@ import { EngineSession, type EngineInput, type EngineObject, type ObjectChange }
 import { expandDeployment, usePythonRunner, type ExpandInput, type ExpandResult, type TemplateEnv } from '../engine/dm';
 import { pythonSandbox } from '../dm-python';
 import type { ClaimOutcome, DesiredState } from '../engine/state';
+import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/usage';
 
 export type ResolverRequest =
   | { op: 'full'; generation: number; input: EngineInput }
@@ -22,15 +23,19 @@ export type ResolverRequest =
   /** A claim's decision trace from a one-off resolution (a generation the warm session does not hold): never touches the session. */
   | { op: 'explainDraft'; key: string; input: EngineInput }
   | { op: 'probe'; generation: number; claims: readonly EngineObject[] }
+  /** A probe whose state is measured here (usage, costs): only the figures cross back, not the whole state. */
+  | { op: 'probeMeasure'; generation: number; claims: readonly EngineObject[]; measure: ProbeMeasure }
   | { op: 'dmExpand'; input: ExpandInput; env: TemplateEnv; validateSchema?: boolean };
 
 export type ResolverAnswer<R extends ResolverRequest> = R extends { op: 'full' | 'draft' }
   ? DesiredState
   : R extends { op: 'update' | 'probe' }
     ? DesiredState | null
-    : R extends { op: 'dmExpand' }
-      ? ExpandResult
-      : { outcome: ClaimOutcome | undefined } | null;
+    : R extends { op: 'probeMeasure' }
+      ? ProbeMeasured | null
+      : R extends { op: 'dmExpand' }
+        ? ExpandResult
+        : { outcome: ClaimOutcome | undefined } | null;
 
 // Deployment Manager's Python templates run in this thread's sandbox (server/dm-python): a resolver thread, never the HTTP thread in production.
 usePythonRunner((source, context, modules) => pythonSandbox().run(source, context, modules));
@@ -41,7 +46,7 @@ export class SessionResolver {
   /** The warm session, and the keys of the objects it holds (a probe may only add new ones). */
   private current: { generation: number; session: EngineSession; keys: Set<string> } | undefined;
 
-  handle(req: ResolverRequest): DesiredState | ExpandResult | { outcome: ClaimOutcome | undefined } | null {
+  handle(req: ResolverRequest): DesiredState | ExpandResult | ProbeMeasured | { outcome: ClaimOutcome | undefined } | null {
     switch (req.op) {
       case 'full':
         return this.full(req.generation, req.input).state();
@@ -59,6 +64,10 @@ export class SessionResolver {
       }
       case 'probe':
         return this.probe(req.generation, req.claims);
+      case 'probeMeasure': {
+        const state = this.probe(req.generation, req.claims);
+        return state && measure(state, req.measure);
+      }
       case 'explain':
         // The warm session's only; another generation's trace is an explainDraft.
         return this.current?.generation === req.generation ? { outcome: this.current.session.explain(req.key) } : null;

@@ -10,6 +10,7 @@
 import { stringify } from 'yaml';
 import type { Claim } from '../engine/model/kinds';
 import type { Repos } from '../repo/types';
+import type { EnvironmentRow } from '../repo/estate.types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import type { ClaimService } from './claims';
@@ -27,7 +28,7 @@ import { loadObjects } from '../engine/model/validate';
 import type { DecideResult } from './revisions.types';
 import type { DesiredState } from '../engine/state';
 import { type Candidate, type NeededResource, type Selection, selectEnvironment } from '../engine/axebow/select';
-import { costAndQuota, millisToVcpu } from '../engine/plan';
+import { millisToVcpu, type UsageAsk } from '../engine/plan';
 import { units, type Usage } from './estate';
 import { GroupCommit } from './group-commit';
 import { readBundle } from './bundle';
@@ -196,10 +197,18 @@ export class DeploymentService {
    * environment's marks against what the tenant's services use there in
    * the revision's desired state; 422 MarkExceeded when over.
    */
-  private async assertWithinMarks(t: { id: number }, service: string, labels: Record<string, string> | null | undefined, state: DesiredState, when: string): Promise<void> {
+  /** `usage`: what the tenant uses on an environment in the state being admitted (a state at hand, or measured on the resolver). */
+  private async assertWithinMarks(
+    t: { id: number },
+    service: string,
+    labels: Record<string, string> | null | undefined,
+    usage: DesiredState | ((env: EnvironmentRow) => Promise<Usage>),
+    when: string,
+  ): Promise<void> {
     const placed = await this.environmentOfClaim(t, labels);
     if (!placed) return;
-    const over = this.estate.over(placed.env.marks, await this.estate.usageIn(state, t.id, placed.env));
+    const used = typeof usage === 'function' ? await usage(placed.env) : await this.estate.usageIn(usage, t.id, placed.env);
+    const over = this.estate.over(placed.env.marks, used);
     if (over.length === 0) return;
     const what = describeOver(over);
     throw new AppError('LIMIT_EXCEEDED', `${when}, service ${service} would take environment ${placed.ref} over its marks (${what}).`, { details: { environment: placed.ref, over } });
@@ -373,19 +382,22 @@ export class DeploymentService {
 
   /** Marks admission of one new service against the newest policy (its placement was weighed before a commit it waited for). */
   private async admitNew(it: PendingCreate): Promise<void> {
-    const state = await this.resolution.withNewClaims(newObjects([it]));
-    await this.assertWithinMarks(it.t, it.name, newClaimLabels(it), state, 'Now');
+    const usage = async (env: EnvironmentRow) => (await this.resolution.measureWithNewClaims(newObjects([it]), { usage: [await this.estate.usageAsk(it.t.id, env)], claims: [] })).usage[0]!;
+    await this.assertWithinMarks(it.t, it.name, newClaimLabels(it), usage, 'Now');
   }
 
   /** Whether the placed creates of a batch fit their environments' marks with all of the batch in the policy. */
   private async withinMarksTogether(together: PendingCreate[], placed: PendingCreate[]): Promise<boolean> {
     if (placed.length === 0) return true;
-    const state = await this.resolution.withNewClaims(newObjects(together));
+    // One probe with the whole batch in, measured for each placed service's environment.
+    const where: { env: EnvironmentRow; ask: UsageAsk }[] = [];
     for (const it of placed) {
-      const fits = await this.assertWithinMarks(it.t, it.name, newClaimLabels(it), state, 'Together with the services created with it').then(() => true, () => false);
-      if (!fits) return false;
+      const env = (await this.environmentOfClaim(it.t, newClaimLabels(it)))?.env;
+      if (env) where.push({ env, ask: await this.estate.usageAsk(it.t.id, env) });
     }
-    return true;
+    if (where.length === 0) return true;
+    const measured = await this.resolution.measureWithNewClaims(newObjects(together), { usage: where.map((w) => w.ask), claims: [] });
+    return where.every((w, i) => this.estate.over(w.env.marks, measured.usage[i]!).length === 0);
   }
 
   /** The namespace holding a claim of this name in the tenant, if any. */
@@ -497,12 +509,11 @@ export class DeploymentService {
       const text = await this.claimText(who, t, input.name, { ...input, environment: name });
       const added = loadObjects(text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
       // The policy as it is plus this claim: from the warm session, so the cost is the claim's, not the policy's.
-      const state = await this.resolution.withNewClaims(added);
-      const usage = await this.estate.usageIn(state, t.id, env);
-      const over = this.estate.over(env.marks, usage);
       const claimRef = `${added[0]!.namespace}/${input.name}`;
-      const c = costAndQuota([], state.instances.filter((i) => i.claims.includes(claimRef)), []).cost.total.after;
-      const cost: Usage = { vcpu: c.cpuMillis, memory: c.memoryBytes, storage: c.storageBytes, instances: c.instances, services: 1 };
+      const measured = await this.resolution.measureWithNewClaims(added, { usage: [await this.estate.usageAsk(t.id, env)], claims: [claimRef] });
+      const usage: Usage = measured.usage[0]!;
+      const over = this.estate.over(env.marks, usage);
+      const cost: Usage = measured.claims[0]!;
       const cap = units('vcpu', env.marks.vcpu);
       placed.set(env.id, { text, admission: { environment: name, ok: over.length === 0, usage, over }, cost });
       candidates.push({

@@ -13,8 +13,8 @@
  * admins (operators) may do everything.
  */
 import { SYSTEM_NAMESPACE, type Cluster } from '../engine/model/kinds';
-import { allowedKubernetesNamespaces, costAndQuota, globMatch, millisToVcpu, parseBytes, parseCpuMillis } from '../engine/plan';
-import type { DesiredState, Instance } from '../engine/state';
+import { allowedKubernetesNamespaces, globMatch, millisToVcpu, parseBytes, parseCpuMillis, tenantUsage, type UsageAsk } from '../engine/plan';
+import type { DesiredState } from '../engine/state';
 import type { AccountRow, EnvironmentRow, Marks } from '../repo/estate.types';
 import { ROLE_RANK, type TenantRole } from '../repo/tenants.types';
 import type { Repos } from '../repo/types';
@@ -145,24 +145,16 @@ export class EstateService {
     return o && { namespace: o.namespace, name: o.name, spec: o.spec as Cluster };
   }
 
-  /**
-   * What the tenant's services use on an environment in a desired state:
-   * the instances on its cluster (and Kubernetes namespace, when it has one)
-   * that a claim in one of the tenant's namespaces uses — an instance shared
-   * with others counts in full, once. Aptomi instances live in the
-   * offering's namespace, so the claims, not the instances' namespaces, say
-   * whose they are.
-   */
+  /** What the tenant's services use on an environment in a desired state (engine/plan/usage.ts). */
   async usageIn(state: DesiredState | null, tenantId: number, env: Pick<EnvironmentRow, 'cluster' | 'k8sNamespace'>): Promise<Usage> {
-    const namespaces = new Set((await this.repos.tenants.namespaces(tenantId)).map((n) => n.namespace));
-    const [cns, cname] = env.cluster.split('/', 2) as [string, string];
-    const onEnv = (i: Instance) => i.target.clusterNamespace === cns && i.target.cluster === cname && (env.k8sNamespace === null || i.target.namespace === env.k8sNamespace);
-    const ours = (c: string) => namespaces.has(c.slice(0, c.indexOf('/')));
-    const mine = (state?.instances ?? []).filter((i) => onEnv(i) && i.claims.some(ours));
-    const services = new Set(mine.flatMap((i) => i.claims.filter(ours)));
+    return tenantUsage(state, await this.usageAsk(tenantId, env));
+  }
+
+  /** The question `usageIn` answers, with what it needs from the database, for a state measured elsewhere. */
+  async usageAsk(tenantId: number, env: Pick<EnvironmentRow, 'cluster' | 'k8sNamespace'>): Promise<UsageAsk> {
+    const namespaces = (await this.repos.tenants.namespaces(tenantId)).map((n) => n.namespace);
     const cluster = await this.clusterOf(env.cluster);
-    const t = costAndQuota([], mine, cluster ? [cluster] : []).cost.total.after;
-    return { vcpu: t.cpuMillis, memory: t.memoryBytes, storage: t.storageBytes, instances: t.instances, services: services.size };
+    return { namespaces, cluster: env.cluster, k8sNamespace: env.k8sNamespace, ...(cluster ? { clusterRef: cluster } : {}) };
   }
 
   /** Marks the usage goes over, in integer units. */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { beforeEach, describe, test } from 'node:test';
 import { parseUsers } from '../engine/model/users';
 import { resolvePolicy } from '../engine/resolve';
+import { claimUsage, tenantUsage } from '../engine/plan/usage';
 import { memoryRepos } from '../repo/memory';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
@@ -141,6 +142,47 @@ describe('placing a new claim on the warm session', () => {
     assert.equal(again.claims.filter((c) => c.name === 'real_one').length, 1);
     const after = await resolution.get(sam, head + 1);
     assert.ok(after.state.claims.some((c) => c.name === 'real_one'));
+  });
+});
+
+describe('measuring a new claim on the warm session', () => {
+  test('only the figures cross back from the resolver, and they are those of the full resolution; off the session, of a draft', async () => {
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    const inline = new InlineResolver();
+    const ops: string[] = [];
+    const answers: unknown[] = [];
+    const resolver: Resolver = {
+      run: async (req) => {
+        ops.push(req.op);
+        const a = await inline.run(req);
+        answers.push(a);
+        return a;
+      },
+      close: () => inline.close(),
+    };
+    const resolution = new ResolutionService(repos, async () => users, [], undefined, resolver);
+    const head = await repos.policy.head();
+    await resolution.get(sam, head);
+    const added = [{ kind: 'claim' as const, namespace: 'social', name: 'measured', spec: { user: 'Alice', service: 'twitter_stats', labels: { tsvisimage: 'm1' } } as never }];
+    const objects = (await repos.policy.listObjects({ generation: head })).map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
+    const full = resolvePolicy({ objects: [...objects, ...added] as never, users });
+    const clusterOf = full.instances.find((i) => i.claims.includes('social/measured'))!.target;
+    const ask = { namespaces: ['social'], cluster: `${clusterOf.clusterNamespace}/${clusterOf.cluster}`, k8sNamespace: null };
+    ops.length = 0;
+    answers.length = 0;
+    const m = await resolution.measureWithNewClaims(added, { usage: [ask], claims: ['social/measured'] });
+    assert.deepEqual(ops, ['probeMeasure']);
+    assert.ok(!JSON.stringify(answers).includes('"instances":['), 'no state came back, only figures');
+    assert.deepEqual(m, { usage: [tenantUsage(full, ask)], claims: [claimUsage(full, 'social/measured')] });
+    assert.ok(m.claims[0]!.instances > 0 && m.usage[0]!.services >= 1);
+    // A claim that exists already cannot be probed: a draft of the whole policy is measured here instead.
+    ops.length = 0;
+    const existing = objects.find((o) => o.kind === 'claim')!;
+    const again = await resolution.measureWithNewClaims([existing as never], { usage: [ask], claims: [] });
+    assert.deepEqual(ops, ['probeMeasure', 'draft']);
+    const draft = resolvePolicy({ objects: [...objects, existing] as never, users });
+    assert.deepEqual(again.usage, [tenantUsage(draft, ask)]);
   });
 });
 

@@ -13,6 +13,7 @@ import { normaliseKind, type Kind, type ObjectOfKind } from '../engine/model/kin
 import type { ClaimOutcome, DesiredState, PolicyObjectInput } from '../engine/resolve';
 import type { ExpandInput, ExpandResult, TemplateEnv } from '../engine/dm';
 import type { Instance } from '../engine/state';
+import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/usage';
 import { createResolver, isResolverFailure, type Resolver } from '../resolver';
 import type { Repos, ResolutionSummary, StoredObject } from '../repo/types';
 import type { MaybeActor } from './actor';
@@ -164,16 +165,36 @@ export class ResolutionService {
    */
   async withNewClaims(claims: readonly PolicyObjectInput[]): Promise<DesiredState> {
     const head = await this.repos.policy.head();
+    const probed = await this.onWarmSession(head, () => this.resolver.run({ op: 'probe', generation: head, claims }));
+    return probed ?? this.draftWithNewClaims(head, claims);
+  }
+
+  /**
+   * `withNewClaims`, measured: the tenants' usage and the claims' costs that
+   * admission weighs. On the warm session they are measured on its thread,
+   * so the whole state never crosses to this one (at 600 services that
+   * copy, and the sums, were most of what placing a service cost here).
+   */
+  async measureWithNewClaims(claims: readonly PolicyObjectInput[], m: ProbeMeasure): Promise<ProbeMeasured> {
+    const head = await this.repos.policy.head();
+    const probed = await this.onWarmSession(head, () => this.resolver.run({ op: 'probeMeasure', generation: head, claims, measure: m }));
+    return probed ?? measure(await this.draftWithNewClaims(head, claims), m);
+  }
+
+  /** Run `probe` behind the queue when the warm session holds `head` for the current users; null otherwise. */
+  private async onWarmSession<T>(head: number, probe: () => Promise<T | null>): Promise<T | null> {
     const run = this.queue.then(async () => {
       const prev = this.cached;
       if (prev?.generation !== head) return null;
       const [users, grants] = await Promise.all([this.users(), this.grants()]);
       if (prev.usersKey !== usersKeyOf(users, grants)) return null;
-      return this.resolver.run({ op: 'probe', generation: head, claims });
+      return probe();
     });
     this.queue = run.catch(() => undefined);
-    const probed = await run;
-    if (probed) return probed;
+    return run;
+  }
+
+  private async draftWithNewClaims(head: number, claims: readonly PolicyObjectInput[]): Promise<DesiredState> {
     const current = (await this.repos.policy.listObjects({ generation: head })).map(toPolicyInput);
     return this.resolveDraft([...current, ...claims]);
   }
