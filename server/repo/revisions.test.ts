@@ -258,3 +258,28 @@ for (const b of backends()) {
   });
 }
 contract('memory', async () => ({ repo: new MemoryRevisionRepository() }));
+
+for (const b of backends()) {
+  describe(`revision plans on ${b.name}`, () => {
+    test('a plan is stored zipped and read back whole by another process’s repository', async () => {
+      const h: DbHandle = await b.open();
+      try {
+        const writer = new DrizzleRevisionRepository(h.db);
+        const plan = { steps: [{ key: 'k#db', action: 'create' }], actions: [{ key: 'k#db', kind: 'create', note: 'é ✓'.repeat(200) }] };
+        const res = await writer.insert(revision(1, null, { plan }));
+        assert.equal(res.status, 'created');
+        const id = res.status === 'created' ? res.revision.id : -1;
+        const stored = await h.db.execute(`select plan from revisions where id = ${id}`);
+        const text = ((Array.isArray(stored) ? stored : (stored as { rows: { plan: string }[] }).rows) as { plan: string }[])[0]!.plan;
+        assert.ok(text.startsWith('H4sI'), 'gzipped base64 in the column');
+        const reader = new DrizzleRevisionRepository(h.db);
+        const row = (await reader.get(id))!;
+        assert.equal(row.status, 'pending');
+        assert.deepEqual(row.plan, plan);
+        assert.deepEqual((await reader.byGeneration(1))!.plan, plan);
+      } finally {
+        await h.close();
+      }
+    });
+  });
+}

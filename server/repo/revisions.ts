@@ -8,7 +8,7 @@
  */
 import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { fromGzJson } from '../db/gz-json';
+import { fromGzJson, toGzJsonAsync } from '../db/gz-json';
 import { deepFreeze } from '../engine/values';
 import { applySteps, deploymentHead, instanceStates, jobs, reconcileMemory, revisionEvents, revisions, revisionSections } from '../db/schema';
 import type { ReconcileMemory } from '../engine/landscaper/auto-reconcile';
@@ -171,6 +171,8 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   }
 
   async insert(rev: NewRevision): Promise<InsertResult> {
+    // Zipped on libuv's threads before the transaction, not by the column mapping on this one.
+    const planGz = await toGzJsonAsync(rev.plan);
     return this.db.transaction(async (tx) => {
       const [h] = await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
       const accepted = h?.acceptedRevisionId ?? null;
@@ -191,7 +193,7 @@ export class DrizzleRevisionRepository implements RevisionRepository {
           counts: rev.counts,
           cost: rev.cost,
           quota: rev.quota,
-          plan: rev.plan,
+          plan: sql`${planGz}`,
         })
         .returning(revisionColumns);
       this.plans.keep(row!.id, rev.plan);
