@@ -569,19 +569,7 @@ class ClaimWalk {
   /** The component loop of one level (and, through service components, the levels below). */
   private walkLevel(
     node: Node,
-    l: {
-      svc: { namespace: string; name: string };
-      context: { name: string };
-      bundle: { namespace: string; name: string; spec: Bundle };
-      keys: string[];
-      target: Target;
-      level: Level;
-      labels: Record<string, string>;
-      liveLabels: Record<string, string>;
-      params: Record<string, unknown>;
-      path: string[];
-      d: number;
-    },
+    l: Omit<LevelDecision, 'live'> & { liveLabels: Record<string, string>; path: string[]; d: number },
   ) {
     const { index } = this;
     const { svc, context, bundle, keys, target, level, labels, params, path, d } = l;

@@ -86,6 +86,16 @@ const USERS: PolicyUser[] = [
   { name: 'dan', labels: { size: 'small', team: 'interns' }, secrets: {} },
 ];
 
+/** One cluster, and a rule that places everything on it. */
+const ONE_CLUSTER = `
+- kind: cluster
+  metadata: {namespace: system, name: c1}
+  type: kubernetes
+- kind: rule
+  metadata: {namespace: main, name: place}
+  weight: 1
+  actions: {change-labels: {set: {target: c1}}}`;
+
 describe('memoised resolution equals a full walk', () => {
   test('users, claims, keys, rules reading the claim, diamonds and discovery across levels', () => {
     const claims = [
@@ -117,14 +127,7 @@ describe('memoised resolution equals a full walk', () => {
   });
 
   test('a template that reads the whole root (`{{ print . }}`) reads the user: two users are not given one rendering', () => {
-    const policy = `
-- kind: cluster
-  metadata: {namespace: system, name: c1}
-  type: kubernetes
-- kind: rule
-  metadata: {namespace: main, name: place}
-  weight: 1
-  actions: {change-labels: {set: {target: c1}}}
+    const policy = `${ONE_CLUSTER}
 - kind: bundle
   metadata: {namespace: main, name: dump}
   components:
@@ -169,14 +172,7 @@ describe('memoised resolution equals a full walk', () => {
   });
 
   test('a level whose templates do not read discovery, reached from two parents and directly, is one instance with both edges', () => {
-    const policy = `
-- kind: cluster
-  metadata: {namespace: system, name: c1}
-  type: kubernetes
-- kind: rule
-  metadata: {namespace: main, name: place}
-  weight: 1
-  actions: {change-labels: {set: {target: c1}}}
+    const policy = `${ONE_CLUSTER}
 - kind: bundle
   metadata: {namespace: main, name: leaf}
   components:

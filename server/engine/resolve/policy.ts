@@ -12,7 +12,6 @@ import { compileTemplateCached } from '../lang/gotemplate';
 import { templateMayReadSecrets, templateReadsRoot } from '../lang/gotemplate/reads';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
-import { instanceKey } from '../state/key';
 import { CAPACT_INPUT_KINDS, CapactChooser, type EffectiveComponent } from './capact';
 
 export interface PolicyObjectInput<K extends Kind = Kind> {
@@ -188,13 +187,6 @@ export class PolicyIndex {
       this.levels.set(prefix, l);
     }
     return l;
-  }
-
-  /** Names of any instance key (the merge needs them for keys it did not see built). */
-  namesOf(key: string): InstanceNames {
-    const { prefix, component: comp } = instanceKey.splitComponent(key);
-    const level = this.level(prefix);
-    return comp === 'root' ? level.rootNames : level.component(comp).names;
   }
 
   // ---- memoisation of level walks (see ClaimWalk.resolveNode) ----
