@@ -14,6 +14,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { PGliteThread } from './pglite-thread';
+import { guardPostgresClosedSocketWrite } from './postgres-guard';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -44,6 +45,7 @@ export function defaultMigrationsFolder(): string {
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   const migrationsFolder = opts.migrationsFolder ?? defaultMigrationsFolder();
   if (opts.url) {
+    guardPostgresClosedSocketWrite();
     const client = postgres(opts.url, {
       max: opts.max ?? 10,
       onnotice: () => {},
