@@ -353,7 +353,7 @@ export class DeploymentService {
     };
     const alone = async (it: PendingCreate, recheckMarks: boolean): Promise<ServiceWrite | Error> => {
       try {
-        // A new claim: weighed on the warm session (withNewClaims), not by resolving a copy of the whole policy.
+        // A new claim: weighed on the warm session (measureWithNewClaims), not by resolving a copy of the whole policy.
         if (recheckMarks) await this.admitNew(it);
         const w = await this.writeCreates([it]);
         if (w.generation === undefined) return serviceExists(it.t, it.name, w.taken.get(it.name));

@@ -21,11 +21,14 @@ export interface ReadsOptions {
   discoveryTainted?: boolean;
 }
 
-/** The walk's question: secrets (the options above), or any read of one root field. */
-interface WalkOptions extends ReadsOptions {
-  onlyDiscovery?: boolean;
-  /** Count any read of this root field (`.Root…`, `$.Root…`), and of the root itself (`.`, `$`), which holds it. */
-  root?: string;
+/**
+ * What one walk asks of each read of the data: does reading the whole root
+ * (`.` at the top level, a bare `$`) count, and does a path from the root
+ * (`.A.B`, `$.A.B`) count.
+ */
+interface Question {
+  root: boolean;
+  path: (idents: readonly string[]) => boolean;
 }
 
 /** Fields of `.User` that hold no secret. */
@@ -34,13 +37,13 @@ const USER_PUBLIC = new Set(['Name', 'ID', 'Labels']);
 type Pipe = Extract<TNode, { k: 'action' }>['pipe'];
 type Operand = Pipe['cmds'][number]['args'][number];
 
-export function templateMayReadSecrets(t: CompiledTemplate, opts: WalkOptions = {}): boolean {
-  return listReads(t.root, true, opts);
+export function templateMayReadSecrets(t: CompiledTemplate, opts: ReadsOptions = {}): boolean {
+  return listReads(t.root, true, { root: true, path: (idents) => secretPath(idents, opts) });
 }
 
 /** Does the template read `.Discovery` at all (so its output inherits discovery's taint)? */
 export function templateReadsDiscovery(t: CompiledTemplate): boolean {
-  return listReads(t.root, true, { discoveryTainted: true, onlyDiscovery: true });
+  return listReads(t.root, true, { root: false, path: (idents) => idents[0] === 'Discovery' });
 }
 
 /**
@@ -50,10 +53,10 @@ export function templateReadsDiscovery(t: CompiledTemplate): boolean {
  * only when this says no.
  */
 export function templateReadsRoot(t: CompiledTemplate, root: string): boolean {
-  return listReads(t.root, true, { root });
+  return listReads(t.root, true, { root: true, path: (idents) => idents[0] === root });
 }
 
-function listReads(list: readonly TNode[], topLevel: boolean, opts: WalkOptions): boolean {
+function listReads(list: readonly TNode[], topLevel: boolean, q: Question): boolean {
   for (const n of list) {
     switch (n.k) {
       case 'text':
@@ -61,67 +64,48 @@ function listReads(list: readonly TNode[], topLevel: boolean, opts: WalkOptions)
       case 'continue':
         break;
       case 'action':
-        if (pipeReads(n.pipe, topLevel, opts)) return true;
+        if (pipeReads(n.pipe, topLevel, q)) return true;
         break;
       case 'if':
-        if (pipeReads(n.pipe, topLevel, opts) || listReads(n.list, topLevel, opts) || (n.elseList && listReads(n.elseList, topLevel, opts))) return true;
+        if (pipeReads(n.pipe, topLevel, q) || listReads(n.list, topLevel, q) || (n.elseList && listReads(n.elseList, topLevel, q))) return true;
         break;
       case 'with':
       case 'range':
-        if (pipeReads(n.pipe, topLevel, opts)) return true;
+        if (pipeReads(n.pipe, topLevel, q)) return true;
         // Inside, dot is the pipe's value (which did not count); `else` runs with the outer dot.
-        if (listReads(n.list, false, opts) || (n.elseList && listReads(n.elseList, topLevel, opts))) return true;
+        if (listReads(n.list, false, q) || (n.elseList && listReads(n.elseList, topLevel, q))) return true;
         break;
     }
   }
   return false;
 }
 
-function pipeReads(p: Pipe, topLevel: boolean, opts: WalkOptions): boolean {
-  return p.cmds.some((c) => c.args.some((a) => operandReads(a, topLevel, opts)));
+function pipeReads(p: Pipe, topLevel: boolean, q: Question): boolean {
+  return p.cmds.some((c) => c.args.some((a) => operandReads(a, topLevel, q)));
 }
 
-function operandReads(a: Operand, topLevel: boolean, opts: WalkOptions): boolean {
-  if (opts.root !== undefined) return operandReadsRoot(a, topLevel, opts);
-  const onlyDiscovery = opts.onlyDiscovery === true;
+function operandReads(a: Operand, topLevel: boolean, q: Question): boolean {
   switch (a.k) {
     case 'dot':
-      return !onlyDiscovery && topLevel;
+      return topLevel && q.root;
     case 'field':
-      return topLevel && pathReads(a.idents, opts, onlyDiscovery);
+      return topLevel && q.path(a.idents);
     case 'var':
       // `$` is always the root; other variables were declared from pipes checked where declared.
-      return a.name === '$' && (a.idents.length === 0 ? !onlyDiscovery : pathReads(a.idents, opts, onlyDiscovery));
+      return a.name === '$' && (a.idents.length === 0 ? q.root : q.path(a.idents));
     case 'chain':
-      return operandReads(a.node, topLevel, opts);
+      return operandReads(a.node, topLevel, q);
     case 'pipe':
-      return pipeReads(a.pipe, topLevel, opts);
+      return pipeReads(a.pipe, topLevel, q);
     default:
       return false;
   }
 }
 
-function operandReadsRoot(a: Operand, topLevel: boolean, opts: WalkOptions): boolean {
-  switch (a.k) {
-    case 'dot':
-      return topLevel;
-    case 'field':
-      return topLevel && a.idents[0] === opts.root;
-    case 'var':
-      return a.name === '$' && (a.idents.length === 0 || a.idents[0] === opts.root);
-    case 'chain':
-      return operandReads(a.node, topLevel, opts);
-    case 'pipe':
-      return pipeReads(a.pipe, topLevel, opts);
-    default:
-      return false;
-  }
-}
-
-function pathReads(idents: readonly string[], opts: WalkOptions, onlyDiscovery: boolean): boolean {
+/** `.User` alone or `.User.<not public>`; `.Discovery…` when discovery may hold secrets. */
+function secretPath(idents: readonly string[], opts: ReadsOptions): boolean {
   const [head, next] = idents;
   if (head === 'Discovery') return opts.discoveryTainted === true;
-  if (onlyDiscovery) return false;
   if (head === 'User') return next === undefined || !USER_PUBLIC.has(next);
   return false;
 }
