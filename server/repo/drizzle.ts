@@ -98,9 +98,42 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   /** The head as this process last read or moved it (exclusive mode only: no other process moves it). */
   private knownHead: number | undefined;
 
+  /**
+   * The reads every request makes, built once: drizzle otherwise builds a
+   * query's SQL anew on each run, and on PostgreSQL under load that building
+   * was a tenth of the request thread.
+   */
+  private get prepared() {
+    return (this.preparedReads ??= this.prepareReads());
+  }
+
+  private preparedReads: ReturnType<DrizzlePolicyRepo['prepareReads']> | undefined;
+
+  private prepareReads() {
+    const objectKey = and(eq(policyObjects.kind, sql.placeholder('kind')), eq(policyObjects.namespace, sql.placeholder('namespace')), eq(policyObjects.name, sql.placeholder('name')));
+    const at = sql.placeholder('generation');
+    return {
+      head: this.db.select().from(policyHead).where(eq(policyHead.id, 1)).prepare('keelson_policy_head'),
+      liveObject: this.db.select().from(policyObjects).where(and(objectKey, isNull(policyObjects.supersededGeneration))).limit(1).prepare('keelson_live_object'),
+      objectAt: this.db
+        .select()
+        .from(policyObjects)
+        .where(and(objectKey, lte(policyObjects.createdGeneration, at), or(isNull(policyObjects.supersededGeneration), gt(policyObjects.supersededGeneration, at))))
+        .limit(1)
+        .prepare('keelson_object_at'),
+      touching: this.db
+        .select()
+        .from(policyGenerations)
+        .where(sql`${policyGenerations.changes} @> ${sql.placeholder('touching')}::jsonb`)
+        .orderBy(desc(policyGenerations.generation))
+        .limit(sql.placeholder('limit'))
+        .prepare('keelson_generations_touching'),
+    };
+  }
+
   async head(): Promise<number> {
     if (this.opts.exclusive && this.knownHead !== undefined) return this.knownHead;
-    const rows = await this.db.select().from(policyHead).where(eq(policyHead.id, 1));
+    const rows = await this.prepared.head.execute();
     const head = rows[0]?.generation ?? 0;
     this.note(head);
     return head;
@@ -185,22 +218,17 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   }
 
   private async readObject(id: ObjectId, generation?: number): Promise<StoredObject | undefined> {
-    const rows = await this.db
-      .select()
-      .from(policyObjects)
-      .where(
-        and(
-          eq(policyObjects.kind, id.kind),
-          eq(policyObjects.namespace, id.namespace),
-          eq(policyObjects.name, id.name),
-          visibleAt(generation),
-        ),
-      )
-      .limit(1);
+    const key = { kind: id.kind, namespace: id.namespace, name: id.name };
+    const rows = generation === undefined ? await this.prepared.liveObject.execute(key) : await this.prepared.objectAt.execute({ ...key, generation });
     return rows[0] ? toObject(rows[0]) : undefined;
   }
 
   async listGenerations(opts: { limit?: number; before?: number; touching?: { kind: string; name: string } } = {}): Promise<GenerationInfo[]> {
+    if (opts.touching && opts.before === undefined) {
+      // A service's history: every history page asks it.
+      const rows = await this.prepared.touching.execute({ touching: JSON.stringify([{ kind: opts.touching.kind, name: opts.touching.name }]), limit: opts.limit ?? 100 });
+      return rows.map(toGeneration);
+    }
     const conds: SQL[] = [];
     if (opts.before !== undefined) conds.push(lt(policyGenerations.generation, opts.before));
     // jsonb containment: some change of that kind and name (the database filters; the changes of other generations are not read).
@@ -408,6 +436,10 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
     // Resolutions are derived data: one stored before instances carried their
     // provenance is recomputed rather than read in an older shape.
     return isCurrentStateShape(state) ? { ...summary, state } : undefined;
+  }
+
+  async has(generation: number): Promise<boolean> {
+    return (await this.db.select({ generation: resolutions.generation }).from(resolutions).where(eq(resolutions.generation, generation))).length > 0;
   }
 
   async put(r: Omit<StoredResolution, 'createdAt'>): Promise<void> {

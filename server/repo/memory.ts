@@ -154,6 +154,9 @@ export class MemoryResolutionRepo implements ResolutionRepo {
   async get(generation: number): Promise<StoredResolution | undefined> {
     return this.rows.get(generation);
   }
+  async has(generation: number): Promise<boolean> {
+    return this.rows.has(generation);
+  }
   async put(r: Omit<StoredResolution, 'createdAt'>): Promise<void> {
     if (!this.rows.has(r.generation)) this.rows.set(r.generation, { ...r, createdAt: new Date() });
   }

@@ -110,8 +110,15 @@ export class DrizzleRevisionRepository implements RevisionRepository {
     return r && asRevision(r, this.plans);
   }
 
+  private statusQuery: ReturnType<DrizzleRevisionRepository['statusSelect']> | undefined;
+
+  private statusSelect() {
+    return this.db.select({ id: revisions.id, status: revisions.status }).from(revisions).where(eq(revisions.generation, sql.placeholder('generation'))).prepare('keelson_revision_status');
+  }
+
   async statusByGeneration(generation: number) {
-    const [r] = await this.db.select({ id: revisions.id, status: revisions.status }).from(revisions).where(eq(revisions.generation, generation));
+    // Built once: a service's history asks it for each generation that changed the service (see DrizzlePolicyRepo.prepared).
+    const [r] = await (this.statusQuery ??= this.statusSelect()).execute({ generation });
     return r && { id: r.id, status: r.status as RevisionRow['status'] };
   }
 

@@ -67,15 +67,23 @@ export class DrizzleTenantRepository implements TenantRepository {
     return r && { ...r, namespaces: [...r.namespaces] };
   }
 
-  private async readForReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined> {
-    // One row per namespace (one with a null namespace when it has none).
-    const rows = await this.db
+  private forReaderQuery: ReturnType<DrizzleTenantRepository['forReaderSelect']> | undefined;
+
+  /** Built once (every request asks it): see DrizzlePolicyRepo.prepared. */
+  private forReaderSelect() {
+    return this.db
       .select({ id: tenants.id, name: tenants.name, role: tenantMembers.role, namespace: tenantNamespaces.namespace })
       .from(tenants)
-      .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.user, user)))
+      .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.user, sql.placeholder('user'))))
       .leftJoin(tenantNamespaces, eq(tenantNamespaces.tenantId, tenants.id))
-      .where(eq(tenants.name, name))
-      .orderBy(asc(tenantNamespaces.namespace));
+      .where(eq(tenants.name, sql.placeholder('name')))
+      .orderBy(asc(tenantNamespaces.namespace))
+      .prepare('keelson_tenant_for_reader');
+  }
+
+  private async readForReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined> {
+    // One row per namespace (one with a null namespace when it has none).
+    const rows = await (this.forReaderQuery ??= this.forReaderSelect()).execute({ name, user });
     const first = rows[0];
     if (!first) return undefined;
     return { id: first.id, name: first.name, role: first.role, namespaces: rows.flatMap((r) => (r.namespace === null ? [] : [r.namespace])) };

@@ -152,6 +152,8 @@ export interface StoredResolution extends ResolutionSummary {
 
 export interface ResolutionRepo {
   get(generation: number): Promise<StoredResolution | undefined>;
+  /** Whether the generation's resolution is stored (without reading it). */
+  has(generation: number): Promise<boolean>;
   /** Idempotent: a second put for the same generation keeps the first. */
   put(r: Omit<StoredResolution, 'createdAt'>): Promise<void>;
 }

@@ -18,6 +18,10 @@ import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/u
 export type ResolverRequest =
   | { op: 'full'; generation: number; input: EngineInput }
   | ({ op: 'update'; from: number; generation: number } & ObjectChange)
+  /** `update` whose state stays here: the session moves on (to weigh a new claim on it), nothing crosses back but whether it could. */
+  | ({ op: 'advance'; from: number; generation: number } & ObjectChange)
+  /** The warm session's state, when it holds this generation (it was advanced without its state). */
+  | { op: 'state'; generation: number }
   | { op: 'explain'; generation: number; key: string }
   | { op: 'draft'; input: EngineInput }
   /** A claim's decision trace from a one-off resolution (a generation the warm session does not hold): never touches the session. */
@@ -29,8 +33,10 @@ export type ResolverRequest =
 
 export type ResolverAnswer<R extends ResolverRequest> = R extends { op: 'full' | 'draft' }
   ? DesiredState
-  : R extends { op: 'update' | 'probe' }
+  : R extends { op: 'update' | 'probe' | 'state' }
     ? DesiredState | null
+    : R extends { op: 'advance' }
+    ? boolean
     : R extends { op: 'probeMeasure' }
       ? ProbeMeasured | null
       : R extends { op: 'dmExpand' }
@@ -46,22 +52,16 @@ export class SessionResolver {
   /** The warm session, and the keys of the objects it holds (a probe may only add new ones). */
   private current: { generation: number; session: EngineSession; keys: Set<string> } | undefined;
 
-  handle(req: ResolverRequest): DesiredState | ExpandResult | ProbeMeasured | { outcome: ClaimOutcome | undefined } | null {
+  handle(req: ResolverRequest): DesiredState | ExpandResult | ProbeMeasured | { outcome: ClaimOutcome | undefined } | boolean | null {
     switch (req.op) {
       case 'full':
         return this.full(req.generation, req.input).state();
-      case 'update': {
-        if (this.current?.generation !== req.from) return null;
-        const state = this.current.session.update({ upserts: req.upserts, deletes: req.deletes });
-        // A change the engine could not absorb leaves the session behind: forget it.
-        if (!state) this.current = undefined;
-        else {
-          this.current.generation = req.generation;
-          for (const d of req.deletes) this.current.keys.delete(keyOf(d));
-          for (const u of req.upserts) this.current.keys.add(keyOf(u));
-        }
-        return state;
-      }
+      case 'update':
+        return this.advance(req) ? this.current!.session.state() : null;
+      case 'advance':
+        return this.advance(req);
+      case 'state':
+        return this.current?.generation === req.generation ? this.current.session.state() : null;
       case 'probe':
         return this.probe(req.generation, req.claims);
       case 'probeMeasure': {
@@ -78,6 +78,21 @@ export class SessionResolver {
       case 'dmExpand':
         return expandDeployment(req.input, req.env, { validateSchema: req.validateSchema });
     }
+  }
+
+  /** Move the warm session from generation `from` to `generation`; false (and the session forgotten) when it cannot. */
+  private advance(req: { from: number; generation: number } & ObjectChange): boolean {
+    const cur = this.current;
+    if (cur?.generation !== req.from) return false;
+    // A change the engine could not absorb leaves the session behind: forget it.
+    if (!cur.session.absorb({ upserts: req.upserts, deletes: req.deletes })) {
+      this.current = undefined;
+      return false;
+    }
+    cur.generation = req.generation;
+    for (const d of req.deletes) cur.keys.delete(keyOf(d));
+    for (const u of req.upserts) cur.keys.add(keyOf(u));
+    return true;
   }
 
   /**

@@ -226,3 +226,84 @@ describe('reads while the newest generation resolves', () => {
     assert.equal((await resolution.get(sam)).generation, head + 1);
   });
 });
+
+describe('a generation another console wrote', () => {
+  const claimText = (name: string, tier: string) => `kind: claim\nmetadata: {namespace: social, name: ${name}}\nuser: Alice\nservice: twitter_stats\nlabels: {tsvisimage: ${tier}}\n`;
+
+  async function twoConsoles() {
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    const inline = new InlineResolver();
+    const ops: string[] = [];
+    const resolver: Resolver = { run: (req) => (ops.push(req.op), inline.run(req)), close: () => inline.close() };
+    const here = new ResolutionService(repos, async () => users, [], undefined, resolver);
+    const herePolicy = new PolicyService(repos, (g) => here.schedule(g));
+    // The other console: its own resolution service, writing to the same database.
+    const there = new ResolutionService(repos, async () => users);
+    const therePolicy = new PolicyService(repos, (g) => there.schedule(g));
+    return { repos, ops, here, herePolicy, there, therePolicy };
+  }
+
+  test('admission moves the warm session on by the changes and measures there; the state is then read from that session, not resolved again', async () => {
+    const { repos, ops, here, therePolicy } = await twoConsoles();
+    const head = await repos.policy.head();
+    await here.get(sam, head); // warm here at the head
+    const w = await therePolicy.apply(sam, { text: claimText('written_there', 't1'), baseGeneration: head });
+    const added = [{ kind: 'claim' as const, namespace: 'social', name: 'placed_here', spec: { user: 'Alice', service: 'twitter_stats', labels: { tsvisimage: 'p1' } } as never }];
+    const objects = (await repos.policy.listObjects({ generation: w.generation })).map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
+    const full = resolvePolicy({ objects: [...objects, ...added] as never, users });
+    const target = full.instances.find((i) => i.claims.includes('social/placed_here'))!.target;
+    const ask = { namespaces: ['social'], cluster: `${target.clusterNamespace}/${target.cluster}`, k8sNamespace: null };
+    ops.length = 0;
+    const m = await here.measureWithNewClaims(added, { usage: [ask], claims: ['social/placed_here'] });
+    assert.deepEqual(ops, ['advance', 'probeMeasure'], 'moved on by the one change, then probed: no draft of the whole policy');
+    assert.deepEqual(m, { usage: [tenantUsage(full, ask)], claims: [claimUsage(full, 'social/placed_here')] });
+    assert.ok(m.usage[0]!.services >= 1);
+    ops.length = 0;
+    const view = await here.get(sam, w.generation);
+    assert.deepEqual(ops, ['state'], 'the session holds that generation already');
+    assert.deepEqual(view.state, resolvePolicy({ objects: objects as never, users }, { trace: false }));
+    assert.ok(!view.state.claims.some((c) => c.name === 'placed_here'), 'the probed claim went out again');
+  });
+
+  test("a resolution the writing console stored already is not stored again; one it has not stored is; one's own are stored without asking", async () => {
+    const { repos, here, herePolicy, there, therePolicy } = await twoConsoles();
+    const puts: number[] = [];
+    const put = repos.resolutions.put.bind(repos.resolutions);
+    repos.resolutions.put = (r) => (puts.push(r.generation), put(r));
+    const has = repos.resolutions.has.bind(repos.resolutions);
+    const asked: number[] = [];
+    repos.resolutions.has = (g) => (asked.push(g), has(g));
+    let head = await repos.policy.head();
+    await here.get(sam, head);
+    await here.stored();
+    // Written and stored there; read here by a reader arriving before the stored row (it resolves it itself).
+    const stored = await therePolicy.apply(sam, { text: claimText('stored_there', 's1'), baseGeneration: head });
+    let reads = 0;
+    const get = repos.resolutions.get.bind(repos.resolutions);
+    repos.resolutions.get = (g) => (reads++, g === stored.generation ? Promise.resolve(undefined) : get(g));
+    await there.get(sam, stored.generation);
+    await there.stored();
+    puts.length = 0;
+    asked.length = 0;
+    await here.get(sam, stored.generation);
+    await here.stored();
+    assert.deepEqual(asked, [stored.generation]);
+    assert.deepEqual(puts, [], 'the row is there: the state is not sent again');
+    assert.ok(reads > 0);
+    // Written there, never resolved there (that console stopped): stored here.
+    head = stored.generation;
+    const orphan = await therePolicy.apply(sam, { text: claimText('orphan', 'o1'), baseGeneration: head });
+    await here.get(sam, orphan.generation);
+    await here.stored();
+    assert.deepEqual(puts, [orphan.generation]);
+    assert.ok(await has(orphan.generation));
+    // Written here: stored without asking first.
+    asked.length = 0;
+    puts.length = 0;
+    const mine = await herePolicy.apply(sam, { text: claimText('mine', 'm1'), baseGeneration: orphan.generation });
+    await here.get(sam, mine.generation);
+    await here.stored();
+    assert.deepEqual([asked, puts], [[], [mine.generation]]);
+  });
+});

@@ -181,15 +181,15 @@ export class ResolutionService {
     return probed ?? measure(await this.draftWithNewClaims(head, claims), m);
   }
 
-  /** Run `probe` behind the queue when the warm session holds `head` for the current users; null otherwise. */
+  /**
+   * Run `probe` behind the queue on the warm session at `head`, for the
+   * current users; null when it cannot be brought there. A session a few
+   * generations behind (another console wrote them) is moved on first: its
+   * state stays on the resolver thread, so this costs the changes, where a
+   * draft costs the whole policy.
+   */
   private async onWarmSession<T>(head: number, probe: () => Promise<T | null>): Promise<T | null> {
-    const run = this.queue.then(async () => {
-      const prev = this.cached;
-      if (prev?.generation !== head) return null;
-      const [users, grants] = await Promise.all([this.users(), this.grants()]);
-      if (prev.usersKey !== usersKeyOf(users, grants)) return null;
-      return probe();
-    });
+    const run = this.queue.then(async () => ((await this.advanceSession(head, false)) ? probe() : null));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -209,6 +209,8 @@ export class ResolutionService {
 
   /** Compute and store in the background (after a write); errors are logged, reads retry. */
   schedule(generation: number, writer?: string): void {
+    this.writtenHere.add(generation);
+    for (const old of this.writtenHere) if (this.writtenHere.size > 1000) this.writtenHere.delete(old);
     if (writer !== undefined) {
       this.written.delete(writer);
       this.written.set(writer, generation);
@@ -277,8 +279,11 @@ export class ResolutionService {
    * missing one from the stored policy); `stored()` waits for the writes.
    */
   private store(view: ResolutionView): void {
+    const foreign = !this.writtenHere.has(view.generation);
     const write = new Promise<void>((resolve) => setTimeout(resolve, 0))
-      .then(() => this.repos.resolutions.put(view))
+      // Another console wrote this generation and stores its resolution: unless it has not (it stopped first), serialising
+      // and sending the whole state again would only replace the row with the same.
+      .then(async () => (foreign && (await this.repos.resolutions.has(view.generation)) ? undefined : this.repos.resolutions.put(view)))
       .catch((e) => {
         // The database closed under a write still queued (the process stopping, a test ending): the
         // resolution is a cache, recomputed when read, and there is nothing to report.
@@ -290,6 +295,9 @@ export class ResolutionService {
   }
 
   private readonly storing = new Set<Promise<void>>();
+
+  /** Generations written through this process (their resolutions are stored without asking first); the newest thousand. */
+  private readonly writtenHere = new Set<number>();
 
   /** Resolutions computed so far are stored (tests, shutdown). */
   async stored(): Promise<void> {
@@ -331,39 +339,54 @@ export class ResolutionService {
 
   /** Resolve a generation, incrementally from the warm session when only claims changed. */
   private async resolveNow(generation: number): Promise<DesiredState> {
-    const prev = this.cached;
-    if (prev && prev.generation < generation) {
-      const [users, grants] = await Promise.all([this.users(), this.grants()]);
-      const usersKey = usersKeyOf(users, grants);
-      const gens = prev.usersKey === usersKey ? await this.repos.policy.listGenerations({ before: generation + 1, limit: generation - prev.generation }) : [];
-      const changes = gens.filter((g) => g.generation > prev.generation).flatMap((g) => g.changes);
-      // Which changes the engine can absorb in place is the engine's business
-      // (engine/index.ts); the service only hands it what changed.
-      if (gens.length === generation - prev.generation && changes.length <= MAX_INCREMENTAL_CHANGES) {
-        const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
-        const keys = new Set(changes.map(ref));
-        // A few changes (a service written through the API: one) are read by key; more, by name within their kind and namespace.
-        const now =
-          keys.size <= FEW_CHANGES
-            ? (await Promise.all(uniqueBy(changes, ref).map((c) => this.repos.policy.getObject({ kind: c.kind, namespace: c.namespace, name: c.name }, generation)))).filter((o) => o !== undefined)
-            : (await Promise.all(byKindAndNamespace(changes).map(([kind, namespace, names]) => this.repos.policy.listObjects({ generation, kind, namespace, names })))).flat();
-        const upserts = now.filter((o) => keys.has(ref(o))).map(toPolicyInput);
-        const present = new Set(upserts.map(ref));
-        const deletes = changes.filter((c) => !present.has(ref(c))).map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name }));
-        this.cached = undefined; // until the update answers: a failure leaves the session unknown
-        const state = await this.resolver.run({ op: 'update', from: prev.generation, generation, upserts, deletes: uniqueBy(deletes, ref) });
-        if (state) {
-          this.cached = { generation, usersKey };
-          return state;
-        }
-      }
-    }
+    const warm = await this.advanceSession(generation, true);
+    if (warm) return warm;
     const { input, usersKey } = await this.fullInput(generation);
     if (!this.cached || this.cached.generation <= generation) this.cached = undefined;
     const state = await this.resolver.run({ op: 'full', generation, input });
     // The resolver keeps the newest generation's session warm.
     if (!this.cached || this.cached.generation <= generation) this.cached = { generation, usersKey };
     return state;
+  }
+
+  /**
+   * Bring the warm session to `generation` from the changes since the one it
+   * holds, for the same users; with `withState`, that generation's state
+   * (crossing from the resolver thread), else only whether it could. Null or
+   * false when it cannot: no session, a newer one, other users or grants,
+   * too many changes, or a change the engine cannot absorb in place.
+   * Runs on the queue (its callers are queued).
+   */
+  private async advanceSession(generation: number, withState: true): Promise<DesiredState | null>;
+  private async advanceSession(generation: number, withState: false): Promise<boolean>;
+  private async advanceSession(generation: number, withState: boolean): Promise<DesiredState | boolean | null> {
+    const prev = this.cached;
+    if (!prev || prev.generation > generation) return withState ? null : false;
+    const [users, grants] = await Promise.all([this.users(), this.grants()]);
+    const usersKey = usersKeyOf(users, grants);
+    if (prev.usersKey !== usersKey) return withState ? null : false;
+    if (prev.generation === generation) return withState ? this.resolver.run({ op: 'state', generation }) : true;
+    const no = withState ? null : false;
+    const gens = await this.repos.policy.listGenerations({ before: generation + 1, limit: generation - prev.generation });
+    const changes = gens.filter((g) => g.generation > prev.generation).flatMap((g) => g.changes);
+    // Which changes the engine can absorb in place is the engine's business
+    // (engine/index.ts); the service only hands it what changed.
+    if (gens.length !== generation - prev.generation || changes.length > MAX_INCREMENTAL_CHANGES) return no;
+    const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
+    const keys = new Set(changes.map(ref));
+    // A few changes (a service written through the API: one) are read by key; more, by name within their kind and namespace.
+    const now =
+      keys.size <= FEW_CHANGES
+        ? (await Promise.all(uniqueBy(changes, ref).map((c) => this.repos.policy.getObject({ kind: c.kind, namespace: c.namespace, name: c.name }, generation)))).filter((o) => o !== undefined)
+        : (await Promise.all(byKindAndNamespace(changes).map(([kind, namespace, names]) => this.repos.policy.listObjects({ generation, kind, namespace, names })))).flat();
+    const upserts = now.filter((o) => keys.has(ref(o))).map(toPolicyInput);
+    const present = new Set(upserts.map(ref));
+    const deletes = changes.filter((c) => !present.has(ref(c))).map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name }));
+    this.cached = undefined; // until the update answers: a failure leaves the session unknown
+    const change = { from: prev.generation, generation, upserts, deletes: uniqueBy(deletes, ref) };
+    const moved = withState ? await this.resolver.run({ op: 'update', ...change }) : await this.resolver.run({ op: 'advance', ...change });
+    if (moved) this.cached = { generation, usersKey };
+    return moved ?? no;
   }
 }
 
