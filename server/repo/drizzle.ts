@@ -7,6 +7,7 @@ import { DrizzleResourceRepository } from './resources';
 import { DrizzleTokenRepository } from './tokens';
 import { DrizzleLinkRepository } from './links';
 import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { FreshReads } from './fresh-reads';
 import type { Db } from '../db/client';
 import { fromGzJsonAsync, toGzJsonAsync } from '../db/gz-json';
 import { deepFreeze } from '../engine/values';
@@ -133,11 +134,17 @@ export class DrizzlePolicyRepo implements PolicyRepo {
 
   async head(): Promise<number> {
     if (this.opts.exclusive && this.knownHead !== undefined) return this.knownHead;
-    const rows = await this.prepared.head.execute();
-    const head = rows[0]?.generation ?? 0;
+    const head = this.opts.exclusive ? await this.readHead() : await this.sharedHead.read('head', () => this.readHead());
     this.note(head);
     return head;
   }
+
+  private async readHead(): Promise<number> {
+    return (await this.prepared.head.execute())[0]?.generation ?? 0;
+  }
+
+  /** On a shared database: head reads a request may share (see fresh-reads.ts); forgotten when this process commits. */
+  private readonly sharedHead = new FreshReads<number>(1);
 
   /** Generations only grow: what is known is the highest seen, whatever order reads and commits finish in. */
   private note(head: number) {
@@ -256,6 +263,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     } finally {
       // Whatever became of it, reads that overlapped it are not kept, and what it touched is read again.
       this.commits++;
+      this.sharedHead.forget();
       for (const o of [...req.upserts, ...req.deletes]) this.headObjects.delete(objectIdKey(o));
     }
     if (result.status === 'committed') {

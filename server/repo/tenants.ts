@@ -7,6 +7,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { tenantInvitations, tenantMembers, tenantNamespaces, tenants } from '../db/schema';
+import { FreshReads } from './fresh-reads';
 import type { InvitationRow, MemberRow, TenantGrant, TenantNamespace, TenantRepository, TenantRole, TenantRow, TenantRules } from './tenants.types';
 
 // The stored rows are the contract's records.
@@ -46,7 +47,13 @@ export class DrizzleTenantRepository implements TenantRepository {
   private forget() {
     this.readers.clear();
     this.knownGrants = undefined;
+    this.sharedReaders.forget();
+    this.sharedGrants.forget();
   }
+
+  /** On a shared database: reads a request may share (see fresh-reads.ts), forgotten when this repository writes. */
+  private readonly sharedReaders = new FreshReads<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined>();
+  private readonly sharedGrants = new FreshReads<Map<string, TenantGrant[]>>(1);
 
   /** Grants implied by membership, kept (exclusive mode) until this repository writes: every resolution asks for them. */
   private knownGrants: Promise<Map<string, TenantGrant[]>> | undefined;
@@ -57,8 +64,11 @@ export class DrizzleTenantRepository implements TenantRepository {
   }
 
   async forReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined> {
-    if (!this.opts.exclusive) return this.readForReader(name, user);
     const key = `${name}\n${user}`;
+    if (!this.opts.exclusive) {
+      const r = await this.sharedReaders.read(key, () => this.readForReader(name, user));
+      return r && { ...r, namespaces: [...r.namespaces] };
+    }
     if (!this.readers.has(key)) {
       if (this.readers.size >= 10_000) this.readers.clear();
       this.readers.set(key, await this.readForReader(name, user));
@@ -219,8 +229,7 @@ export class DrizzleTenantRepository implements TenantRepository {
 
   /** Namespace-admin / service-consumer grants implied by tenant membership, per user (lower-case). */
   async grants(): Promise<Map<string, TenantGrant[]>> {
-    if (!this.opts.exclusive) return this.readGrants();
-    const known = (this.knownGrants ??= this.readGrants());
+    const known = this.opts.exclusive ? (this.knownGrants ??= this.readGrants()) : this.sharedGrants.read('grants', () => this.readGrants());
     const grants = await known.catch((e) => {
       if (this.knownGrants === known) this.knownGrants = undefined;
       throw e;

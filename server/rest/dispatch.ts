@@ -14,6 +14,7 @@ import { MAX_BODY_BYTES } from '../api/http-limits';
 import type { MaybeActor } from '../services/actor';
 import { isAppError } from '../services/errors';
 import { asAppErrorIfDbDown } from '../db/unavailable';
+import { withinRequest } from '../repo/fresh-reads';
 import { loggable } from '../db/log-safe';
 import type { Services } from '../services';
 import { errorReply, REST_ERRORS } from './errors';
@@ -148,7 +149,10 @@ export function createRestCore(opts: RestHandlerOptions): RestCore {
   // Read once: clientAddress's default reads the environment, which costs per call.
   const trustedProxies = opts.trustedProxies ?? (Number(process.env.KEELSON_TRUSTED_PROXIES ?? 0) || 0);
 
-  return async (req) => {
+  // Each request's reads may share answers sent after it began (repo/fresh-reads.ts).
+  return (req) => withinRequest(() => answer(req));
+
+  async function answer(req: RestRequest): Promise<RestReply> {
     const url = new URL(req.url);
     const prefix = opts.prefix ?? API_PREFIX;
     const at = url.pathname.indexOf(prefix);
@@ -251,7 +255,7 @@ export function createRestCore(opts: RestHandlerOptions): RestCore {
       console.error(`REST ${method} ${path}: ${loggable(e)}`);
       return errorReply(500, 'InternalError', { message: 'The server failed to answer; the fault is logged.' });
     }
-  };
+  }
 }
 
 /** The dispatcher as the Web's fetch handler (the Next.js route). */

@@ -3,6 +3,7 @@ import { appRouter } from '@/server/api/root';
 import { createRequestContext } from '@/server/api/context';
 import { guardRequest } from '@/server/api/http-limits';
 import { DB_RETRY_AFTER_SECONDS } from '@/server/db/unavailable';
+import { withinRequest } from '@/server/repo/fresh-reads';
 
 const CONSOLE_HEADER = 'x-keelson-console';
 const EXPECTED_BY_CONSOLE = new Set(['NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'BAD_REQUEST', 'PRECONDITION_FAILED', 'UNPROCESSABLE_CONTENT']);
@@ -11,6 +12,11 @@ async function handler(incoming: Request) {
   // Bodies are counted as they arrive and batches capped before tRPC runs anything.
   const req = await guardRequest(incoming, { endpoint: '/api/trpc' });
   if (req instanceof Response) return req;
+  // The request's reads may share answers sent after it began (server/repo/fresh-reads.ts).
+  return withinRequest(() => answer(req));
+}
+
+function answer(req: Request) {
   return fetchRequestHandler({
     endpoint: '/api/trpc',
     req,
