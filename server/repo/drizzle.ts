@@ -7,7 +7,7 @@ import { DrizzleResourceRepository } from './resources';
 import { DrizzleTokenRepository } from './tokens';
 import { DrizzleLinkRepository } from './links';
 import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import { FreshReads } from './fresh-reads';
+import { FreshReads, shareReads } from './fresh-reads';
 import type { Db } from '../db/client';
 import { fromGzJsonAsync, toGzJsonAsync } from '../db/gz-json';
 import { deepFreeze } from '../engine/values';
@@ -467,6 +467,7 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
  * tenant) may be answered from what this process last read or wrote.
  */
 export function drizzleRepos(db: Db, opts: { exclusive?: boolean } = {}): Repos {
+  if (!opts.exclusive) shareReads();
   return {
     policy: new DrizzlePolicyRepo(db, opts),
     users: new DrizzleUserRepo(db),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { openDb } from '../db/client';
 import { drizzleRepos } from './drizzle';
-import { FreshReads, withinRequest } from './fresh-reads';
+import { FreshReads, shareReads, withinRequest } from './fresh-reads';
 
 function counter() {
   let sent = 0;
@@ -17,6 +17,17 @@ function counter() {
 }
 
 describe('reads shared by requests on a shared database', () => {
+  // As a repository on a shared database does when it is made.
+  shareReads();
+
+  test('on the embedded database requests carry nothing, and nothing is shared', async () => {
+    // A process that only opened an exclusive (embedded) database never set the flag: run in a child to see it unset.
+    const { spawnSync } = await import('node:child_process');
+    const script = "import { FreshReads, withinRequest } from './server/repo/fresh-reads.ts'; import { drizzleRepos } from './server/repo/drizzle.ts'; drizzleRepos({}, { exclusive: true }); const r = new FreshReads(); let n = 0; await withinRequest(async () => { await r.read('k', async () => n++); await r.read('k', async () => n++); }); console.log(n);";
+    const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(out.stdout.trim(), '2', out.stderr);
+  });
+
   test('outside a request every read queries', async () => {
     const reads = new FreshReads<number>();
     const db = counter();

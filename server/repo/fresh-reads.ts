@@ -18,15 +18,28 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * One store for the process, even when a bundler loads this module once per
+ * One state for the process, even when a bundler loads this module once per
  * route: a request begun by one copy is seen by the repositories of another.
  */
-const STARTS = Symbol.for('keelson.requestStarts');
-const starts: AsyncLocalStorage<number> = ((globalThis as Record<symbol, unknown>)[STARTS] ??= new AsyncLocalStorage<number>()) as AsyncLocalStorage<number>;
+const STATE = Symbol.for('keelson.freshReads');
+const state = ((globalThis as Record<symbol, unknown>)[STATE] ??= { starts: new AsyncLocalStorage<number>(), shared: false }) as {
+  starts: AsyncLocalStorage<number>;
+  /** Some repository reads a shared database. */
+  shared: boolean;
+};
 
-/** Run a request's work: its reads may share answers sent after this moment. */
+/**
+ * Run a request's work: its reads may share answers sent after this moment.
+ * Only on a shared database: on Node 20 a store that is entered once slows
+ * every promise after it, and the embedded database's own caches need none.
+ */
 export function withinRequest<T>(work: () => T): T {
-  return starts.run(performance.now(), work);
+  return state.shared ? state.starts.run(performance.now(), work) : work();
+}
+
+/** A repository on a shared database exists: requests from now on carry their start. */
+export function shareReads(): void {
+  state.shared = true;
 }
 
 export class FreshReads<V> {
@@ -36,7 +49,7 @@ export class FreshReads<V> {
 
   /** `load()`'s answer, or one sent since the current request began (a promise: a query still running is joined). */
   read(key: string, load: () => Promise<V>): Promise<V> {
-    const began = starts.getStore();
+    const began = state.starts.getStore();
     if (began === undefined) return load();
     const kept = this.entries.get(key);
     if (kept && kept.sentAt >= began) return kept.value;
