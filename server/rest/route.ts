@@ -55,7 +55,8 @@ export interface RestForm {
 
 /** What a handler answers: the `data` (and optional events and status) of a 2xx response. */
 export interface RestResult<R> {
-  data?: R;
+  /** Frozen (a list shared by many readers) is checked and serialised once (dispatch.ts). */
+  data?: R | Readonly<R>;
   events?: RestEvent[];
   /** Default: the route's `status`. */
   status?: number;

@@ -89,7 +89,7 @@ export class DeploymentService {
     throw notFound(`Service ${name} of tenant ${t.name}`);
   }
 
-  async list(actor: MaybeActor, tenant: string): Promise<ServiceSummary[]> {
+  async list(actor: MaybeActor, tenant: string): Promise<readonly ServiceSummary[]> {
     const who = this.signedIn(actor, 'see services');
     const t = await this.tenant(who, tenant, 'see its services');
     // The services are the claims the newest generation's resolution holds (every claim has an outcome there).

@@ -10,6 +10,7 @@ import { seedDemo } from '../seed/demo';
 import type { Actor } from './actor';
 import { createServices, type Services } from '.';
 import { serviceSummaries } from './service-summaries';
+import type { ServiceSummary } from './deployments.types';
 
 const actor = (name: string): Actor => ({ id: `local:${name}`, name, labels: {}, provider: 'test' });
 const alice = actor('Alice');
@@ -53,12 +54,14 @@ describe('services list: summaries shared per generation and tenant', () => {
     await assert.rejects(services.deployments.list(alice, 'nope'), (e: Error & { code?: string }) => e.code === 'NOT_FOUND');
   });
 
-  test('callers get their own array: changing one answer changes no other', async () => {
-    const first = await services.deployments.list(alice, 'acme');
-    first.pop();
+  test('the list is shared and frozen: no caller can change what another reads', async () => {
+    const first = (await services.deployments.list(alice, 'acme')) as ServiceSummary[];
+    assert.throws(() => first.pop(), TypeError);
+    assert.throws(() => ((first[0] as { status: string }).status = 'resolved'), TypeError);
+    assert.throws(() => first[0]!.errors.push('x'), TypeError);
     assert.equal((await services.deployments.list(alice, 'acme')).length, 2);
     const state = (await services.resolution.get(alice)).state;
-    assert.notEqual(serviceSummaries(state, ['acme-web']), serviceSummaries(state, ['acme-web']));
+    assert.equal(serviceSummaries(state, ['acme-web']), serviceSummaries(state, ['acme-web']), 'built once per state and namespace set');
     assert.deepEqual(serviceSummaries(state, ['beta-web']).map((s) => s.name), ['three']);
   });
 });

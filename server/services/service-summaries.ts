@@ -7,6 +7,7 @@
  * checked on every request, before this is asked (DeploymentService.list).
  */
 import type { DesiredState } from '../engine/state';
+import { deepFreeze } from '../engine/values';
 import type { ServiceSummary } from './deployments.types';
 
 /** Namespace sets remembered per state: one per tenant that listed it. */
@@ -29,7 +30,7 @@ function summarise(state: DesiredState, namespaces: readonly string[]): ServiceS
       user: c.user,
       service: c.service,
       status: c.status,
-      errors: c.errors,
+      errors: [...c.errors],
       instances: c.instances.length,
       target: root ? { cluster: root.target.cluster, namespace: root.target.namespace } : null,
     });
@@ -37,16 +38,20 @@ function summarise(state: DesiredState, namespaces: readonly string[]): ServiceS
   return out.sort((a, b) => a.name.localeCompare(b.name) || a.namespace.localeCompare(b.namespace));
 }
 
-/** The claims of `namespaces` in `state`, by name then namespace (a fresh array over shared summaries). */
-export function serviceSummaries(state: DesiredState, namespaces: readonly string[]): ServiceSummary[] {
+/**
+ * The claims of `namespaces` in `state`, by name then namespace: one frozen
+ * list per state and namespace set, so the REST layer checks and serialises
+ * it once (rest/dispatch.ts, `sharedAnswers`).
+ */
+export function serviceSummaries(state: DesiredState, namespaces: readonly string[]): readonly ServiceSummary[] {
   let sets = built.get(state);
   if (!sets) built.set(state, (sets = new Map()));
   const key = namespaces.join('\n');
   let list = sets.get(key);
   if (!list) {
     if (sets.size >= MAX_SETS_PER_STATE) sets.clear();
-    list = Object.freeze(summarise(state, namespaces));
+    list = deepFreeze(summarise(state, namespaces));
     sets.set(key, list);
   }
-  return [...list];
+  return list;
 }
