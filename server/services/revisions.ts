@@ -118,6 +118,10 @@ export class RevisionService {
       const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
       const before = base ? await this.reallyDeployed(base) : null;
       const after = (await this.resolution.ensure(generation)).state;
+      // The state has just crossed from the resolver thread (a long turn at hundreds of services): let the
+      // requests that arrived meanwhile be read before planning takes another. Under load, the two in one
+      // turn were most of the request thread's longest stalls, which every reader behind them waited out.
+      await nextTurn();
       const plan = await this.plan(generation, before, after);
       // Instances this revision holds back (conflicts) keep running as they were:
       // remember those versions, as the next revision's starting point.
@@ -511,4 +515,9 @@ function statusByKey(rows: StepRow[]): Map<string, string> {
 /** Claims cut to the first CLAIMS_SHOWN on the wire: a platform instance is used by thousands of claims. */
 function capClaims<T extends { claims: string[] }>(x: T): T & { claimsTotal: number } {
   return { ...x, claims: x.claims.length > CLAIMS_SHOWN ? x.claims.slice(0, CLAIMS_SHOWN) : x.claims, claimsTotal: x.claims.length };
+}
+
+/** Resolve on the event loop's next turn, after the I/O that is waiting (setImmediate runs after the poll phase). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
