@@ -266,6 +266,32 @@ describe('a generation another console wrote', () => {
     assert.ok(!view.state.claims.some((c) => c.name === 'placed_here'), 'the probed claim went out again');
   });
 
+  test('a probe does not move the session past a generation still resolving here (that one would be resolved in full)', async () => {
+    const { repos, ops, here, herePolicy } = await twoConsoles();
+    let head = await repos.policy.head();
+    await here.get(sam, head);
+    const first = await herePolicy.apply(sam, { text: claimText('first', 'f1'), baseGeneration: head });
+    await here.get(sam, first.generation);
+    head = first.generation;
+    // The next generation's resolution is held at its first read (as a slow database would hold it)…
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const get = repos.resolutions.get.bind(repos.resolutions);
+    const second = await new PolicyService(repos).apply(sam, { text: claimText('second', 's1'), baseGeneration: head });
+    repos.resolutions.get = async (g) => (g === second.generation ? (await held, get(g)) : get(g));
+    const resolving = here.ensure(second.generation);
+    // …while a third is written and a service placed on it.
+    const third = await new PolicyService(repos).apply(sam, { text: claimText('third', 't1'), baseGeneration: second.generation });
+    ops.length = 0;
+    const added = [{ kind: 'claim' as const, namespace: 'social', name: 'placed', spec: { user: 'Alice', service: 'twitter_stats', labels: { tsvisimage: 'p1' } } as never }];
+    await here.measureWithNewClaims(added, { usage: [], claims: ['social/placed'] });
+    assert.deepEqual(ops, ['draft'], 'not moved past the generation resolving');
+    release();
+    await resolving;
+    await here.get(sam, third.generation);
+    assert.ok(!ops.includes('full'), `every generation resolved from the session: ${ops.join(', ')}`);
+  });
+
   test("a resolution the writing console stored already is not stored again; one it has not stored is; one's own are stored without asking", async () => {
     const { repos, here, herePolicy, there, therePolicy } = await twoConsoles();
     const puts: number[] = [];

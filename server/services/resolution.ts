@@ -367,6 +367,9 @@ export class ResolutionService {
     if (prev.usersKey !== usersKey) return withState ? null : false;
     if (prev.generation === generation) return withState ? this.resolver.run({ op: 'state', generation }) : true;
     const no = withState ? null : false;
+    // Moving on for a probe must not pass a generation still being resolved here: the session cannot go back, so
+    // that one would be resolved in full. The probe takes a draft instead, as it did before sessions moved on.
+    if (!withState) for (const g of this.inFlight.keys()) if (g > prev.generation && g < generation) return no;
     const gens = await this.repos.policy.listGenerations({ before: generation + 1, limit: generation - prev.generation });
     const changes = gens.filter((g) => g.generation > prev.generation).flatMap((g) => g.changes);
     // Which changes the engine can absorb in place is the engine's business
