@@ -16,6 +16,14 @@ const users = parseUsers(readFileSync('corpus/aptomi/examples/common/users.yaml'
 // Sam's labels make him a domain admin under the demo's ACL rules.
 const sam: Actor = { id: 'local:Sam', name: 'Sam', labels: users.find((u) => u.name === 'Sam')!.labels, provider: 'test' };
 
+/** A resolver in this thread that records the operations asked of it. */
+function recordingResolver() {
+  const inline = new InlineResolver();
+  const ops: string[] = [];
+  const resolver: Resolver = { run: (req) => (ops.push(req.op), inline.run(req)), close: () => inline.close() };
+  return { ops, resolver };
+}
+
 describe('resolution on the server', () => {
   let repos: Repos;
   let resolution: ResolutionService;
@@ -109,9 +117,7 @@ describe('placing a new claim on the warm session', () => {
   test('the state with the new claims is the full resolution’s, and the session is left as it was', async () => {
     const repos = memoryRepos();
     await seedDemo(repos);
-    const inline = new InlineResolver();
-    const ops: string[] = [];
-    const resolver: Resolver = { run: (req) => (ops.push(req.op), inline.run(req)), close: () => inline.close() };
+    const { ops, resolver } = recordingResolver();
     const resolution = new ResolutionService(repos, async () => users, [], undefined, resolver);
     const policy = new PolicyService(repos, (g) => resolution.schedule(g));
     const head = await repos.policy.head();
@@ -233,9 +239,7 @@ describe('a generation another console wrote', () => {
   async function twoConsoles() {
     const repos = memoryRepos();
     await seedDemo(repos);
-    const inline = new InlineResolver();
-    const ops: string[] = [];
-    const resolver: Resolver = { run: (req) => (ops.push(req.op), inline.run(req)), close: () => inline.close() };
+    const { ops, resolver } = recordingResolver();
     const here = new ResolutionService(repos, async () => users, [], undefined, resolver);
     const herePolicy = new PolicyService(repos, (g) => here.schedule(g));
     // The other console: its own resolution service, writing to the same database.
