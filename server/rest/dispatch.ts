@@ -53,7 +53,8 @@ export interface RestReply {
  * Answers a service hands to many requests as one frozen value (a tenant's
  * service list: the same for every reader of a generation) are checked
  * against the route's schema and serialised once, not per request. At 600
- * services those two steps were most of what a list cost the request thread.
+ * services the two take about 1 ms a list (zod 0.1–0.5 ms, JSON 0.4–0.6 ms
+ * for 112 kB), and the load test asks for about 75 lists a second.
  */
 const sharedAnswers = new WeakMap<object, { route: RestRoute; status: number; body: Record<string, unknown>; text: string }>();
 
