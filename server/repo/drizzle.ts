@@ -231,7 +231,11 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   }
 
   async listGenerations(opts: { limit?: number; before?: number; touching?: { kind: string; name: string } } = {}): Promise<GenerationInfo[]> {
-    if (opts.touching && opts.before === undefined) return this.history(opts.touching, opts.limit ?? 100);
+    if (opts.touching && opts.before === undefined) {
+      // A service's history: every history page asks it.
+      const rows = await this.prepared.touching.execute({ touching: JSON.stringify([{ kind: opts.touching.kind, name: opts.touching.name }]), limit: opts.limit ?? 100 });
+      return rows.map(toGeneration);
+    }
     const conds: SQL[] = [];
     if (opts.before !== undefined) conds.push(lt(policyGenerations.generation, opts.before));
     // jsonb containment: some change of that kind and name (the database filters; the changes of other generations are not read).
@@ -243,38 +247,6 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       .orderBy(desc(policyGenerations.generation))
       .limit(opts.limit ?? 100);
     return rows.map(toGeneration);
-  }
-
-  /**
-   * Exclusive mode: the generations that touched an object name, newest
-   * first, as last read (`limit` of them, or all there were), kept current by
-   * this repository's own commits: on the embedded database a service's
-   * history read was a statement queued behind every save's.
-   */
-  private readonly histories = new Map<string, { limit: number; all: boolean; rows: GenerationInfo[] }>();
-
-  /** A service's history: every history page asks it. */
-  private async history(touching: { kind: string; name: string }, limit: number): Promise<GenerationInfo[]> {
-    const key = `${touching.kind}\n${touching.name}`;
-    const copy = (rows: GenerationInfo[]) => rows.slice(0, limit).map((g) => ({ ...g, changes: g.changes.map((c) => ({ ...c })) }));
-    const kept = this.opts.exclusive ? this.histories.get(key) : undefined;
-    if (kept && (kept.all || kept.limit >= limit)) return copy(kept.rows);
-    const commits = this.commits;
-    const rows = (await this.prepared.touching.execute({ touching: JSON.stringify([{ kind: touching.kind, name: touching.name }]), limit })).map(toGeneration);
-    // A commit that overlapped the read may be in it or not: such a read is not kept.
-    if (this.opts.exclusive && commits === this.commits) {
-      if (this.histories.size >= MAX_HEAD_OBJECTS) this.histories.clear();
-      this.histories.set(key, { limit, all: rows.length < limit, rows });
-    }
-    return copy(rows);
-  }
-
-  /** A commit's generation goes first in the kept histories of the names it touched. */
-  private noteHistory(g: GenerationInfo): void {
-    for (const c of g.changes) {
-      const kept = this.histories.get(`${c.kind}\n${c.name}`);
-      if (kept && kept.rows[0]?.generation !== g.generation) kept.rows.unshift(g);
-    }
   }
 
   async getGeneration(generation: number): Promise<GenerationInfo | undefined> {
@@ -295,7 +267,6 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       for (const o of [...req.upserts, ...req.deletes]) this.headObjects.delete(objectIdKey(o));
     }
     if (result.status === 'committed') {
-      if (this.opts.exclusive) this.noteHistory(result.generation);
       this.advanceSnapshot(req.baseGeneration, result.generation.generation, written, closed);
       this.note(result.generation.generation);
     } else if (result.status === 'conflict') this.note(result.head);
