@@ -209,6 +209,15 @@ export async function restore(db: Db, gitopsDir: string | undefined, file: strin
       const lit = r.row.replace(/'/g, "''");
       await query(tx, `insert into ${ident(r.table)} overriding system value select * from json_populate_record(null::${ident(r.table)}, '${lit}'::json)`);
     }
+    // A backup made before policy_changes existed has none of its rows: they are derived from the generations (migration 0016 does the same).
+    if (known.has('policy_changes')) {
+      await query(
+        tx,
+        `insert into policy_changes (kind, name, generation, namespace)
+         select c->>'kind', c->>'name', g.generation, c->>'namespace' from policy_generations g cross join jsonb_array_elements(g.changes) c
+         on conflict do nothing`,
+      );
+    }
     // Serial columns continue after the restored ids.
     const serials = await query<{ table_name: string; column_name: string; seq: string }>(
       tx,

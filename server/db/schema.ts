@@ -35,8 +35,26 @@ export const policyGenerations = pgTable(
     /** Set when this generation restores an earlier one (rollback). */
     restoredFrom: integer('restored_from'),
   },
-  // A service's history asks which generations changed it (`changes @> [{kind, name}]`): without an index, every generation's changes were read.
-  (t) => [index('policy_generations_changes_idx').using('gin', t.changes.op('jsonb_path_ops'))],
+);
+
+/**
+ * Which objects each generation changed, a row per change (the same as its
+ * `changes`), so a service's history finds its generations by key. A GIN
+ * index on `changes` served that once, but the planner judged it dearer than
+ * reading every generation, which it did while the table was a few thousand
+ * rows: the read grew with the policy's age.
+ */
+export const policyChanges = pgTable(
+  'policy_changes',
+  {
+    kind: text('kind').notNull(),
+    name: text('name').notNull(),
+    generation: integer('generation')
+      .notNull()
+      .references(() => policyGenerations.generation),
+    namespace: text('namespace').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.name, t.generation, t.namespace] })],
 );
 
 export const policyObjects = pgTable(

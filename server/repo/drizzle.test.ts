@@ -6,7 +6,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { backends } from '../testing/backends';
 import type { DbHandle } from '../db/client';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { defaultMigrationsFolder, openDb } from '../db/client';
 import { DrizzlePolicyRepo, DrizzleResolutionRepo } from './drizzle';
 import { DrizzleRevisionRepository } from './revisions';
 import { MemoryPolicyRepo } from './memory';
@@ -86,6 +90,8 @@ function contract(name: string, make: () => Promise<{ repo: PolicyRepo; close?: 
       assert.deepEqual((await repo.listGenerations({ touching: { kind: 'bundle', name: 'b' } })).map((g) => g.generation), [2, 1]);
       assert.deepEqual((await repo.listGenerations({ touching: { kind: 'bundle', name: 'a' } })).map((g) => g.generation), [2, 1]);
       assert.deepEqual(await repo.listGenerations({ touching: { kind: 'claim', name: 'b' } }), []);
+      assert.deepEqual((await repo.listGenerations({ touching: { kind: 'bundle', name: 'b' }, limit: 1 })).map((g) => g.generation), [2], 'the newest first, as many as asked');
+      assert.deepEqual((await repo.listGenerations({ touching: { kind: 'bundle', name: 'b' }, before: 2 })).map((g) => g.generation), [1]);
       // Objects of some names only.
       assert.deepEqual((await repo.listObjects({ generation: 1, kind: 'bundle', names: ['b', 'zz'] })).map((o) => o.name), ['b']);
       assert.deepEqual(await repo.listObjects({ generation: 1, names: [] }), []);
@@ -179,3 +185,33 @@ for (const b of backends()) {
     });
   });
 }
+
+describe('migration 0016 (policy_changes) on PGlite', () => {
+  test('generations written before it are found by a history afterwards', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keelson-mig-'));
+    try {
+      // The migrations up to 0015, as a database made before policy_changes existed.
+      const older = join(dir, 'migrations');
+      cpSync(defaultMigrationsFolder(), older, { recursive: true });
+      const journal = JSON.parse(readFileSync(join(older, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+      journal.entries = journal.entries.filter((e) => e.tag < '0016');
+      writeFileSync(join(older, 'meta/_journal.json'), JSON.stringify(journal));
+      const before = await openDb({ pgliteDir: join(dir, 'db'), migrationsFolder: older });
+      // This version's repository writes policy_changes, which that schema lacks: the generations go in as that version wrote them.
+      await before.db.execute(sql`insert into policy_generations (generation, author, message, changes) values
+        (1, 'alice', 'first', ${JSON.stringify([{ op: 'create', kind: 'bundle', namespace: 'main', name: 'a' }, { op: 'create', kind: 'bundle', namespace: 'main', name: 'b' }])}::jsonb),
+        (2, 'bob', 'second', ${JSON.stringify([{ op: 'delete', kind: 'bundle', namespace: 'main', name: 'b' }])}::jsonb)`);
+      await before.close();
+      const after = await openDb({ pgliteDir: join(dir, 'db') });
+      try {
+        const repo = new DrizzlePolicyRepo(after.db);
+        assert.deepEqual((await repo.listGenerations({ touching: { kind: 'bundle', name: 'b' } })).map((g) => g.generation), [2, 1]);
+        assert.deepEqual((await repo.listGenerations({ touching: { kind: 'bundle', name: 'a' } })).map((g) => g.generation), [1]);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

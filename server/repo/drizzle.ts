@@ -11,7 +11,7 @@ import { FreshReads, shareReads } from './fresh-reads';
 import type { Db } from '../db/client';
 import { fromGzJsonAsync, toGzJsonAsync } from '../db/gz-json';
 import { deepFreeze } from '../engine/values';
-import { policyGenerations, policyHead, policyObjects, resolutions, userProfiles, userRegistrations, users } from '../db/schema';
+import { policyChanges, policyGenerations, policyHead, policyObjects, resolutions, userProfiles, userRegistrations, users } from '../db/schema';
 import {
   objectIdKey,
   planCommit,
@@ -125,9 +125,8 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       touching: this.db
         .select()
         .from(policyGenerations)
-        .where(sql`${policyGenerations.changes} @> ${sql.placeholder('touching')}::jsonb`)
+        .where(inArray(policyGenerations.generation, this.touchingGenerations(sql.placeholder('kind'), sql.placeholder('name'), sql.placeholder('limit'))))
         .orderBy(desc(policyGenerations.generation))
-        .limit(sql.placeholder('limit'))
         .prepare('keelson_generations_touching'),
     };
   }
@@ -230,16 +229,25 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     return rows[0] ? toObject(rows[0]) : undefined;
   }
 
+  /** The newest `limit` generations that changed an object of this kind and name (any namespace), by the key of policy_changes. */
+  private touchingGenerations(kind: unknown, name: unknown, limit: unknown, before?: number) {
+    return this.db
+      .selectDistinct({ generation: policyChanges.generation })
+      .from(policyChanges)
+      .where(and(eq(policyChanges.kind, kind as string), eq(policyChanges.name, name as string), before === undefined ? undefined : lt(policyChanges.generation, before)))
+      .orderBy(desc(policyChanges.generation))
+      .limit(limit as number);
+  }
+
   async listGenerations(opts: { limit?: number; before?: number; touching?: { kind: string; name: string } } = {}): Promise<GenerationInfo[]> {
     if (opts.touching && opts.before === undefined) {
       // A service's history: every history page asks it.
-      const rows = await this.prepared.touching.execute({ touching: JSON.stringify([{ kind: opts.touching.kind, name: opts.touching.name }]), limit: opts.limit ?? 100 });
+      const rows = await this.prepared.touching.execute({ kind: opts.touching.kind, name: opts.touching.name, limit: opts.limit ?? 100 });
       return rows.map(toGeneration);
     }
     const conds: SQL[] = [];
     if (opts.before !== undefined) conds.push(lt(policyGenerations.generation, opts.before));
-    // jsonb containment: some change of that kind and name (the database filters; the changes of other generations are not read).
-    if (opts.touching) conds.push(sql`${policyGenerations.changes} @> ${JSON.stringify([{ kind: opts.touching.kind, name: opts.touching.name }])}::jsonb`);
+    if (opts.touching) conds.push(inArray(policyGenerations.generation, this.touchingGenerations(opts.touching.kind, opts.touching.name, opts.limit ?? 100, opts.before)));
     const rows = await this.db
       .select()
       .from(policyGenerations)
@@ -368,6 +376,13 @@ export class DrizzlePolicyRepo implements PolicyRepo {
           restoredFrom: req.restoredFrom ?? null,
         })
         .returning();
+      // Four parameters a row: chunks stay far below the bind-parameter limit.
+      for (let i = 0; i < plan.changes.length; i += 1000) {
+        await tx
+          .insert(policyChanges)
+          .values(plan.changes.slice(i, i + 1000).map((c) => ({ kind: c.kind, name: c.name, generation, namespace: c.namespace })))
+          .onConflictDoNothing();
+      }
       return { status: 'committed', generation: toGeneration(row!) } as const;
     });
   }

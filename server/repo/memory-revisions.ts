@@ -62,6 +62,11 @@ export class MemoryRevisionRepository implements RevisionRepository {
     return r && { id: r.id, status: r.status };
   }
 
+  async statusesByGenerations(generations: readonly number[]) {
+    const wanted = new Set(generations);
+    return new Map(this.revisions.filter((r) => wanted.has(r.generation)).map((r) => [r.generation, { id: r.id, status: r.status }]));
+  }
+
   async list(opts: { limit?: number; before?: number } = {}): Promise<RevisionListRow[]> {
     return this.revisions
       .filter((r) => opts.before === undefined || r.id < opts.before)

@@ -92,6 +92,19 @@ function contract(name: string, make: () => Promise<{ repo: RevisionRepository; 
       assert.equal(await status(3), 'superseded');
     });
 
+    test('statuses of several generations in one read: each its own, one without a revision absent', async () => {
+      const got = await repo.statusesByGenerations([4, 1, 3, 99]);
+      assert.deepEqual(
+        [...got].sort((a, b) => a[0] - b[0]),
+        [
+          [1, { id: ids[1], status: 'superseded' }],
+          [3, { id: ids[3], status: 'superseded' }],
+          [4, { id: ids[4], status: 'no-op' }],
+        ],
+      );
+      assert.equal((await repo.statusesByGenerations([])).size, 0);
+    });
+
     test('deciding: sections one by one; the last accept accepts the revision, moves the head and queues one job', async () => {
       const r = await repo.insert(revision(5, null));
       assert.equal(r.status, 'created');

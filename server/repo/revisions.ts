@@ -122,6 +122,17 @@ export class DrizzleRevisionRepository implements RevisionRepository {
     return r && { id: r.id, status: r.status as RevisionRow['status'] };
   }
 
+  async statusesByGenerations(generations: readonly number[]) {
+    const out = new Map<number, { id: number; status: RevisionRow['status'] }>();
+    if (generations.length === 0) return out;
+    const rows = await this.db
+      .select({ generation: revisions.generation, id: revisions.id, status: revisions.status })
+      .from(revisions)
+      .where(inArray(revisions.generation, [...generations]));
+    for (const r of rows) out.set(r.generation, { id: r.id, status: r.status as RevisionRow['status'] });
+    return out;
+  }
+
   async list(opts: { limit?: number; before?: number } = {}): Promise<RevisionListRow[]> {
     const rows = await this.db
       .select({

@@ -133,6 +133,8 @@ export interface RevisionRepository {
   byGeneration(generation: number): Promise<RevisionRow | undefined>;
   /** A generation's revision, id and status only (a service's history reads many: the plan is not wanted). */
   statusByGeneration(generation: number): Promise<{ id: number; status: RevisionRow['status'] } | undefined>;
+  /** `statusByGeneration` for several generations in one read (a service's history), by generation; those without a revision are absent. */
+  statusesByGenerations(generations: readonly number[]): Promise<Map<number, { id: number; status: RevisionRow['status'] }>>;
   /** Newest first; without the (large) plan. */
   list(opts?: { limit?: number; before?: number }): Promise<RevisionListRow[]>;
   /** Sections of these revisions, by namespace. */

@@ -629,10 +629,14 @@ export class DeploymentService {
     const who = this.signedIn(actor, 'see service history');
     const t = await this.tenant(who, input.tenant, 'see its services');
     const out: ServiceRevision[] = [];
-    for (const g of await this.repos.policy.listGenerations({ limit: HISTORY_DEPTH, touching: { kind: 'claim', name: input.name } })) {
+    const changed = (await this.repos.policy.listGenerations({ limit: HISTORY_DEPTH, touching: { kind: 'claim', name: input.name } })).flatMap((g) => {
       const c = g.changes.find((x) => x.kind === 'claim' && x.name === input.name && t.namespaces.includes(x.namespace));
-      if (!c) continue;
-      const rev = await this.revisions.byGeneration(who, g.generation);
+      return c ? [{ g, c }] : [];
+    });
+    // Their revisions in one read: a read per generation made a long-lived service's page a queue of statements.
+    const revs = await this.revisions.byGenerations(who, changed.map(({ g }) => g.generation));
+    for (const { g, c } of changed) {
+      const rev = revs.get(g.generation)!;
       out.push({ id: rev.id, generation: g.generation, status: rev.status, author: g.author, message: g.message, createdAt: g.createdAt, change: c.op });
     }
     if (out.length === 0) throw notFound(`Service ${input.name} of tenant ${t.name}`);

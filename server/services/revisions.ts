@@ -87,6 +87,17 @@ export class RevisionService {
   }
 
   /**
+   * `byGeneration` without waiting, for several stored generations at once
+   * (a service's history): one read, however many generations changed it.
+   */
+  async byGenerations(actor: MaybeActor, generations: readonly number[]): Promise<Map<number, ByGenerationResult>> {
+    if (!actor) throw unauthorized('see revisions');
+    // Generations read from the policy: they exist (no head to check them against, which on a shared database could be older than the read that found them).
+    const rows = await this.revisions.statusesByGenerations(generations);
+    return new Map(generations.map((g) => [g, rows.get(g) ?? { id: null, status: this.inFlight.has(g) ? 'computing' : 'not computed' }]));
+  }
+
+  /**
    * The revision of a generation, read only. A generation past the head (or
    * below 1) is not found; one whose revision is still being computed
    * answers `computing` — with `wait`, after waiting a while for it.
