@@ -389,16 +389,42 @@ export class DrizzlePolicyRepo implements PolicyRepo {
 }
 
 export class DrizzleUserRepo implements UserRepo {
-  constructor(private readonly db: Db) {}
+  /**
+   * `exclusive` (this process is the database's only writer): the user list,
+   * which every resolution and every admission reads to know the policy's
+   * users, is kept until this repository writes a user. On a shared database
+   * a request may share a read sent after it began (fresh-reads.ts).
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly opts: { exclusive?: boolean } = {},
+  ) {}
+
+  private knownUsers: Promise<UserRecord[]> | undefined;
+  private readonly sharedUsers = new FreshReads<UserRecord[]>(1);
+
+  /** Forget the kept list around a write (before: no read made during it is kept; after: none made before it survives). */
+  private async writing<T>(f: () => Promise<T>): Promise<T> {
+    this.knownUsers = undefined;
+    this.sharedUsers.forget();
+    try {
+      return await f();
+    } finally {
+      this.knownUsers = undefined;
+      this.sharedUsers.forget();
+    }
+  }
 
   async upsertUser(u: Omit<UserRecord, 'lastSignInAt'>): Promise<void> {
-    await this.db
-      .insert(users)
-      .values({ id: u.id, name: u.name, email: u.email, provider: u.provider, labels: u.labels })
-      .onConflictDoUpdate({
-        target: users.id,
-        set: { name: u.name, email: u.email, labels: u.labels, lastSignInAt: sql`now()` },
-      });
+    await this.writing(() =>
+      this.db
+        .insert(users)
+        .values({ id: u.id, name: u.name, email: u.email, provider: u.provider, labels: u.labels })
+        .onConflictDoUpdate({
+          target: users.id,
+          set: { name: u.name, email: u.email, labels: u.labels, lastSignInAt: sql`now()` },
+        }),
+    );
   }
 
   async getUser(id: string): Promise<UserRecord | undefined> {
@@ -407,7 +433,15 @@ export class DrizzleUserRepo implements UserRepo {
   }
 
   async listUsers(): Promise<UserRecord[]> {
-    return this.db.select().from(users).orderBy(users.name);
+    // A promise, not drizzle's query (which runs again each time it is awaited).
+    const read = async () => this.db.select().from(users).orderBy(users.name);
+    const known = this.opts.exclusive ? (this.knownUsers ??= read()) : this.sharedUsers.read('users', read);
+    const rows = await known.catch((e) => {
+      if (this.knownUsers === known) this.knownUsers = undefined;
+      throw e;
+    });
+    // Copies: the kept rows are never handed out.
+    return rows.map((r) => ({ ...r, labels: { ...r.labels } }));
   }
 
   async register(r: Omit<Registration, 'registeredAt'>): Promise<boolean> {
@@ -420,11 +454,13 @@ export class DrizzleUserRepo implements UserRepo {
   }
 
   async removeUser(userId: string): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.delete(userRegistrations).where(eq(userRegistrations.userId, userId));
-      await tx.delete(userProfiles).where(eq(userProfiles.userId, userId));
-      await tx.delete(users).where(eq(users.id, userId));
-    });
+    await this.writing(() =>
+      this.db.transaction(async (tx) => {
+        await tx.delete(userRegistrations).where(eq(userRegistrations.userId, userId));
+        await tx.delete(userProfiles).where(eq(userProfiles.userId, userId));
+        await tx.delete(users).where(eq(users.id, userId));
+      }),
+    );
   }
 
   async profiles(userId: string): Promise<UserProfile[]> {
@@ -485,7 +521,7 @@ export function drizzleRepos(db: Db, opts: { exclusive?: boolean } = {}): Repos 
   if (!opts.exclusive) shareReads();
   return {
     policy: new DrizzlePolicyRepo(db, opts),
-    users: new DrizzleUserRepo(db),
+    users: new DrizzleUserRepo(db, opts),
     resolutions: new DrizzleResolutionRepo(db),
     revisions: new DrizzleRevisionRepository(db),
     tenants: new DrizzleTenantRepository(db, opts),

@@ -124,6 +124,22 @@ describe('exclusive (embedded) repositories', () => {
     await repos.estate.removeForTenant(tenantId);
     assert.deepEqual(await repos.estate.accounts(tenantId), []);
   });
+
+  test('the user list is read once, and again after a user is recorded or removed', async () => {
+    const names = async () => (await repos.users.listUsers()).map((u) => `${u.name}:${u.labels.team ?? ''}`);
+    await repos.users.upsertUser({ id: 'oidc:dana', name: 'Dana', email: null, provider: 'oidc', labels: { team: 'red' } });
+    assert.deepEqual(await names(), ['Dana:red']);
+    const selects = countSelects(h);
+    const got = await repos.users.listUsers();
+    got[0]!.labels.team = 'changed by a caller';
+    assert.deepEqual(await names(), ['Dana:red'], 'kept, and what a caller changes is its copy');
+    assert.equal(selects(), 0, 'no statement while nothing was written');
+    await repos.users.upsertUser({ id: 'oidc:dana', name: 'Dana', email: null, provider: 'oidc', labels: { team: 'blue' } });
+    await repos.users.upsertUser({ id: 'oidc:eve', name: 'Eve', email: null, provider: 'oidc', labels: {} });
+    assert.deepEqual(await names(), ['Dana:blue', 'Eve:'], 'a sign-in with new labels and a new user are seen at once');
+    await repos.users.removeUser('oidc:eve');
+    assert.deepEqual(await names(), ['Dana:blue'], 'a removal is seen at once');
+  });
 });
 
 describe('exclusive grants', () => {
