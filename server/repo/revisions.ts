@@ -188,24 +188,39 @@ export class DrizzleRevisionRepository implements RevisionRepository {
     await this.db.insert(revisionEvents).values({ revisionId, kind, message, actor: extra.actor, section: extra.section, step: extra.step });
   }
 
+  /**
+   * Three statements in one transaction: the head locked with what the
+   * checks need, the revision, then its sections, the supersession of older
+   * pending revisions and every event together. On the embedded database a
+   * transaction holds the one connection between its statements, each
+   * waiting for a turn of the request thread: the eight this took before
+   * held every other read for about 50 ms per save under load.
+   */
   async insert(rev: NewRevision): Promise<InsertResult> {
     // Zipped on libuv's threads before the transaction, not by the column mapping on this one.
     const planGz = await toGzJsonAsync(rev.plan);
-    return this.db.transaction(async (tx) => {
-      const [h] = await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
-      const accepted = h?.acceptedRevisionId ?? null;
-      const [existing] = await tx.select(revisionColumns).from(revisions).where(eq(revisions.generation, rev.generation));
-      if (existing) return { status: 'exists', revision: asRevision(existing, this.plans) } as const;
+    const outcome = await this.db.transaction(async (tx) => {
+      // The head's row locked (concurrent inserts and decisions queue here), and the first revision at or past this generation: this one (it exists) or a newer one.
+      const [h] = await tx
+        .select({
+          accepted: deploymentHead.acceptedRevisionId,
+          next: sql<number | null>`(select ${revisions.generation} from ${revisions} where ${revisions.generation} >= ${rev.generation}::int order by ${revisions.generation} limit 1)`,
+        })
+        .from(deploymentHead)
+        .where(eq(deploymentHead.id, 1))
+        .for('update');
+      const accepted = h?.accepted ?? null;
+      const next = h?.next == null ? null : Number(h.next);
+      if (next === rev.generation) return { status: 'exists' } as const;
       if (accepted !== rev.baseRevisionId) return { status: 'stale', acceptedRevisionId: accepted } as const;
       // Computed late (a newer generation's revision is already there): born superseded.
       const supersede = edgesOf('supersede');
-      const [newer] = await tx.select({ id: revisions.id }).from(revisions).where(gt(revisions.generation, rev.generation)).limit(1);
       const [row] = await tx
         .insert(revisions)
         .values({
           generation: rev.generation,
           baseRevisionId: rev.baseRevisionId,
-          status: newer && supersede.from.includes(rev.status) ? supersede.to : rev.status,
+          status: next !== null && supersede.from.includes(rev.status) ? supersede.to : rev.status,
           author: rev.author,
           rollbackOf: rev.rollbackOf,
           counts: rev.counts,
@@ -214,30 +229,33 @@ export class DrizzleRevisionRepository implements RevisionRepository {
           plan: sql`${planGz}`,
         })
         .returning(revisionColumns);
-      this.plans.keep(row!.id, rev.plan);
-      const revision = asRevision(row!, this.plans);
-      if (rev.sections.length > 0) {
-        await tx.insert(revisionSections).values(
-          rev.sections.map((s) => ({ revisionId: revision.id, namespace: s.namespace, status: 'pending', overMarks: s.overMarks, counts: s.counts })),
-        );
-      }
-      await tx.insert(revisionEvents).values({
-        revisionId: revision.id,
-        kind: 'created',
-        actor: rev.author,
-        message: rev.status === 'no-op' ? `Generation ${rev.generation} changes nothing deployed (no-op)` : `Computed from generation ${rev.generation}`,
-      });
-      // A newer policy change supersedes every pending revision (they can no longer be accepted).
-      const older = await tx
-        .update(revisions)
-        .set({ status: supersede.to, decidedAt: sql`now()` })
-        .where(and(inArray(revisions.status, supersede.from), lt(revisions.generation, rev.generation)))
-        .returning({ id: revisions.id });
-      for (const o of older) {
-        await tx.insert(revisionEvents).values({ revisionId: o.id, kind: 'superseded', message: `Superseded by revision ${revision.id} (generation ${rev.generation})` });
-      }
-      return { status: 'created', revision, superseded: older.map((o) => o.id) } as const;
+      const id = row!.id;
+      const created = rev.status === 'no-op' ? `Generation ${rev.generation} changes nothing deployed (no-op)` : `Computed from generation ${rev.generation}`;
+      const sections = JSON.stringify(rev.sections.map((x) => ({ namespace: x.namespace, over_marks: x.overMarks, counts: x.counts })));
+      // A newer policy change supersedes every pending revision (they can no longer be accepted); the created event comes first.
+      const rest = await tx.execute(sql`
+        with sections as (
+          insert into ${revisionSections} (revision_id, namespace, status, over_marks, counts)
+          select ${id}::int, x.namespace, 'pending', x.over_marks, x.counts from jsonb_to_recordset(${sections}::jsonb) as x(namespace text, over_marks boolean, counts jsonb)
+        ), older as (
+          update ${revisions} set status = ${supersede.to}::text, decided_at = now()
+          where ${revisions.status} in (${sql.join(supersede.from.map((f) => sql`${f}::text`), sql`, `)}) and ${revisions.generation} < ${rev.generation}::int
+          returning id
+        ), events as (
+          insert into ${revisionEvents} (revision_id, kind, actor, message)
+          select ${id}::int, 'created'::text, ${rev.author}::text, ${created}::text
+          union all
+          select o.id, 'superseded'::text, null::text, ${`Superseded by revision ${id} (generation ${rev.generation})`}::text from (select id from older order by id) o
+        )
+        select id from older order by id`);
+      const older = ((Array.isArray(rest) ? rest : (rest as { rows: unknown[] }).rows) as { id: number | string }[]).map((o) => Number(o.id));
+      this.plans.keep(id, rev.plan);
+      return { status: 'created', revision: asRevision(row!, this.plans), superseded: older } as const;
     });
+    if (outcome.status !== 'exists') return outcome;
+    // Read outside the lock: a stored revision's row is only ever read here.
+    const existing = await this.byGeneration(rev.generation);
+    return { status: 'exists', revision: existing! };
   }
 
   /** The deployment head and the revision are locked, so concurrent decisions queue and exactly one wins each section. */
