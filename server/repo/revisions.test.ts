@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
 import type { DbHandle } from '../db/client';
 import { backends } from '../testing/backends';
 import { MemoryRevisionRepository } from './memory-revisions';
@@ -274,6 +275,27 @@ contract('memory', async () => ({ repo: new MemoryRevisionRepository() }));
 
 for (const b of backends()) {
   describe(`revision plans on ${b.name}`, () => {
+    test('an insert that waited for the lock sees what its holder committed: a newer revision makes it born superseded', async () => {
+      const h: DbHandle = await b.open();
+      try {
+        const repo = new DrizzleRevisionRepository(h.db);
+        let late: Promise<unknown> | undefined;
+        // Another console holds the head's lock and stores generation 2's revision meanwhile; generation 1's insert waits for it.
+        await h.db.transaction(async (tx) => {
+          await tx.execute(sql`select * from deployment_head where id = 1 for update`);
+          late = repo.insert(revision(1, null));
+          await new Promise((r) => setTimeout(r, 200));
+          await tx.execute(sql`insert into revisions (generation, status, author, counts, cost, quota, plan) values (2, 'pending', 'bob', '{}'::jsonb, '{}'::jsonb, '[]'::jsonb, '{}')`);
+        });
+        const res = (await late) as Awaited<ReturnType<typeof repo.insert>>;
+        assert.equal(res.status, 'created');
+        if (res.status === 'created') assert.equal(res.revision.status, 'superseded', 'born superseded: the newer one committed while it waited');
+        assert.equal((await repo.insert(revision(2, null))).status, 'exists');
+      } finally {
+        await h.close();
+      }
+    });
+
     test('a plan is stored zipped and read back whole by another process’s repository', async () => {
       const h: DbHandle = await b.open();
       try {

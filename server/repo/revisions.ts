@@ -6,7 +6,7 @@
  * transactions that lock the deployment head first (then the revision) or
  * the oldest job row, so exactly one wins. Contract: `revisions.types.ts`.
  */
-import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { fromGzJson, toGzJsonAsync } from '../db/gz-json';
 import { deepFreeze } from '../engine/values';
@@ -189,9 +189,9 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   }
 
   /**
-   * Three statements in one transaction: the head locked with what the
-   * checks need, the revision, then its sections, the supersession of older
-   * pending revisions and every event together. On the embedded database a
+   * Four statements in one transaction: the head locked, the check for this
+   * generation's revision or a newer one, the revision, then its sections,
+   * the supersession of older pending revisions and every event together. On the embedded database a
    * transaction holds the one connection between its statements, each
    * waiting for a turn of the request thread: the eight this took before
    * held every other read for about 50 ms per save under load.
@@ -200,17 +200,14 @@ export class DrizzleRevisionRepository implements RevisionRepository {
     // Zipped on libuv's threads before the transaction, not by the column mapping on this one.
     const planGz = await toGzJsonAsync(rev.plan);
     const outcome = await this.db.transaction(async (tx) => {
-      // The head's row locked (concurrent inserts and decisions queue here), and the first revision at or past this generation: this one (it exists) or a newer one.
-      const [h] = await tx
-        .select({
-          accepted: deploymentHead.acceptedRevisionId,
-          next: sql<number | null>`(select ${revisions.generation} from ${revisions} where ${revisions.generation} >= ${rev.generation}::int order by ${revisions.generation} limit 1)`,
-        })
-        .from(deploymentHead)
-        .where(eq(deploymentHead.id, 1))
-        .for('update');
+      // The head's row locked: concurrent inserts and decisions queue here.
+      const [h] = await tx.select({ accepted: deploymentHead.acceptedRevisionId }).from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
       const accepted = h?.accepted ?? null;
-      const next = h?.next == null ? null : Number(h.next);
+      // The first revision at or past this generation: this one (it exists) or a newer one. A statement of its own, after
+      // the lock: on PostgreSQL a statement reads what was committed when it began, so asked in the locking statement it
+      // missed what the holder of the lock committed while this one waited (tested).
+      const [n] = await tx.select({ generation: revisions.generation }).from(revisions).where(gte(revisions.generation, rev.generation)).orderBy(asc(revisions.generation)).limit(1);
+      const next = n?.generation ?? null;
       if (next === rev.generation) return { status: 'exists' } as const;
       if (accepted !== rev.baseRevisionId) return { status: 'stale', acceptedRevisionId: accepted } as const;
       // Computed late (a newer generation's revision is already there): born superseded.
