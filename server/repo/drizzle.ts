@@ -332,7 +332,6 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       if (plan.changes.length === 0) return { status: 'unchanged', generation: head } as const;
 
       const generation = head + 1;
-      await tx.update(policyHead).set({ generation }).where(eq(policyHead.id, 1));
 
       const closing = [...plan.writes.filter((w) => live.has(objectIdKey(w))), ...plan.deletes];
       for (const c of closing) {
@@ -376,13 +375,14 @@ export class DrizzlePolicyRepo implements PolicyRepo {
           restoredFrom: req.restoredFrom ?? null,
         })
         .returning();
-      // Four parameters a row: chunks stay far below the bind-parameter limit.
-      for (let i = 0; i < plan.changes.length; i += 1000) {
-        await tx
-          .insert(policyChanges)
-          .values(plan.changes.slice(i, i + 1000).map((c) => ({ kind: c.kind, name: c.name, generation, namespace: c.namespace })))
-          .onConflictDoNothing();
-      }
+      // The head moves, and the changes are indexed by key, in one statement (the head's row is locked since the first):
+      // each statement of a transaction holds the embedded database's one connection for a turn of the request thread.
+      const changes = JSON.stringify(plan.changes.map((c) => ({ kind: c.kind, name: c.name, namespace: c.namespace })));
+      await tx.execute(sql`
+        with moved as (update ${policyHead} set generation = ${generation}::int where ${policyHead.id} = 1)
+        insert into ${policyChanges} (kind, name, generation, namespace)
+        select c.kind, c.name, ${generation}::int, c.namespace from jsonb_to_recordset(${changes}::jsonb) as c(kind text, name text, namespace text)
+        on conflict do nothing`);
       return { status: 'committed', generation: toGeneration(row!) } as const;
     });
   }
