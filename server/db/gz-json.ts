@@ -24,8 +24,30 @@ export function fromGzJson(text: string): unknown {
   return JSON.parse(text.startsWith(GZIP_BASE64) ? gunzipSync(Buffer.from(text, 'base64')).toString('utf8') : text) as unknown;
 }
 
+/**
+ * Values that arrived as JSON text (a state from a resolver thread, parsed
+ * here), with that text: storing one zips the text it came as instead of
+ * serialising the value again on this thread. Such a value is never changed
+ * after it is parsed (a generation's state is shared by every reader), so
+ * its text stays its JSON.
+ */
+const arrivedAs = new WeakMap<object, string>();
+
+/** `JSON.parse(text)`, remembering the text for `toGzJsonAsync`. */
+export function parseRemembered(text: string): unknown {
+  const value = JSON.parse(text) as unknown;
+  if (value !== null && typeof value === 'object') arrivedAs.set(value, text);
+  return value;
+}
+
+/** Whether `toGzJsonAsync` will store `value` as the text it arrived as. */
+export function storedAsArrived(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && arrivedAs.has(value);
+}
+
 export async function toGzJsonAsync(value: unknown): Promise<string> {
-  return (await gzipAsync(JSON.stringify(value), { level: LEVEL })).toString('base64');
+  const text = (value !== null && typeof value === 'object' && arrivedAs.get(value)) || JSON.stringify(value);
+  return (await gzipAsync(text, { level: LEVEL })).toString('base64');
 }
 
 export async function fromGzJsonAsync(text: string): Promise<unknown> {

@@ -13,6 +13,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { parseRemembered } from '../db/gz-json';
 import { SessionResolver, type ResolverAnswer, type ResolverRequest } from './session';
 
 export type { ResolverRequest } from './session';
@@ -163,11 +164,17 @@ class WorkerPool implements Resolver {
           worker.off('error', onError);
           worker.off('exit', onExit);
         };
-        const onMessage = (m: { id?: number; ok?: boolean; value?: unknown; message?: string }) => {
+        const onMessage = (m: { id?: number; ok?: boolean; value?: unknown; json?: string; message?: string }) => {
           if (m?.id !== id) return;
           done();
-          if (m.ok) p.resolve(m.value);
-          else p.reject(new Error(m.message));
+          if (!m.ok) p.reject(new Error(m.message));
+          else if (typeof m.json === 'string') {
+            try {
+              p.resolve(parseRemembered(m.json));
+            } catch (e) {
+              p.reject(e as Error);
+            }
+          } else p.resolve(m.value);
         };
         const onError = (e: Error & { code?: string }) => {
           done();

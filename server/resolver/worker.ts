@@ -25,9 +25,18 @@ if ((workerData as { lane?: string } | null)?.lane === 'drafts' && process.platf
 const resolver = new SessionResolver();
 if (!parentPort) throw new Error('server/resolver/worker.ts runs as a worker thread');
 const port = parentPort;
+/**
+ * A generation's state crosses as JSON text: the request thread parses it
+ * (about what decoding a structured clone costs there) and stores that same
+ * text, where it would otherwise serialise the state again to store it.
+ */
+const STORED_STATES = new Set<ResolverRequest['op']>(['full', 'update', 'state']);
+
 port.on('message', (msg: { id: number; req: ResolverRequest }) => {
   try {
-    port.postMessage({ id: msg.id, ok: true, value: resolver.handle(msg.req) });
+    const value = resolver.handle(msg.req);
+    if (STORED_STATES.has(msg.req.op) && value !== null && typeof value === 'object') port.postMessage({ id: msg.id, ok: true, json: JSON.stringify(value) });
+    else port.postMessage({ id: msg.id, ok: true, value });
   } catch (e) {
     port.postMessage({ id: msg.id, ok: false, message: e instanceof Error ? e.message : String(e) });
   }
