@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { KeptReads } from './kept-reads';
 import { tenantAccounts, tenantEnvironments } from '../db/schema';
 import type { AccountRow, EnvironmentRow, EstateRepository, Marks } from './estate.types';
 
@@ -16,30 +17,19 @@ void rowsMatch;
 export class DrizzleEstateRepository implements EstateRepository {
   /**
    * With `exclusive` (the embedded database: this process is its only
-   * writer) a tenant's accounts and an account's environments are kept
-   * until this repository writes: every service create places the service
-   * among them, and fifty creates at once read them fifty times otherwise.
+   * writer) a tenant's accounts and an account's environments, as lists and
+   * by name, are kept until this repository writes: every service create
+   * places the service among them, and fifty creates at once read them
+   * fifty times otherwise.
    */
   constructor(
     private readonly db: Db,
     private readonly opts: { exclusive?: boolean } = {},
-  ) {}
-
-  private readonly kept = new Map<string, Promise<unknown>>();
-
-  private keep<T>(key: string, read: () => Promise<T>): Promise<T> {
-    if (!this.opts.exclusive) return read();
-    let p = this.kept.get(key) as Promise<T> | undefined;
-    if (!p) {
-      // A real promise: drizzle's query builders are thenables that run the query again on every then().
-      p = Promise.resolve(read());
-      this.kept.set(key, p);
-      // A failed read is not an answer to keep.
-      p.catch(() => this.kept.get(key) === p && this.kept.delete(key));
-    }
-    // Callers may change what they get (marks, labels): each has its own copy.
-    return p.then((v) => structuredClone(v));
+  ) {
+    this.kept = new KeptReads(!!opts.exclusive);
   }
+
+  private readonly kept: KeptReads;
 
   /** Forget around a write (before: no read made during it is kept; after: none made before it survives). */
   private async writing<T>(f: () => Promise<T>): Promise<T> {
@@ -52,11 +42,12 @@ export class DrizzleEstateRepository implements EstateRepository {
   }
 
   async accounts(tenantId: number) {
-    return this.keep(`accounts:${tenantId}`, () => this.db.select().from(tenantAccounts).where(eq(tenantAccounts.tenantId, tenantId)).orderBy(asc(tenantAccounts.name)));
+    return this.kept.read(`accounts:${tenantId}`, () => this.db.select().from(tenantAccounts).where(eq(tenantAccounts.tenantId, tenantId)).orderBy(asc(tenantAccounts.name)));
   }
 
   async account(tenantId: number, name: string) {
-    const [a] = await this.db.select().from(tenantAccounts).where(and(eq(tenantAccounts.tenantId, tenantId), eq(tenantAccounts.name, name)));
+    // Placing a service and admitting a change each look their environment up by name.
+    const [a] = await this.kept.read(`account:${tenantId}\n${name}`, () => this.db.select().from(tenantAccounts).where(and(eq(tenantAccounts.tenantId, tenantId), eq(tenantAccounts.name, name))));
     return a;
   }
 
@@ -96,11 +87,11 @@ export class DrizzleEstateRepository implements EstateRepository {
   }
 
   async environments(accountId: number) {
-    return this.keep(`environments:${accountId}`, () => this.db.select().from(tenantEnvironments).where(eq(tenantEnvironments.accountId, accountId)).orderBy(asc(tenantEnvironments.name)));
+    return this.kept.read(`environments:${accountId}`, () => this.db.select().from(tenantEnvironments).where(eq(tenantEnvironments.accountId, accountId)).orderBy(asc(tenantEnvironments.name)));
   }
 
   async environment(accountId: number, name: string) {
-    const [e] = await this.db.select().from(tenantEnvironments).where(and(eq(tenantEnvironments.accountId, accountId), eq(tenantEnvironments.name, name)));
+    const [e] = await this.kept.read(`environment:${accountId}\n${name}`, () => this.db.select().from(tenantEnvironments).where(and(eq(tenantEnvironments.accountId, accountId), eq(tenantEnvironments.name, name))));
     return e;
   }
 

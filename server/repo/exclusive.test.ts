@@ -97,6 +97,27 @@ describe('exclusive (embedded) repositories', () => {
     assert.deepEqual((await repos.tenants.forReader('acme2', 'olga'))!.namespaces, ['n3']);
   });
 
+  test('a tenant’s row, members and namespaces are read once, and again after any tenant write', async () => {
+    const t = await repos.tenants.create({ name: 'kept', owner: 'olga', namespaces: ['k1'] });
+    assert.ok(t.ok);
+    const id = t.ok ? t.tenant.id : 0;
+    const read = async () => [(await repos.tenants.byName('kept'))?.rules, (await repos.tenants.members(id)).map((m) => `${m.user}:${m.role}`), (await repos.tenants.namespaces(id)).map((n) => n.namespace)];
+    assert.deepEqual(await read(), [{}, ['olga:owner'], ['k1']]);
+    const selects = countSelects(h);
+    await read();
+    assert.equal(selects(), 0, 'read once, then kept');
+    await repos.tenants.setRules(id, { selectEnvironmentService: [] });
+    const inv = await repos.tenants.invite({ tenantId: id, user: 'bob', role: 'admin', invitedBy: 'olga' });
+    await repos.tenants.answer(inv!.id, 'bob', true);
+    await repos.tenants.addNamespace(id, 'k2');
+    assert.deepEqual(await read(), [{ selectEnvironmentService: [] }, ['bob:admin', 'olga:owner'], ['k1', 'k2']], 'rules, a new member and a namespace are seen at once');
+    (await repos.tenants.members(id))[0]!.role = 'owner';
+    assert.equal((await repos.tenants.members(id))[0]!.role, 'admin', 'what a caller changes is its copy');
+    await repos.tenants.remove(id);
+    assert.equal(await repos.tenants.byName('kept'), undefined);
+    assert.deepEqual(await repos.tenants.members(id), []);
+  });
+
   test('a tenant’s accounts and environments are read again after every estate change', async () => {
     const t = await repos.tenants.create({ name: 'estate', owner: 'olga', namespaces: ['e1'] });
     assert.ok(t.ok);
@@ -114,6 +135,12 @@ describe('exclusive (embedded) repositories', () => {
     assert.deepEqual((await repos.estate.environments(acc.id)).map((e) => e.name), ['prod']);
     await repos.estate.updateEnvironment(env.id, { marks: { vcpu: '3' } });
     assert.deepEqual((await repos.estate.environments(acc.id))[0]!.marks, { vcpu: '3' }, 'changed marks are seen by the next placement');
+    assert.deepEqual((await repos.estate.environment(acc.id, 'prod'))?.marks, { vcpu: '3' }, 'and by a look-up by name');
+    const lookups = countSelects(h);
+    await repos.estate.account(tenantId, 'aws');
+    await repos.estate.account(tenantId, 'aws');
+    await repos.estate.environment(acc.id, 'prod');
+    assert.equal(lookups(), 1, 'look-ups by name are kept too');
     await repos.estate.updateAccount(acc.id, { labels: { tier: 'gold' } });
     assert.deepEqual((await repos.estate.accounts(tenantId))[0]!.labels, { tier: 'gold' });
     // Callers get their own copy: changing it changes nothing kept.
@@ -121,6 +148,7 @@ describe('exclusive (embedded) repositories', () => {
     assert.deepEqual((await repos.estate.environments(acc.id))[0]!.marks, { vcpu: '3' });
     await repos.estate.removeEnvironment(env.id);
     assert.deepEqual(await repos.estate.environments(acc.id), []);
+    assert.equal(await repos.estate.environment(acc.id, 'prod'), undefined, 'a removed environment is not found by name');
     await repos.estate.removeForTenant(tenantId);
     assert.deepEqual(await repos.estate.accounts(tenantId), []);
   });

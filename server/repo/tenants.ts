@@ -8,6 +8,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { tenantInvitations, tenantMembers, tenantNamespaces, tenants } from '../db/schema';
 import { FreshReads } from './fresh-reads';
+import { KeptReads } from './kept-reads';
 import type { InvitationRow, MemberRow, TenantGrant, TenantNamespace, TenantRepository, TenantRole, TenantRow, TenantRules } from './tenants.types';
 
 // The stored rows are the contract's records.
@@ -30,7 +31,9 @@ export class DrizzleTenantRepository implements TenantRepository {
   constructor(
     private readonly db: Db,
     private readonly opts: { exclusive?: boolean } = {},
-  ) {}
+  ) {
+    this.kept = new KeptReads(!!opts.exclusive);
+  }
 
   private readonly readers = new Map<string, { id: number; name: string; role: string | null; namespaces: string[] } | undefined>();
 
@@ -45,6 +48,7 @@ export class DrizzleTenantRepository implements TenantRepository {
   }
 
   private forget() {
+    this.kept.clear();
     this.readers.clear();
     this.knownGrants = undefined;
     this.sharedReaders.forget();
@@ -58,8 +62,11 @@ export class DrizzleTenantRepository implements TenantRepository {
   /** Grants implied by membership, kept (exclusive mode) until this repository writes: every resolution asks for them. */
   private knownGrants: Promise<Map<string, TenantGrant[]>> | undefined;
 
+  /** Exclusive mode: a tenant's row, members and namespaces as read, until this repository writes (placing a service reads all three). */
+  private readonly kept: KeptReads;
+
   async byName(name: string): Promise<TenantRow | undefined> {
-    const [t] = await this.db.select().from(tenants).where(eq(tenants.name, name));
+    const [t] = await this.kept.read(`tenant:${name}`, () => this.db.select().from(tenants).where(eq(tenants.name, name)));
     return t;
   }
 
@@ -104,7 +111,7 @@ export class DrizzleTenantRepository implements TenantRepository {
   }
 
   async members(tenantId: number): Promise<MemberRow[]> {
-    return this.db.select().from(tenantMembers).where(eq(tenantMembers.tenantId, tenantId)).orderBy(asc(tenantMembers.user));
+    return this.kept.read(`members:${tenantId}`, () => this.db.select().from(tenantMembers).where(eq(tenantMembers.tenantId, tenantId)).orderBy(asc(tenantMembers.user)));
   }
 
   async membershipsOf(user: string): Promise<(MemberRow & { tenant: string })[]> {
@@ -116,11 +123,13 @@ export class DrizzleTenantRepository implements TenantRepository {
   }
 
   async namespaces(tenantId?: number): Promise<TenantNamespace[]> {
-    return this.db
-      .select()
-      .from(tenantNamespaces)
-      .where(tenantId !== undefined ? eq(tenantNamespaces.tenantId, tenantId) : undefined)
-      .orderBy(asc(tenantNamespaces.namespace));
+    return this.kept.read(`namespaces:${tenantId ?? '*'}`, () =>
+      this.db
+        .select()
+        .from(tenantNamespaces)
+        .where(tenantId !== undefined ? eq(tenantNamespaces.tenantId, tenantId) : undefined)
+        .orderBy(asc(tenantNamespaces.namespace)),
+    );
   }
 
   async invitations(filter: { tenantId?: number; user?: string; status?: string }): Promise<(InvitationRow & { tenant: string })[]> {
