@@ -191,10 +191,11 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   /**
    * Four statements in one transaction: the head locked, the check for this
    * generation's revision or a newer one, the revision, then its sections,
-   * the supersession of older pending revisions and every event together. On the embedded database a
-   * transaction holds the one connection between its statements, each
-   * waiting for a turn of the request thread: the eight this took before
-   * held every other read for about 50 ms per save under load.
+   * the supersession of older pending revisions and every event together.
+   * On the embedded database a transaction holds the one connection between
+   * its statements, each waiting for a turn of the request thread: the
+   * eight this took before held every other read for about 50 ms per save
+   * under load.
    */
   async insert(rev: NewRevision): Promise<InsertResult> {
     // Zipped on libuv's threads before the transaction, not by the column mapping on this one.
@@ -250,7 +251,7 @@ export class DrizzleRevisionRepository implements RevisionRepository {
       return { status: 'created', revision: asRevision(row!, this.plans), superseded: older } as const;
     });
     if (outcome.status !== 'exists') return outcome;
-    // Read outside the lock: a stored revision's row is only ever read here.
+    // Read after the transaction: the row exists (revisions are never deleted), and that is what the caller learns.
     const existing = await this.byGeneration(rev.generation);
     return { status: 'exists', revision: existing! };
   }
