@@ -11,26 +11,16 @@
  *
  * Figures: `capact.10k.s` (target ≤ 1 s), `capact.hub.load.ms`.
  */
+import { createRng } from './generator';
 import { figure, registerBenchmark, round } from './registry';
 
 const INTERFACES = 100;
 const IMPLS_PER_INTERFACE = 10;
 const REQUESTS = 10_000;
 
-/** A small deterministic PRNG (mulberry32): the same Hub and requests on every run. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function generate() {
-  const rnd = prng(42);
+  // Seeded: the same Hub and requests on every run.
+  const rnd = createRng(42).next;
   const manifests: unknown[] = [];
   const ifacePath = (i: number) => `cap.interface.bench.group${i % 10}.iface${i}.install`;
   const attrs = ['cap.attribute.cloud.provider.gcp', 'cap.attribute.cloud.provider.aws', 'cap.attribute.infra.kind.managed', 'cap.attribute.infra.kind.self-hosted'];

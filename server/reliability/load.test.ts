@@ -22,6 +22,7 @@ import { openDb } from '../db/client';
 import { drizzleRepos } from '../repo/drizzle';
 import { backends } from '../testing/backends';
 import { Cluster, restCall } from '../testing/cluster';
+import { createRng } from '../../bench/generator';
 import { HOSTILE_REQUESTS } from '../testing/hostile-rest';
 
 // Inside npm test the load is light (other suites run beside it); test:reliability sets the real rate.
@@ -50,23 +51,12 @@ const MIX: [Family, number][] = [
 ];
 
 /**
- * The mix is drawn from a seeded generator (KEELSON_LOAD_SEED), so two runs
- * send the same requests in the same order: with Math.random the number of
- * creates, the heaviest requests, varied by ±5% between runs (535 to 629 a
- * minute), which alone moved the figures two runs were compared by.
+ * The mix is drawn from a seeded generator (KEELSON_LOAD_SEED; the
+ * benchmarks' mulberry32), so two runs send the same requests in the same
+ * order: with Math.random the number of creates, the heaviest requests,
+ * varied by ±5% between runs (535 to 629 a minute), which alone moved the
+ * figures two runs were compared by.
  */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    // mulberry32
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SEED = Number(process.env.KEELSON_LOAD_SEED ?? 16);
 
 function pick(random: () => number): Family {
@@ -100,7 +90,7 @@ async function generate(consoles: string[], label: string, known: string[]): Pro
   let hostile = 0;
   const inFlight: Promise<void>[] = [];
   let n = 0;
-  const random = seeded(SEED);
+  const random = createRng(SEED).next;
   const t0 = performance.now();
   const schedule: { at: number; family: Family }[] = [
     ...Array.from({ length: RATE * SECONDS }, (_, i) => ({ at: (i * 1000) / RATE, family: pick(random) })),
