@@ -8,6 +8,7 @@ import { DrizzleTokenRepository } from './tokens';
 import { DrizzleLinkRepository } from './links';
 import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { FreshReads, shareReads } from './fresh-reads';
+import { KeptReads } from './kept-reads';
 import type { Db } from '../db/client';
 import { fromGzJsonAsync, toGzJsonAsync } from '../db/gz-json';
 import { deepFreeze } from '../engine/values';
@@ -398,19 +399,21 @@ export class DrizzleUserRepo implements UserRepo {
   constructor(
     private readonly db: Db,
     private readonly opts: { exclusive?: boolean } = {},
-  ) {}
+  ) {
+    this.keptUsers = new KeptReads(!!opts.exclusive, 1);
+  }
 
-  private knownUsers: Promise<UserRecord[]> | undefined;
+  private readonly keptUsers: KeptReads;
   private readonly sharedUsers = new FreshReads<UserRecord[]>(1);
 
   /** Forget the kept list around a write (before: no read made during it is kept; after: none made before it survives). */
   private async writing<T>(f: () => Promise<T>): Promise<T> {
-    this.knownUsers = undefined;
+    this.keptUsers.clear();
     this.sharedUsers.forget();
     try {
       return await f();
     } finally {
-      this.knownUsers = undefined;
+      this.keptUsers.clear();
       this.sharedUsers.forget();
     }
   }
@@ -435,13 +438,9 @@ export class DrizzleUserRepo implements UserRepo {
   async listUsers(): Promise<UserRecord[]> {
     // A promise, not drizzle's query (which runs again each time it is awaited).
     const read = async () => this.db.select().from(users).orderBy(users.name);
-    const known = this.opts.exclusive ? (this.knownUsers ??= read()) : this.sharedUsers.read('users', read);
-    const rows = await known.catch((e) => {
-      if (this.knownUsers === known) this.knownUsers = undefined;
-      throw e;
-    });
-    // Copies: the kept rows are never handed out.
-    return rows.map((r) => ({ ...r, labels: { ...r.labels } }));
+    if (this.opts.exclusive) return this.keptUsers.read('users', read);
+    // Copies: the shared rows are never handed out.
+    return (await this.sharedUsers.read('users', read)).map((r) => ({ ...r, labels: { ...r.labels } }));
   }
 
   async register(r: Omit<Registration, 'registeredAt'>): Promise<boolean> {
