@@ -525,6 +525,17 @@ describe(`REST API: the envelope and every refusal (${transport})`, () => {
     assert.equal((await call('/platform', { headers: { authorization: 'Bearer nope' } })).status, 401);
   });
 
+  test('every answer says how long the server worked on it (Server-Timing), refusals included', async () => {
+    const answers = [await call('/platform', { headers: alice }), await call('/nothing/here', { headers: alice }), await call('/user/info'), await call('/tenant/abc?limited', { method: 'POST', headers: { ...alice, 'content-type': 'application/json' }, body: 'x'.repeat(2000) })];
+    assert.deepEqual(answers.map((a) => a.status), [200, 404, 401, 413]);
+    for (const a of answers) {
+      const m = /^app;dur=(\d+\.\d)$/.exec(a.headers.get('server-timing') ?? '');
+      assert.ok(m, `${a.status}: server-timing ${a.headers.get('server-timing')}`);
+      assert.ok(Number(m[1]) >= 0 && Number(m[1]) < 10_000);
+      await a.arrayBuffer();
+    }
+  });
+
   test('404 for an unknown route and 405 (with Allow) for a known path with another verb', async () => {
     const missing = await call('/nothing/here', { headers: alice });
     assert.equal(missing.status, 404);

@@ -19,6 +19,8 @@ export interface LoadAnswer {
   bytes: Buffer;
   /** Milliseconds from sending to the last byte. */
   ms: number;
+  /** What the server said it worked on the answer (its Server-Timing), in milliseconds; NaN if it did not say. */
+  serverMs: number;
 }
 
 export interface LoadRequest {
@@ -42,7 +44,10 @@ export class LoadClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks), ms: performance.now() - started }));
+          res.on('end', () => {
+            const said = /\bdur=([\d.]+)/.exec(String(res.headers['server-timing'] ?? ''));
+            resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks), ms: performance.now() - started, serverMs: said ? Number(said[1]) : NaN });
+          });
           res.on('error', reject);
         },
       );
