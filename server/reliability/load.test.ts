@@ -79,6 +79,8 @@ interface LoadResult {
   sent: number;
   /** CPU the generator itself used while sending (it shares the machine with what it measures). */
   generatorCpuMs: number;
+  /** Requests sent again after a kept-alive socket was reset unanswered (see load-client.ts). */
+  resent: number;
 }
 
 async function generate(consoles: string[], label: string, known: string[]): Promise<LoadResult> {
@@ -177,7 +179,7 @@ async function generate(consoles: string[], label: string, known: string[]): Pro
   await Promise.all(inFlight);
   const cpu = process.cpuUsage(cpuBefore);
   client.close();
-  return { byFamily, unexpected, dropped, created, accepted, sent: total, generatorCpuMs: (cpu.user + cpu.system) / 1000 };
+  return { byFamily, unexpected, dropped, created, accepted, sent: total, generatorCpuMs: (cpu.user + cpu.system) / 1000, resent: client.resent };
 }
 
 function report(label: string, r: LoadResult): void {
@@ -188,7 +190,7 @@ function report(label: string, r: LoadResult): void {
     console.log(`figure load.${label}.${f} n=${rec.ms.length} p50=${pct(rec.ms, 50).toFixed(0)}ms p99=${pct(rec.ms, 99).toFixed(0)}ms${server}`);
   }
   const bad = [...r.byFamily.values()].reduce((n, rec) => n + rec.statuses.filter((s) => s >= 500 || s === 0).length, 0);
-  console.log(`figure load.${label}.sent ${RATE} req/s for ${SECONDS} s and ${HOSTILE_RATE} hostile/s, ${r.sent} requests, ${bad} 5xx or failed, ${r.created.length} creates, ${r.accepted.length} acceptances; the generator's own CPU ${(r.generatorCpuMs / 1000).toFixed(1)} s`);
+  console.log(`figure load.${label}.sent ${RATE} req/s for ${SECONDS} s and ${HOSTILE_RATE} hostile/s, ${r.sent} requests, ${bad} 5xx or failed, ${r.created.length} creates, ${r.accepted.length} acceptances; the generator's own CPU ${(r.generatorCpuMs / 1000).toFixed(1)} s, ${r.resent} sent again on a reset kept-alive socket`);
   const hostile = r.byFamily.get('hostile')!.statuses.length;
   console.log(`figure load.${label}.hostile ${hostile} tried, ${hostile - r.unexpected.length} refused as expected, ${r.unexpected.length} not`);
 }

@@ -32,16 +32,31 @@ export interface LoadRequest {
 }
 
 export class LoadClient {
-  // Enough sockets for the open-loop rate's bursts, kept between requests.
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 30_000 });
+  // Enough sockets for the open-loop rate's bursts, kept between requests. An idle one is closed after 4 s, before
+  // the server closes it (Node's keep-alive timeout, 5 s): a request sent on a socket the server is closing is reset.
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 512, timeout: 4_000 });
+  /** Requests sent again because a kept socket was reset before any answer began (the server had closed it as idle). */
+  resent = 0;
 
   send(base: string, r: LoadRequest): Promise<LoadAnswer> {
     const started = performance.now();
+    return this.attempt(base, r, started).catch((e: NodeJS.ErrnoException & { reused?: boolean }) => {
+      // HTTP/1.1's keep-alive race, which clients answer by sending again (as undici and browsers do, and Node's
+      // documentation shows): still possible when the server closes a socket as the request goes out on it.
+      if (!e.reused || (e.code !== 'ECONNRESET' && e.code !== 'EPIPE')) throw e;
+      this.resent++;
+      return this.attempt(base, r, started);
+    });
+  }
+
+  private attempt(base: string, r: LoadRequest, started: number): Promise<LoadAnswer> {
     return new Promise((resolve, reject) => {
+      let answered = false;
       const req = request(
         `${base}${API_PREFIX}${r.path}`,
         { method: r.method, agent: this.agent, headers: { ...r.headers, ...(r.body ? { 'content-length': String(r.body.byteLength) } : {}) } },
         (res) => {
+          answered = true;
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
@@ -51,7 +66,11 @@ export class LoadClient {
           res.on('error', reject);
         },
       );
-      req.on('error', reject);
+      req.on('error', (e: NodeJS.ErrnoException & { reused?: boolean }) => {
+        // Only a request with no answer begun is safe to send again.
+        if (req.reusedSocket && !answered) e.reused = true;
+        reject(e);
+      });
       req.end(r.body);
     });
   }
