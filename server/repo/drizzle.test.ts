@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { defaultMigrationsFolder, openDb } from '../db/client';
-import { DrizzlePolicyRepo, DrizzleResolutionRepo } from './drizzle';
+import { DrizzlePolicyRepo, DrizzleResolutionRepo, drizzleRepos } from './drizzle';
 import { DrizzleRevisionRepository } from './revisions';
-import { MemoryPolicyRepo } from './memory';
-import type { PolicyRepo } from './types';
+import { MemoryPolicyRepo, memoryRepos } from './memory';
+import type { PolicyRepo, Repos } from './types';
 
 const bundle = (name: string, comment = '') => ({
   kind: 'bundle',
@@ -185,6 +185,52 @@ for (const b of backends()) {
     });
   });
 }
+
+/** A service's history reads its revisions beside its generations: both must find the same generations, by the object's key. */
+function statusesTouchingContract(name: string, make: () => Promise<{ repos: Repos; close?: () => Promise<void> }>) {
+  test(`the revisions of the generations that changed an object, found by its key, newest first as far as the limit (${name})`, async () => {
+    const { repos, close } = await make();
+    try {
+      const commit = async (base: number, names: string[]) => {
+        const r = await repos.policy.commit({ baseGeneration: base, author: 'alice', message: 'm', upserts: names.map((n) => bundle(n, `# ${base}\n`)), deletes: [] });
+        assert.equal(r.status, 'committed');
+      };
+      await commit(0, ['x', 'y']); // 1: x and y
+      await commit(1, ['y']); // 2: y only
+      await commit(2, ['x']); // 3: x
+      await commit(3, ['x']); // 4: x, no revision yet
+      const ids: Record<number, number> = {};
+      for (const generation of [1, 2, 3]) {
+        const r = await repos.revisions.insert({ generation, baseRevisionId: null, status: 'pending', author: 'alice', rollbackOf: null, counts: {}, cost: {}, quota: [], plan: { steps: [] }, sections: [] } as never);
+        assert.equal(r.status, 'created');
+        if (r.status === 'created') ids[generation] = r.revision.id;
+      }
+      const read = async (n: string, limit: number) => [...(await repos.revisions.statusesTouching({ kind: 'bundle', name: n }, limit))].sort((a, b) => a[0] - b[0]).map(([g, r]) => [g, r.id]);
+      // Superseded by the newer ones (each insert supersedes the pending revisions before it): the ids are what counts here.
+      assert.deepEqual(await read('x', 10), [[1, ids[1]], [3, ids[3]]], 'generation 2 did not change x; 4 has no revision');
+      assert.deepEqual(await read('y', 10), [[1, ids[1]], [2, ids[2]]]);
+      assert.deepEqual(await read('x', 2), [[3, ids[3]]], 'the limit counts generations (4 and 3), as the history lists them');
+      assert.deepEqual(await read('z', 10), []);
+      assert.deepEqual(
+        (await repos.policy.listGenerations({ touching: { kind: 'bundle', name: 'x' }, limit: 2 })).map((g) => g.generation),
+        [4, 3],
+        'the same generations as the policy store lists',
+      );
+    } finally {
+      await close?.();
+    }
+  });
+}
+
+describe('revision statuses by the key of the object changed', () => {
+  for (const b of backends()) {
+    statusesTouchingContract(b.name, async () => {
+      const h = await b.open();
+      return { repos: drizzleRepos(h.db), close: () => h.close() };
+    });
+  }
+  statusesTouchingContract('memory', async () => ({ repos: memoryRepos() }));
+});
 
 describe('migration 0016 (policy_changes) on PGlite', () => {
   test('generations written before it are found by a history afterwards', async () => {

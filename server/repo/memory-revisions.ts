@@ -38,8 +38,15 @@ export class MemoryRevisionRepository implements RevisionRepository {
   private readonly states = new Map<string, InstanceStateRow>();
   private ids = { revision: 0, event: 0, job: 0 };
 
-  /** The store's clock (the database's `now()` for the drizzle store). */
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * `now`: the store's clock (the database's `now()` for the drizzle store).
+   * `generationsTouching`: the policy store's history of an object, which
+   * the drizzle store reads from policy_changes (memoryRepos passes it).
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly generationsTouching?: (key: { kind: string; name: string }, limit: number) => Promise<number[]>,
+  ) {}
 
   private date(): Date {
     return new Date(this.now());
@@ -65,6 +72,11 @@ export class MemoryRevisionRepository implements RevisionRepository {
   async statusesByGenerations(generations: readonly number[]) {
     const wanted = new Set(generations);
     return new Map(this.revisions.filter((r) => wanted.has(r.generation)).map((r) => [r.generation, { id: r.id, status: r.status }]));
+  }
+
+  async statusesTouching(key: { kind: string; name: string }, limit: number) {
+    if (!this.generationsTouching) throw new Error('MemoryRevisionRepository: statusesTouching needs the policy store (memoryRepos passes it)');
+    return this.statusesByGenerations(await this.generationsTouching(key, limit));
   }
 
   async list(opts: { limit?: number; before?: number } = {}): Promise<RevisionListRow[]> {

@@ -163,11 +163,12 @@ export class MemoryResolutionRepo implements ResolutionRepo {
 }
 
 export function memoryRepos(): Repos {
+  const policy = new MemoryPolicyRepo();
   return {
-    policy: new MemoryPolicyRepo(),
+    policy,
     users: new MemoryUserRepo(),
     resolutions: new MemoryResolutionRepo(),
-    revisions: new MemoryRevisionRepository(),
+    revisions: new MemoryRevisionRepository(Date.now, async (touching, limit) => (await policy.listGenerations({ touching, limit })).map((g) => g.generation)),
     tenants: new MemoryTenantRepository(),
     estate: new MemoryEstateRepository(),
     resources: new MemoryResourceRepository(),

@@ -135,6 +135,13 @@ export interface RevisionRepository {
   statusByGeneration(generation: number): Promise<{ id: number; status: RevisionRow['status'] } | undefined>;
   /** `statusByGeneration` for several generations in one read (a service's history), by generation; those without a revision are absent. */
   statusesByGenerations(generations: readonly number[]): Promise<Map<number, { id: number; status: RevisionRow['status'] }>>;
+  /**
+   * `statusesByGenerations` of the newest `limit` generations that changed an
+   * object of this kind and name — the generations `PolicyRepo.listGenerations
+   * ({ touching })` lists — found by the store, so a service's history reads
+   * them beside that list instead of after it.
+   */
+  statusesTouching(key: { kind: string; name: string }, limit: number): Promise<Map<number, { id: number; status: RevisionRow['status'] }>>;
   /** Newest first; without the (large) plan. */
   list(opts?: { limit?: number; before?: number }): Promise<RevisionListRow[]>;
   /** Sections of these revisions, by namespace. */

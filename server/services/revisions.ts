@@ -94,7 +94,22 @@ export class RevisionService {
     if (!actor) throw unauthorized('see revisions');
     // Generations read from the policy: they exist (no head to check them against, which on a shared database could be older than the read that found them).
     const rows = await this.revisions.statusesByGenerations(generations);
-    return new Map(generations.map((g) => [g, rows.get(g) ?? { id: null, status: this.inFlight.has(g) ? 'computing' : 'not computed' }]));
+    return new Map(generations.map((g) => [g, this.statusOf(rows, g)]));
+  }
+
+  /**
+   * The revisions of the newest `limit` generations that changed an object
+   * (a service's history), read beside the policy's list of them rather than
+   * after it: `of(g)` answers for each generation that list holds.
+   */
+  async touching(actor: MaybeActor, key: { kind: string; name: string }, limit: number): Promise<{ of(generation: number): ByGenerationResult }> {
+    if (!actor) throw unauthorized('see revisions');
+    const rows = await this.revisions.statusesTouching(key, limit);
+    return { of: (g) => this.statusOf(rows, g) };
+  }
+
+  private statusOf(rows: Map<number, { id: number; status: RevisionRow['status'] }>, generation: number): ByGenerationResult {
+    return rows.get(generation) ?? { id: null, status: this.inFlight.has(generation) ? 'computing' : 'not computed' };
   }
 
   /**
