@@ -512,18 +512,20 @@ export class DeploymentService {
       throw new AppError('INVALID_INPUT', `Tenant ${t.name} has ${scope.length} environments; name one (account/environment): at most ${MAX_CANDIDATES} are weighed for a service.`);
     }
 
-    const tenantRow = (await this.repos.tenants.byName(t.name))!;
-    const role = (await this.repos.tenants.members(t.id)).find((m) => m.user === who.name.toLowerCase())?.role ?? null;
-    const resources = await this.neededResources(t, input);
+    // Independent reads side by side: on a shared database each is a wait for the server.
+    const [tenantRow, members, resources] = await Promise.all([this.repos.tenants.byName(t.name), this.repos.tenants.members(t.id), this.neededResources(t, input)]);
+    // Deleted since the membership check: as if it had never been there.
+    if (!tenantRow) throw notFound(`Tenant ${t.name}`);
+    const role = members.find((m) => m.user === who.name.toLowerCase())?.role ?? null;
 
     const placed = new Map<number, { text: string; admission: Admission; cost: Usage }>();
     const candidates: Candidate[] = [];
     for (const { ref: name, account, env } of scope) {
-      const text = await this.claimText(who, t, input.name, { ...input, environment: name });
+      const [text, ask] = await Promise.all([this.claimText(who, t, input.name, { ...input, environment: name }), this.estate.usageAsk(t.id, env)]);
       const added = loadObjects(text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
       // The policy as it is plus this claim: from the warm session, so the cost is the claim's, not the policy's.
       const claimRef = `${added[0]!.namespace}/${input.name}`;
-      const measured = await this.resolution.measureWithNewClaims(added, { usage: [await this.estate.usageAsk(t.id, env)], claims: [claimRef] });
+      const measured = await this.resolution.measureWithNewClaims(added, { usage: [ask], claims: [claimRef] });
       const usage: Usage = measured.usage[0]!;
       const over = this.estate.over(env.marks, usage);
       const cost: Usage = measured.claims[0]!;
