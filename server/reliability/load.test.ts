@@ -8,7 +8,9 @@
  * answered 200 is recorded. Beside the mix, the hostile corpus
  * (server/testing/hostile-rest.ts) is replayed at its own rate
  * (KEELSON_LOAD_HOSTILE_RATE, 2/s), each answered with its refusal. Latencies per route family are printed (speed
- * is judged by the figures, not asserted).
+ * is judged by the figures, not asserted), as the generator saw them and as the consoles timed them (their
+ * Server-Timing header): the generator shares the two cores, so the difference is the machine's queueing of it.
+ * It is kept lean for that reason (server/testing/load-client.ts), and its own CPU is printed.
  *
  * `npm test`: 20 requests/s for 5 s; `npm run test:reliability`: 200/s
  * for 60 s (KEELSON_LOAD_RATE, KEELSON_LOAD_SECONDS).
