@@ -8,6 +8,7 @@ import { DrizzleTokenRepository } from './tokens';
 import { DrizzleLinkRepository } from './links';
 import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { FreshReads, shareReads } from './fresh-reads';
+import { generationsTouching } from './policy-changes';
 import { KeptReads } from './kept-reads';
 import type { Db } from '../db/client';
 import { fromGzJsonAsync, toGzJsonAsync } from '../db/gz-json';
@@ -126,7 +127,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       touching: this.db
         .select()
         .from(policyGenerations)
-        .where(inArray(policyGenerations.generation, this.touchingGenerations(sql.placeholder('kind'), sql.placeholder('name'), sql.placeholder('limit'))))
+        .where(inArray(policyGenerations.generation, generationsTouching(this.db, sql.placeholder('kind'), sql.placeholder('name'), sql.placeholder('limit'))))
         .orderBy(desc(policyGenerations.generation))
         .prepare('keelson_generations_touching'),
     };
@@ -230,16 +231,6 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     return rows[0] ? toObject(rows[0]) : undefined;
   }
 
-  /** The newest `limit` generations that changed an object of this kind and name (any namespace), by the key of policy_changes. */
-  private touchingGenerations(kind: unknown, name: unknown, limit: unknown, before?: number) {
-    return this.db
-      .selectDistinct({ generation: policyChanges.generation })
-      .from(policyChanges)
-      .where(and(eq(policyChanges.kind, kind as string), eq(policyChanges.name, name as string), before === undefined ? undefined : lt(policyChanges.generation, before)))
-      .orderBy(desc(policyChanges.generation))
-      .limit(limit as number);
-  }
-
   async listGenerations(opts: { limit?: number; before?: number; touching?: { kind: string; name: string } } = {}): Promise<GenerationInfo[]> {
     if (opts.touching && opts.before === undefined) {
       // A service's history: every history page asks it.
@@ -248,7 +239,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     }
     const conds: SQL[] = [];
     if (opts.before !== undefined) conds.push(lt(policyGenerations.generation, opts.before));
-    if (opts.touching) conds.push(inArray(policyGenerations.generation, this.touchingGenerations(opts.touching.kind, opts.touching.name, opts.limit ?? 100, opts.before)));
+    if (opts.touching) conds.push(inArray(policyGenerations.generation, generationsTouching(this.db, opts.touching.kind, opts.touching.name, opts.limit ?? 100, opts.before)));
     const rows = await this.db
       .select()
       .from(policyGenerations)

@@ -10,7 +10,8 @@ import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, lt, sql } from '
 import type { Db } from '../db/client';
 import { fromGzJson, toGzJsonAsync } from '../db/gz-json';
 import { deepFreeze } from '../engine/values';
-import { applySteps, deploymentHead, instanceStates, jobs, policyChanges, reconcileMemory, revisionEvents, revisions, revisionSections } from '../db/schema';
+import { generationsTouching } from './policy-changes';
+import { applySteps, deploymentHead, instanceStates, jobs, reconcileMemory, revisionEvents, revisions, revisionSections } from '../db/schema';
 import type { ReconcileMemory } from '../engine/landscaper/auto-reconcile';
 import { edgesOf, mustTransition, transition, type ApplyEvent, type RevisionEvent, type RevisionStatus, type Transition } from '../services/revision-state';
 import type {
@@ -136,17 +137,10 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   private touchingQuery: ReturnType<DrizzleRevisionRepository['touchingSelect']> | undefined;
 
   private touchingSelect() {
-    // The generations as the policy store's history finds them (DrizzlePolicyRepo.touchingGenerations), by policy_changes' key.
-    const touching = this.db
-      .selectDistinct({ generation: policyChanges.generation })
-      .from(policyChanges)
-      .where(and(eq(policyChanges.kind, sql.placeholder('kind') as never), eq(policyChanges.name, sql.placeholder('name') as never)))
-      .orderBy(desc(policyChanges.generation))
-      .limit(sql.placeholder('limit') as never);
     return this.db
       .select({ generation: revisions.generation, id: revisions.id, status: revisions.status })
       .from(revisions)
-      .where(inArray(revisions.generation, touching))
+      .where(inArray(revisions.generation, generationsTouching(this.db, sql.placeholder('kind'), sql.placeholder('name'), sql.placeholder('limit'))))
       .prepare('keelson_revision_statuses_touching');
   }
 

@@ -87,17 +87,6 @@ export class RevisionService {
   }
 
   /**
-   * `byGeneration` without waiting, for several stored generations at once
-   * (a service's history): one read, however many generations changed it.
-   */
-  async byGenerations(actor: MaybeActor, generations: readonly number[]): Promise<Map<number, ByGenerationResult>> {
-    if (!actor) throw unauthorized('see revisions');
-    // Generations read from the policy: they exist (no head to check them against, which on a shared database could be older than the read that found them).
-    const rows = await this.revisions.statusesByGenerations(generations);
-    return new Map(generations.map((g) => [g, this.statusOf(rows, g)]));
-  }
-
-  /**
    * The revisions of the newest `limit` generations that changed an object
    * (a service's history), read beside the policy's list of them rather than
    * after it: `of(g)` answers for each generation that list holds.
