@@ -10,7 +10,6 @@
  *    checked inside services, which know what is being touched.
  */
 import { initTRPC, TRPCError } from '@trpc/server';
-import superjson from 'superjson';
 import { ZodError } from 'zod';
 import type { Diagnostic } from '../engine/diagnostics';
 import type { Actor } from '../services/actor';
@@ -18,6 +17,7 @@ import { dbUnavailableError } from '../db/unavailable';
 import { isAppError } from '../services/errors';
 import type { Services } from '../services';
 import { APP_ERROR_TO_TRPC } from './errors';
+import { wire } from './wire';
 
 export interface TrpcContext {
   actor: Actor | null;
@@ -25,7 +25,8 @@ export interface TrpcContext {
 }
 
 const t = initTRPC.context<TrpcContext>().create({
-  transformer: superjson,
+  // superjson's form, written in one plain pass (wire.ts): clients read it with superjson.
+  transformer: wire,
   errorFormatter({ shape, error }) {
     const cause = error.cause;
     const app = isAppError(cause) ? cause : undefined;
