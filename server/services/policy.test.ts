@@ -153,6 +153,33 @@ describe('PolicyService writes', () => {
     assert.equal(await repos.policy.head(), 2);
   });
 
+  test('a save from the editor based on an older generation goes on the newest when nothing since changed its object', async () => {
+    // Someone else's write (another object) after the editor loaded generation 1.
+    await svc.apply(alice, { text: GOOD.replace(/web/g, 'shop'), baseGeneration: 1 });
+    const cur = (await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!;
+    const saved = await svc.saveObject(alice, { id: cur, text: cur.text.replace('chartName: web', 'chartName: web2'), baseGeneration: 1 });
+    assert.equal(saved.generation, 3);
+    // The other write is kept: the save changed its own object only.
+    assert.equal((await repos.policy.getGeneration(3))!.changes.map((c) => `${c.kind}/${c.name}`).join(), 'bundle/web');
+    assert.ok(await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'shop' }));
+    assert.match((await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!.text, /chartName: web2/);
+  });
+
+  test('a save from the editor is a conflict when its object changed since it was loaded (or was made, for a new one)', async () => {
+    const cur = (await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!;
+    await svc.saveObject(alice, { id: cur, text: cur.text.replace('chartName: web', 'chartName: theirs'), baseGeneration: 1 });
+    // A write to another object after it, so the change to this one is not the newest.
+    await svc.apply(alice, { text: GOOD.replace(/web/g, 'shop'), baseGeneration: 2 });
+    await refused(svc.saveObject(alice, { id: cur, text: cur.text.replace('chartName: web', 'chartName: mine'), baseGeneration: 1 }), 'CONFLICT', 'Reload', 'Nothing was saved');
+    assert.equal(await repos.policy.head(), 3);
+    assert.match((await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!.text, /chartName: theirs/);
+    // A new object someone else made meanwhile: the editor (loaded at 1) cannot save over it.
+    const made = GOOD.replace(/web/g, 'new').split('- kind: Service')[0]!;
+    await svc.apply(alice, { text: made, baseGeneration: 3 });
+    await refused(svc.saveObject(alice, { text: made.replace('chartName: new', 'chartName: other'), baseGeneration: 1 }), 'CONFLICT');
+    assert.equal(await repos.policy.head(), 4);
+  });
+
   test('the editor may not rename an object in place', async () => {
     const text = (await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!.text.replace('name: web', 'name: web3');
     await refused(svc.saveObject(alice, { id: { kind: 'bundle', namespace: 'main', name: 'web' }, text, baseGeneration: 1 }), 'INVALID_INPUT', 'bundle/main/web3');

@@ -32,6 +32,11 @@ import type {
 
 export type { ObjectListing, ObjectSummary, WriteResult } from './policy.types';
 
+/** How often an editor's save is tried again on a newer generation that did not change its object. */
+const EDIT_ATTEMPTS = 5;
+/** How many of the newest generations that touched an object's kind and name are read to tell whether it changed. */
+const TOUCH_CHECK = 50;
+
 export class PolicyService {
   private readonly access: AccessService;
 
@@ -208,8 +213,33 @@ export class PolicyService {
     await this.access.assertClaimAuthors(who, [obj], [], 'save');
     const fetched = await this.fetchTemplates([obj], diagnostics);
     await this.keepSecrets(fetched.objects);
-    const r = await this.commit(who, input.baseGeneration, input.message, fetched.objects, [], fetched.diagnostics, undefined, input.accept);
-    return { ...r, object: { kind: obj.kind, namespace: obj.namespace, name: obj.name } };
+    const id = { kind: obj.kind, namespace: obj.namespace, name: obj.name };
+    let base = input.baseGeneration;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const r = await this.commit(who, base, input.message, fetched.objects, [], fetched.diagnostics, undefined, input.accept);
+        return { ...r, object: id };
+      } catch (e) {
+        // Others' writes since the editor loaded the object are no conflict unless one changed this object (or made
+        // it, for a new one): on a console that services are created through, several a second, the policy nearly
+        // always moved while someone edited, and every save was refused. The save goes on the newest generation,
+        // as a create through the API does; a change to the object itself is the conflict the editor shows.
+        const head = isAppError(e) && e.code === 'CONFLICT' ? (e.details?.head as number | undefined) : undefined;
+        if (head === undefined || attempt >= EDIT_ATTEMPTS || !(await this.untouchedSince(id, input.baseGeneration))) throw e;
+        base = head;
+      }
+    }
+  }
+
+  /** Whether no generation after `base` changed the object (false when that cannot be told from the newest few). */
+  private async untouchedSince(id: ObjectId, base: number): Promise<boolean> {
+    const touching = await this.repos.policy.listGenerations({ limit: TOUCH_CHECK, touching: { kind: id.kind, name: id.name } });
+    for (const g of touching) {
+      if (g.generation <= base) return true;
+      if (g.changes.some((c) => c.kind === id.kind && c.namespace === id.namespace && c.name === id.name)) return false;
+    }
+    // Every one listed is newer and none was this object: untouched, unless the list was cut short.
+    return touching.length < TOUCH_CHECK;
   }
 
   async delete(actor: MaybeActor, input: DeleteInput): Promise<WriteResult> {
