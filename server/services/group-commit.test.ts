@@ -122,3 +122,28 @@ test('an idle key waits for announced writes of its group, and not for ever', as
   assert.ok(waitedMs >= 150 && waitedMs < 1000, `waited ${waitedMs} ms`);
   never.arrived();
 });
+
+test('a lone write that announced itself does not wait for stragglers; a burst does', async () => {
+  const batches: number[][] = [];
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  // quietMs of 300 (a burst's stragglers' window), so waiting it out or not is plain to see.
+  const g = new GroupCommit<number, number>(async (items) => {
+    batches.push(items);
+    return items;
+  }, 64, 2_000, 300);
+  // Alone: announced, checked (a few ms), committed — with nothing else of its group announced, at once.
+  const lone = g.expect('dave');
+  await sleep(5);
+  const t0 = performance.now();
+  assert.equal(await g.submit('dave/k', 1, lone, 'dave'), 1);
+  assert.ok(performance.now() - t0 < 200, `a lone write waited ${(performance.now() - t0).toFixed(0)} ms`);
+
+  // A burst: two announced together; a third, announced 100 ms later, still joins their commit.
+  const x = g.expect('erin'), y = g.expect('erin');
+  const first = g.submit('erin/k', 2, x, 'erin');
+  const second = g.submit('erin/k', 3, y, 'erin');
+  await sleep(100);
+  const third = g.submit('erin/k', 4, g.expect('erin'), 'erin');
+  assert.deepEqual(await Promise.all([first, second, third]), [2, 3, 4]);
+  assert.deepEqual(batches, [[1], [2, 3, 4]], 'the straggler shares the burst\'s commit');
+});

@@ -18,8 +18,8 @@
  * alone and the other forty-nine one full commit later: every burst paid
  * two commits. Once none is announced, a burst's stragglers (requests
  * still being read off their sockets) get `quietMs` to announce
- * themselves. A lone writer waits that long at most: one turn of the event
- * loop and `quietMs`.
+ * themselves. A lone writer (no other write of its group announced within
+ * `quietMs` of its own) waits one turn of the event loop.
  *
  * `commit(items, {waited})` answers one result per item, in order: a
  * value, or an Error for that item alone. If it throws, every item of the
@@ -41,8 +41,8 @@ export class GroupCommit<I, O> {
     private readonly quietMs = 10,
   ) {}
 
-  /** When each group last had a write announced. */
-  private readonly lastAnnounced = new Map<string, number>();
+  /** When each group had its last two writes announced ([previous, last]). */
+  private readonly announced = new Map<string, [number, number]>();
 
   /**
    * A write of `group` is on its way: until `arrived()` is called (by
@@ -51,8 +51,8 @@ export class GroupCommit<I, O> {
    */
   expect(group: string): { arrived: () => void } {
     this.expected.set(group, (this.expected.get(group) ?? 0) + 1);
-    if (this.lastAnnounced.size >= 10_000) this.lastAnnounced.clear();
-    this.lastAnnounced.set(group, performance.now());
+    if (this.announced.size >= 10_000) this.announced.clear();
+    this.announced.set(group, [this.announced.get(group)?.[1] ?? -Infinity, performance.now()]);
     let done = false;
     return {
       arrived: () => {
@@ -101,8 +101,14 @@ export class GroupCommit<I, O> {
     const deadline = performance.now() + this.gatherMs;
     // Requests already read off other sockets in this turn have not run yet: let them announce themselves.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    // Gather while announced writes are on their way, or one was announced within quietMs (more of the burst may follow).
-    const busy = () => !!this.expected.get(group) || performance.now() - (this.lastAnnounced.get(group) ?? -Infinity) < this.quietMs;
+    // Gather while announced writes are on their way, or — in a burst (two announced within quietMs of each other) —
+    // one was announced within quietMs: more of the burst may follow. A lone write's own announcement is no burst: at ten
+    // creates a second, each waited out quietMs after announcing itself, for nobody.
+    const busy = () => {
+      if (this.expected.get(group)) return true;
+      const [previous, last] = this.announced.get(group) ?? [-Infinity, -Infinity];
+      return last - previous < this.quietMs && performance.now() - last < this.quietMs;
+    };
     while (busy() && (this.queues.get(key)?.length ?? 0) < this.maxBatch) {
       const left = deadline - performance.now();
       if (left <= 0) return;
