@@ -75,6 +75,8 @@ export function createServices(
   const revisions: RevisionService = new RevisionService(repos, resolution, access, async (actor, generation, message) =>
     policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: message ?? `Roll back to generation ${generation}` }),
   );
+  // A generation's revision (which its writer waits for) goes to the database before its resolution (a cache).
+  resolution.storeResolutionsAfter((generation) => revisions.computing(generation));
   const tenants = new TenantService(repos, access, policyUsers, env.freeNamespaces ?? []);
   const claims = new ClaimService(resolution, access);
   const platform = new PlatformService(env);

@@ -86,6 +86,11 @@ export class RevisionService {
     return run;
   }
 
+  /** The computation of a generation's revision this process is running, if any (settles when it is stored or failed). */
+  computing(generation: number): Promise<unknown> | undefined {
+    return this.inFlight.get(generation);
+  }
+
   /**
    * The revisions of the newest `limit` generations that changed an object
    * (a service's history), read beside the policy's list of them rather than
