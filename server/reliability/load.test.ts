@@ -1,7 +1,8 @@
 /**
- * Load: an open-loop generator sends a mix of REST reads (service lists,
- * services, their histories) and writes (service creates, acceptances) at
- * a fixed rate, against one console process on PGlite and against two
+ * Load: an open-loop generator sends a mix of reads (REST service lists,
+ * services and their histories; the console's tRPC object lists, revision
+ * pages and desired-state graphs) and writes (service creates through the
+ * API, one-object saves from the editor, acceptances) at a fixed rate, against one console process on PGlite and against two
  * console processes on one PostgreSQL server. No answer may be a 5xx, and
  * afterwards nothing is lost or doubled: every create answered 202 is
  * there once, generations are numbered without gaps, and every acceptance
@@ -35,7 +36,7 @@ const SECONDS = Number(process.env.KEELSON_LOAD_SECONDS ?? 5);
 const HOSTILE_RATE = Number(process.env.KEELSON_LOAD_HOSTILE_RATE ?? 2);
 const postgres = backends().find((b) => b.name === 'postgres');
 
-type Family = 'list' | 'get' | 'history' | 'create' | 'accept' | 'hostile';
+type Family = 'list' | 'get' | 'history' | 'objects' | 'revisions' | 'graph' | 'create' | 'save' | 'accept' | 'open' | 'hostile';
 // Nine reads to one write, as a console's traffic runs: a service created
 // every tenth of a second still grows the demo by 600 services a minute.
 // (Earlier a quarter of the mix were writes — 30 new services a second — and
@@ -45,11 +46,19 @@ type Family = 'list' | 'get' | 'history' | 'create' | 'accept' | 'hostile';
 // near the limit), 140–1,200 ms of CPU each by design. As one request in
 // twenty of 200/s they alone asked for 1.25 of the machine's 2 cores, so the
 // figures measured the corpus rather than the console's traffic.
+// The issue's mix: REST service lists, gets and histories, and the console's own tRPC reads — the objects page's
+// list, a revisions page, the desired-state graph — beside three writes: a service created through the API
+// (placed, answered with its revision), a one-object save from the editor, an acceptance. (Until November the
+// mix was REST only, and "saves" meant the API's creates, which also place the service and wait for its revision.)
 const MIX: [Family, number][] = [
-  ['list', 0.37],
-  ['get', 0.32],
-  ['history', 0.21],
-  ['create', 0.05],
+  ['list', 0.29],
+  ['get', 0.27],
+  ['history', 0.16],
+  ['objects', 0.08],
+  ['revisions', 0.08],
+  ['graph', 0.02],
+  ['create', 0.04],
+  ['save', 0.01],
   ['accept', 0.05],
 ];
 
@@ -77,6 +86,8 @@ interface LoadResult {
   /** Requests that got no answer at all: what was sent, and the client's error. */
   dropped: string[];
   created: string[];
+  /** Claims saved from the editor (answered 200) and the label each save gave them. */
+  saved: { name: string; mark: string }[];
   accepted: number[];
   sent: number;
   /** CPU the generator itself used while sending (it shares the machine with what it measures). */
@@ -86,11 +97,15 @@ interface LoadResult {
 }
 
 async function generate(consoles: string[], label: string, known: string[]): Promise<LoadResult> {
-  const byFamily = new Map<Family, { ms: number[]; serverMs: number[]; statuses: number[] }>([...MIX.map(([f]) => f), 'hostile' as const].map((f) => [f, { ms: [], serverMs: [], statuses: [] }]));
+  const byFamily = new Map<Family, { ms: number[]; serverMs: number[]; statuses: number[] }>([...MIX.map(([f]) => f), 'open' as const, 'hostile' as const].map((f) => [f, { ms: [], serverMs: [], statuses: [] }]));
   const created: string[] = [];
+  // Created services not yet edited: each is opened and saved once, from the generation its page was loaded at.
+  const editable: string[] = [];
+  const saved: { name: string; mark: string }[] = [];
   // Services reads may ask for: the warm-up's, and each one created as its 202 arrives.
   const readable = [...known];
-  const pending: { name: string; revision: number }[] = [];
+  // The newest revision the generator has been shown (a create's answer, the top of a revisions page): what a reviewer accepts.
+  let newest = 0;
   const accepted: number[] = [];
   const unexpected: string[] = [];
   const dropped: string[] = [];
@@ -124,7 +139,7 @@ async function generate(consoles: string[], label: string, known: string[]): Pro
     let fam: Family = family;
     let name = '';
     let hostileName = '';
-    let pendingAccept: { name: string; revision: number } | undefined;
+    let accepting = 0;
     if (family === 'hostile') {
       // The hostile corpus between ordinary traffic (server/testing/hostile-rest.ts): answered, refused, nothing written.
       const { h, r } = hostiles[hostile++]!;
@@ -138,19 +153,40 @@ async function generate(consoles: string[], label: string, known: string[]): Pro
       fam = 'create';
       name = `${label}-${n++}`;
       call = client.json(base, 'POST', `/tenant/acme/service/${name}`, { service: 'acme-web/webshop', environment: 'main/prod', labels: { tier: name } }, 'Sam');
-    } else if (!some) {
+    } else if (family === 'save' && editable.length) {
+      // The editor: the object opened (its text and the head to base the save on), a label added, saved. The save's
+      // own time is what is measured; the opening is its own figure.
+      const target = editable.shift()!;
+      const mark = `e${i}`;
+      const id = { kind: 'claim', namespace: 'acme-web', name: target };
+      call = client.trpc(base, 'policy.get', id, 'Sam', 'query').then((opened) => {
+        const rec = byFamily.get('open')!;
+        rec.ms.push(opened.ms);
+        if (!Number.isNaN(opened.serverMs)) rec.serverMs.push(opened.serverMs);
+        rec.statuses.push(opened.status);
+        if (opened.status !== 200) return opened;
+        const o = (JSON.parse(opened.bytes.toString()) as { result: { data: { json: { text: string; head: number } } } }).result.data.json;
+        const text = o.text.includes('\nlabels:\n') ? o.text.replace('\nlabels:\n', `\nlabels:\n  edited: ${mark}\n`) : `${o.text.trimEnd()}\n# edited ${mark}\n`;
+        return client.trpc(base, 'policy.save', { id, text, baseGeneration: o.head }, 'Sam', 'mutation').then((a) => {
+          if (a.status === 200) saved.push({ name: target, mark });
+          return a;
+        });
+      });
+    } else if (family === 'objects') call = client.trpc(base, 'policy.list', {}, 'Sam', 'query');
+    else if (family === 'revisions') call = client.trpc(base, 'revisions.list', { limit: 100 }, 'Sam', 'query');
+    else if (family === 'graph') call = client.trpc(base, 'graphs.desiredView', {}, 'Sam', 'query');
+    else if (!some) {
       // Reads of a service wait for the first one to exist (a list meanwhile): the mix stays the mix.
       fam = 'list';
       call = client.json(base, 'GET', '/tenant/acme/service', undefined, 'Sam');
     } else if (family === 'get') call = client.json(base, 'GET', `/tenant/acme/service/${some}?summary=true`, undefined, 'Sam');
     else if (family === 'history') call = client.json(base, 'GET', `/tenant/acme/service/${some}/history`, undefined, 'Sam');
-    else if (family === 'accept' && pending.length) {
-      // The newest revision, as a reviewer accepts what they are shown. (Accepting the oldest
-      // pending one, as this did, was nearly always refused — a later save had superseded it —
-      // so 2% of "acceptances" accepted anything, and the unaccepted backlog, which every new
-      // revision's plan is diffed over, grew by 600 services a minute.)
-      pendingAccept = pending.pop()!;
-      call = client.json(base, 'PUT', `/tenant/acme/service/${pendingAccept.name}/revision/${pendingAccept.revision}?accept=true`, undefined, 'Sam');
+    else if (family === 'accept' && newest > 0) {
+      // The newest revision shown, accepted from the revisions page (every section Sam may decide), as a reviewer does.
+      // (Accepting the oldest pending one, as this once did, was nearly always refused — a later write had superseded
+      // it — and the unaccepted backlog, which every new revision's plan is diffed over, grew by 600 services a minute.)
+      accepting = newest;
+      call = client.trpc(base, 'revisions.decide', { revisionId: accepting, decision: 'accept' }, 'Sam', 'mutation');
     } else {
       fam = 'list';
       call = client.json(base, 'GET', '/tenant/acme/service', undefined, 'Sam');
@@ -162,12 +198,18 @@ async function generate(consoles: string[], label: string, known: string[]): Pro
           rec.ms.push(r.ms);
           if (!Number.isNaN(r.serverMs)) rec.serverMs.push(r.serverMs);
           rec.statuses.push(r.status);
-          if (pendingAccept && r.status === 200) accepted.push(pendingAccept.revision);
+          if (accepting && r.status === 200) accepted.push(accepting);
           if (name && r.status === 202) {
             created.push(name);
             readable.push(name);
+            editable.push(name);
             const body = JSON.parse(r.bytes.toString()) as { data?: { revision?: { id?: number } } };
-            if (body.data?.revision?.id) pending.push({ name, revision: body.data.revision.id });
+            newest = Math.max(newest, body.data?.revision?.id ?? 0);
+          }
+          if (fam === 'revisions' && r.status === 200) {
+            // Newest first: the page's first id (read off the bytes; parsing every page would load the generator).
+            const top = /"id":(\d+)/.exec(r.bytes.subarray(0, 400).toString());
+            if (top) newest = Math.max(newest, Number(top[1]));
           }
         },
         (e: unknown) => {
@@ -181,7 +223,7 @@ async function generate(consoles: string[], label: string, known: string[]): Pro
   await Promise.all(inFlight);
   const cpu = process.cpuUsage(cpuBefore);
   client.close();
-  return { byFamily, unexpected, dropped, created, accepted, sent: total, generatorCpuMs: (cpu.user + cpu.system) / 1000, resent: client.resent };
+  return { byFamily, unexpected, dropped, created, saved, accepted, sent: total, generatorCpuMs: (cpu.user + cpu.system) / 1000, resent: client.resent };
 }
 
 function report(label: string, r: LoadResult): void {
@@ -192,7 +234,7 @@ function report(label: string, r: LoadResult): void {
     console.log(`figure load.${label}.${f} n=${rec.ms.length} p50=${pct(rec.ms, 50).toFixed(0)}ms p99=${pct(rec.ms, 99).toFixed(0)}ms${server}`);
   }
   const bad = [...r.byFamily.values()].reduce((n, rec) => n + rec.statuses.filter((s) => s >= 500 || s === 0).length, 0);
-  console.log(`figure load.${label}.sent ${RATE} req/s for ${SECONDS} s and ${HOSTILE_RATE} hostile/s, ${r.sent} requests, ${bad} 5xx or failed, ${r.created.length} creates, ${r.accepted.length} acceptances; the generator's own CPU ${(r.generatorCpuMs / 1000).toFixed(1)} s, ${r.resent} sent again on a reset kept-alive socket`);
+  console.log(`figure load.${label}.sent ${RATE} req/s for ${SECONDS} s and ${HOSTILE_RATE} hostile/s, ${r.sent} requests, ${bad} 5xx or failed, ${r.created.length} creates, ${r.saved.length} saves, ${r.accepted.length} acceptances; the generator's own CPU ${(r.generatorCpuMs / 1000).toFixed(1)} s, ${r.resent} sent again on a reset kept-alive socket`);
   const hostile = r.byFamily.get('hostile')!.statuses.length;
   console.log(`figure load.${label}.hostile ${hostile} tried, ${hostile - r.unexpected.length} refused as expected, ${r.unexpected.length} not`);
 }
@@ -210,6 +252,10 @@ async function checkNothingLost(dbUrlOrDir: { url?: string; pgliteDir?: string }
   const h = await openDb(dbUrlOrDir.url ? { url: dbUrlOrDir.url } : { pgliteDir: dbUrlOrDir.pgliteDir! });
   try {
     const repos = drizzleRepos(h.db);
+    for (const { name, mark } of r.saved) {
+      const text = (await repos.policy.getObject({ kind: 'claim', namespace: 'acme-web', name }))?.text ?? '';
+      assert.ok(text.includes(mark), `the save of ${name} answered 200 is there (${mark})`);
+    }
     const head = await repos.policy.head();
     const generations = (await repos.policy.listGenerations({ limit: 100_000 })).map((g) => g.generation).sort((a, b) => a - b);
     assert.deepEqual(generations, Array.from({ length: head }, (_, i) => i + 1), 'generations without gaps or doubles');
@@ -268,6 +314,11 @@ async function warmUp(urls: string[]): Promise<string[]> {
     const r = await restCall(url, 'POST', `/tenant/acme/service/${name}`, { service: 'acme-web/webshop', environment: 'main/prod', labels: { tier: name } }, 'Sam');
     assert.equal(r.status, 202, `warm-up create: ${JSON.stringify(r.body)}`);
     for (let k = 0; k < 20; k++) {
+      for (const [procedure, input] of [['policy.list', {}], ['revisions.list', { limit: 100 }], ['graphs.desiredView', {}], ['policy.get', { kind: 'claim', namespace: 'acme-web', name }]] as const) {
+        const r = await fetch(`${url}/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, { headers: { authorization: 'Bearer test:Sam' } });
+        const text = await r.text();
+        assert.equal(r.status, 200, `warm-up ${procedure}: ${text.slice(0, 500)}`);
+      }
       await restCall(url, 'GET', '/tenant/acme/service', undefined, 'Sam');
       await restCall(url, 'GET', `/tenant/acme/service/${name}?summary=true`, undefined, 'Sam');
       await restCall(url, 'GET', `/tenant/acme/service/${name}/history`, undefined, 'Sam');

@@ -1,10 +1,14 @@
 /**
  * A console process for the reliability tests: the services and the REST
  * API over the PostgreSQL database in DATABASE_URL, on a free loopback
- * port (printed as `LISTEN <url>`), with the tests' bearer `test:<user>`.
+ * port (printed as `LISTEN <url>`), with the tests' bearer `test:<user>`;
+ * the console's tRPC API beside it (/api/trpc/), with the same bearer.
  * Several of these share one database, as console processes behind a load
  * balancer do; the apply worker runs elsewhere (`npm run worker`).
  */
+import { TRPCError } from '@trpc/server';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { appRouter } from '../api/root';
 import { openDb } from '../db/client';
 import { drizzleRepos } from '../repo/drizzle';
 import { restApi } from '../rest';
@@ -36,7 +40,22 @@ if (process.env.KEELSON_TEST_PREPARE === '1') {
     await services.policy.apply(sam, { text: TIERED_OFFERING, baseGeneration: await repos.policy.head() });
   }
 }
-const server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
+// tRPC beside the REST API, as the console's pages call it (the load test's object lists, revision pages, graphs and saves).
+const trpc = {
+  prefix: '/api/trpc/',
+  handle: (req: Request) =>
+    fetchRequestHandler({
+      endpoint: '/api/trpc',
+      req,
+      router: appRouter,
+      createContext: async ({ req }) => {
+        const who = await testAuth(req);
+        if ('refuse' in who) throw new TRPCError({ code: 'UNAUTHORIZED', message: who.refuse });
+        return { actor: who.actor, services };
+      },
+    }),
+};
+const server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }), [trpc]);
 process.stdout.write(`LISTEN ${server.url}\n`);
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.on(sig, () => {

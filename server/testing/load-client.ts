@@ -25,8 +25,10 @@ export interface LoadAnswer {
 
 export interface LoadRequest {
   method: string;
-  /** Under API_PREFIX. */
+  /** Under `prefix`. */
   path: string;
+  /** API_PREFIX (the REST API) unless given ('/api/trpc' for tRPC). */
+  prefix?: string;
   headers: Record<string, string>;
   body?: Uint8Array;
 }
@@ -53,7 +55,7 @@ export class LoadClient {
     return new Promise((resolve, reject) => {
       let answered = false;
       const req = request(
-        `${base}${API_PREFIX}${r.path}`,
+        `${base}${r.prefix ?? API_PREFIX}${r.path}`,
         { method: r.method, agent: this.agent, headers: { ...r.headers, ...(r.body ? { 'content-length': String(r.body.byteLength) } : {}) } },
         (res) => {
           answered = true;
@@ -83,6 +85,14 @@ export class LoadClient {
       headers: { authorization: `Bearer test:${user}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: new TextEncoder().encode(JSON.stringify(body)) } : {}),
     });
+  }
+
+  /** A tRPC call as the console's pages make it (superjson's wire form), as the tests' bearer user. */
+  trpc(base: string, procedure: string, input: unknown, user: string, kind: 'query' | 'mutation'): Promise<LoadAnswer> {
+    const wire = JSON.stringify({ json: input });
+    const headers = { authorization: `Bearer test:${user}` };
+    if (kind === 'query') return this.send(base, { method: 'GET', prefix: '/api/trpc', path: `/${procedure}?input=${encodeURIComponent(wire)}`, headers });
+    return this.send(base, { method: 'POST', prefix: '/api/trpc', path: `/${procedure}`, headers: { ...headers, 'content-type': 'application/json' }, body: new TextEncoder().encode(wire) });
   }
 
   close(): void {

@@ -59,17 +59,24 @@ function toRequest(req: IncomingMessage, base: string): Request {
  * is served through that, as the API benchmark serves it. The Web side is
  * what the Next.js route runs (its own tests, and the end-to-end tests).
  */
-export async function serveForTests(handler: ((req: Request) => Promise<Response>) & { node?: NodeRestHandler }): Promise<TestServer> {
+export async function serveForTests(
+  handler: ((req: Request) => Promise<Response>) & { node?: NodeRestHandler },
+  /** Web handlers for paths under a prefix (tRPC beside the REST API); their answers say their time (Server-Timing), as REST's do. */
+  routes: { prefix: string; handle: (req: Request) => Promise<Response> }[] = [],
+): Promise<TestServer> {
   let base = '';
   const node = handler.node;
   const server: Server = createServer((req, res) => {
-    if (node) {
+    const route = routes.find((r) => (req.url ?? '').startsWith(r.prefix));
+    if (node && !route) {
       void node(req, res);
       return;
     }
     void (async () => {
       try {
-        const answer = await handler(toRequest(req, base));
+        const started = performance.now();
+        const answer = await (route ? route.handle : handler)(toRequest(req, base));
+        if (route && !answer.headers.has('server-timing')) res.setHeader('server-timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
         res.statusCode = answer.status;
         answer.headers.forEach((v, k) => res.setHeader(k, v));
         res.end(Buffer.from(await answer.arrayBuffer()));
