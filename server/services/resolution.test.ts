@@ -270,7 +270,7 @@ describe('a generation another console wrote', () => {
     assert.ok(!view.state.claims.some((c) => c.name === 'placed_here'), 'the probed claim went out again');
   });
 
-  test('a probe does not move the session past a generation still resolving here (that one would be resolved in full)', async () => {
+  test('a probe waits for a generation still resolving here, then moves the session on: no draft, nothing resolved in full', async () => {
     const { repos, ops, here, herePolicy } = await twoConsoles();
     let head = await repos.policy.head();
     await here.get(sam, head);
@@ -288,10 +288,16 @@ describe('a generation another console wrote', () => {
     const third = await new PolicyService(repos).apply(sam, { text: claimText('third', 't1'), baseGeneration: second.generation });
     ops.length = 0;
     const added = [{ kind: 'claim' as const, namespace: 'social', name: 'placed', spec: { user: 'Alice', service: 'twitter_stats', labels: { tsvisimage: 'p1' } } as never }];
-    await here.measureWithNewClaims(added, { usage: [], claims: ['social/placed'] });
-    assert.deepEqual(ops, ['draft'], 'not moved past the generation resolving');
+    const probing = here.measureWithNewClaims(added, { usage: [], claims: ['social/placed'] });
+    // The session cannot pass the generation resolving: the probe waits for it (a draft of the whole policy cost far more).
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(ops.length, 0, 'nothing ran while the second generation was held');
     release();
+    const measured = await probing;
     await resolving;
+    assert.deepEqual(measured.claims.length, 1);
+    assert.ok(!ops.includes('draft'), `no draft of the whole policy: ${ops.join(', ')}`);
+    assert.ok(ops.includes('probeMeasure'), `probed on the session: ${ops.join(', ')}`);
     await here.get(sam, third.generation);
     assert.ok(!ops.includes('full'), `every generation resolved from the session: ${ops.join(', ')}`);
   });

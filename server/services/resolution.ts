@@ -181,6 +181,7 @@ export class ResolutionService {
    */
   async withNewClaims(claims: readonly PolicyObjectInput[]): Promise<DesiredState> {
     const head = await this.repos.policy.head();
+    await this.resolvedBelow(head);
     const probed = await this.onWarmSession(head, () => this.resolver.run({ op: 'probe', generation: head, claims }));
     return probed ?? this.draftWithNewClaims(head, claims);
   }
@@ -193,6 +194,7 @@ export class ResolutionService {
    */
   async measureWithNewClaims(claims: readonly PolicyObjectInput[], m: ProbeMeasure): Promise<ProbeMeasured> {
     const head = await this.repos.policy.head();
+    await this.resolvedBelow(head);
     const probed = await this.onWarmSession(head, () => this.resolver.run({ op: 'probeMeasure', generation: head, claims, measure: m }));
     return probed ?? measure(await this.draftWithNewClaims(head, claims), m);
   }
@@ -208,6 +210,25 @@ export class ResolutionService {
     const run = this.queue.then(async () => ((await this.advanceSession(head, false)) ? probe() : null));
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Wait for the resolutions this process is running of generations the
+   * warm session must pass to reach `head`. The session cannot pass one
+   * still being resolved (it would then be resolved in full), so a probe
+   * arriving meanwhile took a draft of the whole policy — at 600 services,
+   * hundreds of milliseconds on a resolver thread and the whole state
+   * crossing to this one — exactly when writes come fastest. Waiting costs
+   * the resolution that was coming anyway; the probe then moves the session
+   * on by the changes. A few rounds at most (new generations keep coming).
+   */
+  private async resolvedBelow(head: number): Promise<void> {
+    for (let round = 0; round < 3; round++) {
+      const from = this.cached?.generation ?? 0;
+      const running = [...this.inFlight].filter(([g]) => g > from && g < head).map(([, p]) => p.catch(() => undefined));
+      if (running.length === 0) return;
+      await Promise.all(running);
+    }
   }
 
   private async draftWithNewClaims(head: number, claims: readonly PolicyObjectInput[]): Promise<DesiredState> {
