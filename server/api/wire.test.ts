@@ -57,3 +57,11 @@ test('what the plain pass cannot write goes through superjson whole', () => {
     assert.deepStrictEqual(superjson.deserialize(serialize(v) as never), v);
   }
 });
+
+test('a key superjson refuses (prototype pollution) is refused as superjson refuses it, never written onto a prototype', () => {
+  for (const v of [JSON.parse('{"__proto__": {"polluted": true}}'), { constructor: 1 }, { a: [{ prototype: 'x' }] }]) {
+    assert.throws(() => superjson.serialize(v), /prototype pollution/);
+    assert.throws(() => serialize(v), /prototype pollution/);
+  }
+  assert.equal(({} as { polluted?: boolean }).polluted, undefined);
+});

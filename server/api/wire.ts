@@ -14,8 +14,9 @@
  * superjson does (a Date as its ISO string with a `Date` mark at its path,
  * undefined as null with an `undefined` mark); shared references are not
  * recorded (equal values arrive, not the same object — nothing here relies
- * on identity). Anything else (a Map, a BigInt, NaN, -0, a class instance)
- * sends the whole answer through superjson, so the form is always right.
+ * on identity). Anything else (a Map, a BigInt, NaN, -0, a class instance,
+ * a key superjson refuses such as `__proto__`) sends the whole answer
+ * through superjson, so the form — or the refusal — is always superjson's.
  * Requests are read with superjson.
  */
 import superjson from 'superjson';
@@ -73,6 +74,8 @@ export function serialize(value: unknown): { json: unknown; meta?: { values: Mar
     if (proto !== Object.prototype && proto !== null) throw NEEDS_SUPERJSON;
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v)) {
+      // superjson refuses these keys (prototype pollution): so does the answer, exactly as superjson would.
+      if (k === '__proto__' || k === 'constructor' || k === 'prototype') throw NEEDS_SUPERJSON;
       path.push(k);
       out[k] = walk((v as Record<string, unknown>)[k]);
       path.pop();

@@ -163,6 +163,9 @@ describe('PolicyService writes', () => {
     assert.equal((await repos.policy.getGeneration(3))!.changes.map((c) => `${c.kind}/${c.name}`).join(), 'bundle/web');
     assert.ok(await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'shop' }));
     assert.match((await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!.text, /chartName: web2/);
+    // A base past the head was never loaded: refused, as before.
+    await refused(svc.saveObject(alice, { id: cur, text: cur.text.replace('chartName: web', 'chartName: later'), baseGeneration: 99 }), 'CONFLICT', 'Reload');
+    assert.equal(await repos.policy.head(), 3);
   });
 
   test('a save from the editor is a conflict when its object changed since it was loaded (or was made, for a new one)', async () => {

@@ -225,7 +225,8 @@ export class PolicyService {
         // always moved while someone edited, and every save was refused. The save goes on the newest generation,
         // as a create through the API does; a change to the object itself is the conflict the editor shows.
         const head = isAppError(e) && e.code === 'CONFLICT' ? (e.details?.head as number | undefined) : undefined;
-        if (head === undefined || attempt >= EDIT_ATTEMPTS || !(await this.untouchedSince(id, input.baseGeneration))) throw e;
+        // A base past the head was never loaded: no save goes on from it.
+        if (head === undefined || head < input.baseGeneration || attempt >= EDIT_ATTEMPTS || !(await this.untouchedSince(id, input.baseGeneration))) throw e;
         base = head;
       }
     }
