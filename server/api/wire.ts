@@ -31,11 +31,9 @@ const escapeKey = (key: string) => (key.includes('.') || key.includes('\\') ? ke
 
 export function serialize(value: unknown): { json: unknown; meta?: { values: Marks | [string]; v: 1 } } {
   const marks: Marks = {};
-  let marked = false;
   let rootMark: string | undefined;
   const path: string[] = [];
   const mark = (type: string) => {
-    marked = true;
     if (path.length === 0) rootMark = type;
     else marks[path.map(escapeKey).join('.')] = [type];
   };
@@ -89,8 +87,9 @@ export function serialize(value: unknown): { json: unknown; meta?: { values: Mar
     if (e === NEEDS_SUPERJSON) return superjson.serialize(value) as ReturnType<typeof serialize>;
     throw e;
   }
-  if (!marked) return { json };
-  return { json, meta: { values: rootMark !== undefined ? [rootMark] : marks, v: 1 } };
+  if (rootMark !== undefined) return { json, meta: { values: [rootMark], v: 1 } };
+  for (const _ in marks) return { json, meta: { values: marks, v: 1 } };
+  return { json };
 }
 
 /** tRPC's transformer: answers written by `serialize`, requests read with superjson. */

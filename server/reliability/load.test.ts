@@ -309,21 +309,22 @@ describe('load: a mix of reads and writes at a fixed rate', () => {
  * yet) waited on start-up work and were most of the lists' p99.
  */
 async function warmUp(urls: string[]): Promise<string[]> {
+  const client = new LoadClient();
   for (const [i, url] of urls.entries()) {
     const name = `warm-up-${i}`;
     const r = await restCall(url, 'POST', `/tenant/acme/service/${name}`, { service: 'acme-web/webshop', environment: 'main/prod', labels: { tier: name } }, 'Sam');
     assert.equal(r.status, 202, `warm-up create: ${JSON.stringify(r.body)}`);
     for (let k = 0; k < 20; k++) {
       for (const [procedure, input] of [['policy.list', {}], ['revisions.list', { limit: 100 }], ['graphs.desiredView', {}], ['policy.get', { kind: 'claim', namespace: 'acme-web', name }]] as const) {
-        const r = await fetch(`${url}/api/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, { headers: { authorization: 'Bearer test:Sam' } });
-        const text = await r.text();
-        assert.equal(r.status, 200, `warm-up ${procedure}: ${text.slice(0, 500)}`);
+        const r = await client.trpc(url, procedure, input, 'Sam', 'query');
+        assert.equal(r.status, 200, `warm-up ${procedure}: ${r.bytes.toString().slice(0, 500)}`);
       }
       await restCall(url, 'GET', '/tenant/acme/service', undefined, 'Sam');
       await restCall(url, 'GET', `/tenant/acme/service/${name}?summary=true`, undefined, 'Sam');
       await restCall(url, 'GET', `/tenant/acme/service/${name}/history`, undefined, 'Sam');
     }
   }
+  client.close();
   return urls.map((_, i) => `warm-up-${i}`);
 }
 

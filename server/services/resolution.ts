@@ -41,8 +41,6 @@ const RECENT_VIEWS = 3;
 /** How long a resolution's store waits for what it is stored after (storeResolutionsAfter) at most. */
 const STORE_WAIT_MS = 2_000;
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** When `p` settles, or after `ms` — whichever comes first (the timer does not outlive it). */
 function settledWithin(p: Promise<unknown>, ms: number): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -318,7 +316,7 @@ export class ResolutionService {
   private store(view: ResolutionView): void {
     const foreign = !this.writtenHere.has(view.generation);
     const first = this.storeAfter(view.generation);
-    const write = (first ? settledWithin(first, STORE_WAIT_MS) : delay(0))
+    const write = (first ? settledWithin(first, STORE_WAIT_MS) : new Promise<void>((resolve) => setTimeout(resolve, 0)))
       // Another console wrote this generation and stores its resolution: unless it has not (it stopped first), serialising
       // and sending the whole state again would only replace the row with the same.
       .then(async () => (foreign && (await this.repos.resolutions.has(view.generation)) ? undefined : this.repos.resolutions.put(view)))
