@@ -52,53 +52,62 @@ function reply(id, p) {
   );
 }
 
-function target(m) {
+/**
+ * Where a statement runs: the database, or its transaction once PGlite has
+ * opened it. The caller does not wait for `begin` to be answered before
+ * sending the transaction's statements (that wait was a turn of the busy
+ * request thread with the one connection held), so they may arrive first;
+ * they wait here for the opening, in the order they came.
+ */
+async function target(m) {
   if (m.tx === undefined || m.tx === null) return pg;
   const t = transactions.get(m.tx);
-  if (!t?.tx) throw new Error(`transaction ${m.tx} is not open`);
-  return t.tx;
+  if (!t) throw new Error(`transaction ${m.tx} is not open`);
+  return (await t.opened).tx;
 }
 
 port.on('message', (m) => {
   switch (m.op) {
     case 'query':
-      return reply(m.id, Promise.resolve().then(() => target(m).query(m.sql, m.params, options(m))).then(result));
+      return reply(m.id, target(m).then((db) => db.query(m.sql, m.params, options(m))).then(result));
     case 'exec':
-      return reply(m.id, Promise.resolve().then(() => target(m).exec(m.sql)).then((rs) => rs.map(result)));
+      return reply(m.id, target(m).then((db) => db.exec(m.sql)).then((rs) => rs.map(result)));
     case 'begin': {
-      let begun;
-      const started = new Promise((ok) => (begun = ok));
       const entry = {};
+      let opened;
+      // Settles when PGlite runs the callback (BEGIN done, the connection held), or fails with the transaction.
+      entry.opened = new Promise((ok) => (opened = ok));
       entry.done = pg.transaction(
         (tx) =>
           new Promise((commit, rollback) => {
-            Object.assign(entry, { tx, commit, rollback });
-            begun();
+            opened({ tx, commit, rollback });
           }),
       );
-      // A transaction that fails is reported on its end (or its begin); never as an unhandled rejection.
-      entry.done.catch(() => {
-        if (!entry.commit) transactions.delete(m.tx); // it never began: no end will come
-      });
+      entry.opened = Promise.race([entry.opened, entry.done.then(() => Promise.reject(new Error(`transaction ${m.tx} ended before it opened`)))]);
+      // A transaction that fails is reported on its statements and its end; never as an unhandled rejection.
+      entry.opened.catch(() => undefined);
+      entry.done.catch(() => undefined);
       transactions.set(m.tx, entry);
-      return reply(m.id, Promise.race([started, entry.done]).then(() => undefined));
+      return reply(m.id, entry.opened.then(() => undefined));
     }
     case 'end': {
       const t = transactions.get(m.tx);
       transactions.delete(m.tx);
-      if (!t?.commit) return reply(m.id, Promise.reject(new Error(`transaction ${m.tx} is not open`)));
-      if (m.commit) t.commit();
-      else t.rollback(Object.assign(new Error('rolled back by the caller'), { name: 'RollbackRequested' }));
+      if (!t) return reply(m.id, Promise.reject(new Error(`transaction ${m.tx} is not open`)));
       return reply(
         m.id,
-        t.done.then(
-          () => undefined,
-          (e) => {
-            // The rollback asked for is the expected end, not an error.
-            if (!m.commit && e?.name === 'RollbackRequested') return undefined;
-            throw e;
-          },
-        ),
+        t.opened.then(({ commit, rollback }) => {
+          if (m.commit) commit();
+          else rollback(Object.assign(new Error('rolled back by the caller'), { name: 'RollbackRequested' }));
+          return t.done.then(
+            () => undefined,
+            (e) => {
+              // The rollback asked for is the expected end, not an error.
+              if (!m.commit && e?.name === 'RollbackRequested') return undefined;
+              throw e;
+            },
+          );
+        }),
       );
     }
     case 'close':

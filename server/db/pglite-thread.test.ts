@@ -13,6 +13,7 @@ import { after, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { openDb } from './client';
 import { drizzleRepos } from '../repo/drizzle';
+import { sendNow } from '../repo/send-now';
 
 const claim = (name: string) => ({ kind: 'claim', namespace: 'main', name, text: `kind: claim\nmetadata: {namespace: main, name: ${name}}\nuser: a\nservice: s\n`, spec: { user: 'a', service: 's' } });
 
@@ -64,6 +65,62 @@ describe('PGlite on its own thread', () => {
       assert.equal((await repos.policy.listObjects()).length, 2, 'one, and the winner of the race');
     } finally {
       await again.close();
+    }
+  });
+
+  test('a transaction’s statements sent together run in order, and one failing rolls back all of them', async () => {
+    const h = await openDb({ pgliteDir: 'memory://', pgliteThread: true });
+    try {
+      // Sent without waiting for begin's answer or for each other: each sees the one before it.
+      const seen = await h.db.transaction(async (tx) => {
+        const first = sendNow(tx.execute(sql`update policy_head set generation = 5 where id = 1`));
+        const second = sendNow(tx.execute(sql`update policy_head set generation = generation * 2 where id = 1`));
+        const third = sendNow(tx.execute(sql`select generation from policy_head where id = 1`));
+        const [, , r] = await Promise.all([first, second, third]);
+        return (r as unknown as { rows: { generation: number }[] }).rows[0]!.generation;
+      });
+      assert.equal(seen, 10, 'run in the order sent');
+      assert.equal(await drizzleRepos(h.db).policy.head(), 10);
+
+      // The second of three fails: the first is rolled back with it, and the third never takes effect.
+      await assert.rejects(
+        h.db.transaction(async (tx) => {
+          await Promise.all([
+            sendNow(tx.execute(sql`update policy_head set generation = 77 where id = 1`)),
+            sendNow(tx.execute(sql`insert into policy_head (id, generation) values (1, 0)`)),
+            sendNow(tx.execute(sql`update policy_head set generation = 88 where id = 1`)),
+          ]);
+        }),
+        (e: Error & { cause?: { code?: string } }) => {
+          assert.equal((e as { code?: string }).code ?? e.cause?.code, '23505', 'the duplicate key is what is reported');
+          return true;
+        },
+      );
+      assert.equal(await drizzleRepos(h.db).policy.head(), 10, 'nothing of the failed transaction is visible');
+
+      // A transaction's first statement, sent while another holds the connection, waits for its own transaction to
+      // open after that one commits, and reads what it committed.
+      let release!: () => void;
+      let holding!: () => void;
+      const held = new Promise<void>((ok) => (holding = ok));
+      const first = h.db.transaction(async (tx) => {
+        await tx.execute(sql`update policy_head set generation = 20 where id = 1`);
+        holding();
+        await new Promise<void>((ok) => (release = ok));
+        await tx.execute(sql`update policy_head set generation = generation + 1 where id = 1`);
+      });
+      await held;
+      const second = h.db.transaction(async (tx) => ((await tx.execute(sql`select generation from policy_head where id = 1`)) as unknown as { rows: { generation: number }[] }).rows[0]!.generation);
+      await new Promise((ok) => setTimeout(ok, 50));
+      release();
+      await first;
+      assert.equal(await second, 21, 'the second transaction ran after the first, whole');
+
+      // A transaction that sends nothing commits, and the database goes on.
+      assert.equal(await h.db.transaction(async () => 'empty'), 'empty');
+      assert.equal(await drizzleRepos(h.db).policy.head(), 21);
+    } finally {
+      await h.close();
     }
   });
 

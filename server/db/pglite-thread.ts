@@ -144,13 +144,25 @@ export class PGliteThread {
     });
   }
 
-  /** As PGlite's: the callback's queries run in one transaction, committed when it returns and rolled back when it throws. */
+  /**
+   * As PGlite's: the callback's queries run in one transaction, committed
+   * when it returns and rolled back when it throws. The callback starts
+   * without waiting for `begin` to be answered: its first statements follow
+   * `begin` to the thread and wait there for the transaction to open. A
+   * transaction holds the one connection from its BEGIN to its end, and
+   * every answer it waits for is a turn of this (busy) thread: under load
+   * that turn was a good part of each transaction's hold, which every other
+   * statement waited out.
+   */
   async transaction<T>(fn: (tx: Connection) => Promise<T>): Promise<T> {
     const tx = ++this.txSeq;
-    await this.call({ op: 'begin', tx });
+    const begun = this.call({ op: 'begin', tx });
+    // Its failure (the thread gone, BEGIN refused) reaches the statements, and is thrown below.
+    begun.catch(() => undefined);
     let value: T;
     try {
       value = await fn(new Connection((m) => this.call(m), tx));
+      await begun;
     } catch (e) {
       await this.call({ op: 'end', tx, commit: false }).catch(() => undefined);
       throw e;

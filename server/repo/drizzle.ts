@@ -33,6 +33,7 @@ import {
   type UserRepo,
 } from './types';
 import { DrizzleRevisionRepository } from './revisions';
+import { sendNow } from './send-now';
 import { DrizzleTenantRepository } from './tenants';
 
 type GenRow = typeof policyGenerations.$inferSelect;
@@ -294,90 +295,96 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     this.snapshot = { generation, objects };
   }
 
+  /**
+   * Two round trips inside the transaction: the head locked and the touched
+   * objects read together, then every write together. Statements sent
+   * together run one after another in the order sent (one connection, one
+   * session), so the read still begins after the lock is granted and sees
+   * what its previous holder committed; they only stop waiting for each
+   * other's answers. On the embedded database a transaction holds the one
+   * connection between its statements, each answer a turn of the busy
+   * request thread: seven turns per save were what every read waited out.
+   */
   private async commitOnce(req: CommitRequest, track?: { written: StoredObject[]; closed: Set<string> }): Promise<CommitResult> {
     return this.db.transaction(async (tx) => {
-      // Lock the head row first: concurrent writers queue here, and the loser
-      // then sees the moved generation and gets a conflict.
-      const headRows = await tx.select().from(policyHead).where(eq(policyHead.id, 1)).for('update');
+      const touched = [...req.upserts, ...req.deletes];
+      // The keys travel as one JSON parameter: a row-value IN list of a few
+      // hundred tuples overflows PGlite's stack (the whole process aborts).
+      const keys = JSON.stringify(touched.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name })));
+      // Lock the head row first: concurrent writers queue here, and the loser then sees the moved generation and gets a conflict.
+      const locked = sendNow(tx.select().from(policyHead).where(eq(policyHead.id, 1)).for('update'));
+      const reading =
+        touched.length === 0
+          ? []
+          : sendNow(
+              tx
+                .select()
+                .from(policyObjects)
+                .where(
+                  and(
+                    isNull(policyObjects.supersededGeneration),
+                    sql`(${policyObjects.kind}, ${policyObjects.namespace}, ${policyObjects.name}) in (select k.kind, k.namespace, k.name from jsonb_to_recordset(${keys}::jsonb) as k(kind text, namespace text, name text))`,
+                  ),
+                ),
+            );
+      const [headRows, liveRows] = await Promise.all([locked, reading]);
       const head = headRows[0]?.generation ?? 0;
       if (head !== req.baseGeneration) return { status: 'conflict', head } as const;
-
-      const touched = [...req.upserts, ...req.deletes];
       const live = new Map<string, StoredObject>();
-      if (touched.length > 0) {
-        // The keys travel as one JSON parameter: a row-value IN list of a few
-        // hundred tuples overflows PGlite's stack (the whole process aborts).
-        const keys = JSON.stringify(touched.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name })));
-        const rows = await tx
-          .select()
-          .from(policyObjects)
-          .where(
-            and(
-              isNull(policyObjects.supersededGeneration),
-              sql`(${policyObjects.kind}, ${policyObjects.namespace}, ${policyObjects.name}) in (select k.kind, k.namespace, k.name from jsonb_to_recordset(${keys}::jsonb) as k(kind text, namespace text, name text))`,
-            ),
-          );
-        for (const r of rows) live.set(objectIdKey(r), toObject(r));
-      }
+      for (const r of liveRows) live.set(objectIdKey(r), toObject(r));
       const plan = planCommit(req, live);
       if (plan.missing.length > 0) return { status: 'missing', missing: plan.missing } as const;
       if (plan.changes.length === 0) return { status: 'unchanged', generation: head } as const;
 
       const generation = head + 1;
-
       const closing = [...plan.writes.filter((w) => live.has(objectIdKey(w))), ...plan.deletes];
-      for (const c of closing) {
-        await tx
-          .update(policyObjects)
-          .set({ supersededGeneration: generation })
-          .where(
-            and(
-              eq(policyObjects.kind, c.kind),
-              eq(policyObjects.namespace, c.namespace),
-              eq(policyObjects.name, c.name),
-              isNull(policyObjects.supersededGeneration),
-            ),
-          );
-      }
-      if (plan.writes.length > 0) {
-        // Chunk to stay far below the bind-parameter limit on huge writes.
-        for (let i = 0; i < plan.writes.length; i += 500) {
-          const insert = tx.insert(policyObjects).values(
-            plan.writes.slice(i, i + 500).map((w) => ({
-              kind: w.kind,
-              namespace: w.namespace,
-              name: w.name,
-              text: w.text,
-              spec: w.spec,
-              createdGeneration: generation,
-            })),
-          );
-          if (track) track.written.push(...(await insert.returning()).map(toObject));
-          else await insert;
-        }
-      }
-      if (track) for (const c of closing) track.closed.add(objectIdKey(c));
-      const [row] = await tx
-        .insert(policyGenerations)
-        .values({
-          generation,
-          author: req.author,
-          message: req.message,
-          changes: plan.changes,
-          restoredFrom: req.restoredFrom ?? null,
-        })
-        .returning();
-      // The head moves, and the changes are indexed by key, in one statement (the head's row is locked since the first):
-      // each statement of a transaction holds the embedded database's one connection for a turn of the request thread.
+      const closedKeys = JSON.stringify(closing.map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name })));
+      // The head moves, and the changes are indexed by key, in one statement (the head's row is locked since the first).
       const changes = JSON.stringify(plan.changes.map((c) => ({ kind: c.kind, name: c.name, namespace: c.namespace })));
-      await tx.execute(sql`
-        with moved as (update ${policyHead} set generation = ${generation}::int where ${policyHead.id} = 1)
-        insert into ${policyChanges} (kind, name, generation, namespace)
-        select c.kind, c.name, ${generation}::int, c.namespace from jsonb_to_recordset(${changes}::jsonb) as c(kind text, name text, namespace text)
-        on conflict do nothing`);
+      // Closed before the new versions are inserted (sent first, so run first): at most one open version per key.
+      const closed =
+        closing.length === 0
+          ? undefined
+          : sendNow(
+              tx
+                .update(policyObjects)
+                .set({ supersededGeneration: generation })
+                .where(
+                  and(
+                    isNull(policyObjects.supersededGeneration),
+                    sql`(${policyObjects.kind}, ${policyObjects.namespace}, ${policyObjects.name}) in (select k.kind, k.namespace, k.name from jsonb_to_recordset(${closedKeys}::jsonb) as k(kind text, namespace text, name text))`,
+                  ),
+                ),
+            );
+      // Chunked to stay far below the bind-parameter limit on huge writes.
+      const inserted = chunks(plan.writes, 500).map((part) => {
+        const insert = tx.insert(policyObjects).values(part.map((w) => ({ kind: w.kind, namespace: w.namespace, name: w.name, text: w.text, spec: w.spec, createdGeneration: generation })));
+        return track ? sendNow(insert.returning()) : sendNow(insert).then(() => []);
+      });
+      const recorded = sendNow(
+        tx.insert(policyGenerations).values({ generation, author: req.author, message: req.message, changes: plan.changes, restoredFrom: req.restoredFrom ?? null }).returning(),
+      );
+      const moved = sendNow(
+        tx.execute(sql`
+          with moved as (update ${policyHead} set generation = ${generation}::int where ${policyHead.id} = 1)
+          insert into ${policyChanges} (kind, name, generation, namespace)
+          select c.kind, c.name, ${generation}::int, c.namespace from jsonb_to_recordset(${changes}::jsonb) as c(kind text, name text, namespace text)
+          on conflict do nothing`),
+      );
+      const [, written, [row]] = await Promise.all([closed, Promise.all(inserted), recorded, moved]);
+      if (track) {
+        for (const rows of written) track.written.push(...rows.map(toObject));
+        for (const c of closing) track.closed.add(objectIdKey(c));
+      }
       return { status: 'committed', generation: toGeneration(row!) } as const;
     });
   }
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 export class DrizzleUserRepo implements UserRepo {

@@ -11,6 +11,7 @@ import type { Db } from '../db/client';
 import { fromGzJson, toGzJsonAsync } from '../db/gz-json';
 import { deepFreeze } from '../engine/values';
 import { generationsTouching } from './policy-changes';
+import { sendNow } from './send-now';
 import { applySteps, deploymentHead, instanceStates, jobs, reconcileMemory, revisionEvents, revisions, revisionSections } from '../db/schema';
 import type { ReconcileMemory } from '../engine/landscaper/auto-reconcile';
 import { edgesOf, mustTransition, transition, type ApplyEvent, type RevisionEvent, type RevisionStatus, type Transition } from '../services/revision-state';
@@ -208,31 +209,34 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   }
 
   /**
-   * Four statements in one transaction: the head locked, the check for this
-   * generation's revision or a newer one, the revision, then its sections,
-   * the supersession of older pending revisions and every event together.
-   * On the embedded database a transaction holds the one connection between
-   * its statements, each waiting for a turn of the request thread: the
-   * eight this took before held every other read for about 50 ms per save
-   * under load.
+   * Four statements in one transaction, sent two by two: the head locked
+   * with the check for this generation's revision or a newer one, then the
+   * revision with its sections, the supersession of older pending revisions
+   * and every event. On the embedded database a transaction holds the one
+   * connection between its answers, each waiting for a turn of the request
+   * thread: the eight statements this took once held every other read for
+   * about 50 ms per save under load.
    */
   async insert(rev: NewRevision): Promise<InsertResult> {
     // Zipped on libuv's threads before the transaction, not by the column mapping on this one.
     const planGz = await toGzJsonAsync(rev.plan);
     const outcome = await this.db.transaction(async (tx) => {
       // The head's row locked: concurrent inserts and decisions queue here.
-      const [h] = await tx.select({ accepted: deploymentHead.acceptedRevisionId }).from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
-      const accepted = h?.accepted ?? null;
+      const locked = sendNow(tx.select({ accepted: deploymentHead.acceptedRevisionId }).from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update'));
       // The first revision at or past this generation: this one (it exists) or a newer one. A statement of its own, after
       // the lock: on PostgreSQL a statement reads what was committed when it began, so asked in the locking statement it
-      // missed what the holder of the lock committed while this one waited (tested).
-      const [n] = await tx.select({ generation: revisions.generation }).from(revisions).where(gte(revisions.generation, rev.generation)).orderBy(asc(revisions.generation)).limit(1);
+      // missed what the holder of the lock committed while this one waited (tested). Sent with it, it still begins
+      // only once the lock is granted (one connection runs a transaction's statements in the order sent).
+      const atOrPast = sendNow(tx.select({ generation: revisions.generation }).from(revisions).where(gte(revisions.generation, rev.generation)).orderBy(asc(revisions.generation)).limit(1));
+      const [[h], [n]] = await Promise.all([locked, atOrPast]);
+      const accepted = h?.accepted ?? null;
       const next = n?.generation ?? null;
       if (next === rev.generation) return { status: 'exists' } as const;
       if (accepted !== rev.baseRevisionId) return { status: 'stale', acceptedRevisionId: accepted } as const;
       // Computed late (a newer generation's revision is already there): born superseded.
       const supersede = edgesOf('supersede');
-      const [row] = await tx
+      const inserted = sendNow(
+        tx
         .insert(revisions)
         .values({
           generation: rev.generation,
@@ -245,27 +249,35 @@ export class DrizzleRevisionRepository implements RevisionRepository {
           quota: rev.quota,
           plan: sql`${planGz}`,
         })
-        .returning(revisionColumns);
-      const id = row!.id;
+        .returning(revisionColumns),
+      );
       const created = rev.status === 'no-op' ? `Generation ${rev.generation} changes nothing deployed (no-op)` : `Computed from generation ${rev.generation}`;
       const sections = JSON.stringify(rev.sections.map((x) => ({ namespace: x.namespace, over_marks: x.overMarks, counts: x.counts })));
-      // A newer policy change supersedes every pending revision (they can no longer be accepted); the created event comes first.
-      const rest = await tx.execute(sql`
-        with sections as (
+      // Sent with the insert, so the new id is the sequence's current value in this session (the head's lock keeps
+      // every other insert out until this one commits). A newer policy change supersedes every pending revision (they
+      // can no longer be accepted); the created event comes first.
+      const rest = sendNow(
+        tx.execute(sql`
+        with rev as (
+          select currval(pg_get_serial_sequence('revisions', 'id'))::int as id
+        ), sections as (
           insert into ${revisionSections} (revision_id, namespace, status, over_marks, counts)
-          select ${id}::int, x.namespace, 'pending', x.over_marks, x.counts from jsonb_to_recordset(${sections}::jsonb) as x(namespace text, over_marks boolean, counts jsonb)
+          select rev.id, x.namespace, 'pending', x.over_marks, x.counts from rev, jsonb_to_recordset(${sections}::jsonb) as x(namespace text, over_marks boolean, counts jsonb)
         ), older as (
           update ${revisions} set status = ${supersede.to}::text, decided_at = now()
           where ${revisions.status} in (${sql.join(supersede.from.map((f) => sql`${f}::text`), sql`, `)}) and ${revisions.generation} < ${rev.generation}::int
           returning id
         ), events as (
           insert into ${revisionEvents} (revision_id, kind, actor, message)
-          select ${id}::int, 'created'::text, ${rev.author}::text, ${created}::text
+          select rev.id, 'created'::text, ${rev.author}::text, ${created}::text from rev
           union all
-          select o.id, 'superseded'::text, null::text, ${`Superseded by revision ${id} (generation ${rev.generation})`}::text from (select id from older order by id) o
+          select o.id, 'superseded'::text, null::text, 'Superseded by revision ' || rev.id || ${` (generation ${rev.generation})`}::text from rev, (select id from older order by id) o
         )
-        select id from older order by id`);
-      const older = ((Array.isArray(rest) ? rest : (rest as { rows: unknown[] }).rows) as { id: number | string }[]).map((o) => Number(o.id));
+        select id from older order by id`),
+      );
+      const [[row], supersession] = await Promise.all([inserted, rest]);
+      const id = row!.id;
+      const older = ((Array.isArray(supersession) ? supersession : (supersession as { rows: unknown[] }).rows) as { id: number | string }[]).map((o) => Number(o.id));
       this.plans.keep(id, rev.plan);
       return { status: 'created', revision: asRevision(row!, this.plans), superseded: older } as const;
     });
@@ -278,8 +290,13 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   /** The deployment head and the revision are locked, so concurrent decisions queue and exactly one wins each section. */
   async decide(input: { revisionId: number; namespaces: string[]; decision: 'accept' | 'reject'; actor: string; comment?: string }): Promise<DecideResult> {
     return this.db.transaction(async (tx) => {
-      const [h] = await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
-      const [rev] = await tx.select(revisionColumns).from(revisions).where(eq(revisions.id, input.revisionId)).for('update');
+      // Sent together, run in this order: each begins once the lock before it is granted. Sections change only under
+      // both locks, so the third reads them as the decision leaves them for anyone after.
+      const [[h], [rev], sections] = await Promise.all([
+        sendNow(tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update')),
+        sendNow(tx.select(revisionColumns).from(revisions).where(eq(revisions.id, input.revisionId)).for('update')),
+        sendNow(tx.select().from(revisionSections).where(eq(revisionSections.revisionId, input.revisionId))),
+      ]);
       if (!rev) return { status: 'not-found' } as const;
       const status = rev.status as RevisionStatus;
       const probe = transition(status, input.decision === 'reject' ? 'reject' : 'accept-some');
@@ -291,7 +308,6 @@ export class DrizzleRevisionRepository implements RevisionRepository {
           reason: `Cannot ${input.decision} this revision: it was computed against ${rev.baseRevisionId ? `revision ${rev.baseRevisionId}` : 'an empty deployment'}, but revision ${accepted} has been accepted since. It is stale; a newer revision will show the current difference.`,
         } as const;
       }
-      const sections = await tx.select().from(revisionSections).where(eq(revisionSections.revisionId, rev.id));
       // All or nothing: every section is checked before any is written.
       for (const ns of input.namespaces) {
         const sec = sections.find((s) => s.namespace === ns);
@@ -300,50 +316,63 @@ export class DrizzleRevisionRepository implements RevisionRepository {
           return { status: 'conflict', reason: `Section ${ns} of revision ${rev.id} was already ${sec.status} by ${sec.decidedBy ?? 'someone'}.` } as const;
         }
       }
-      const decided: string[] = [];
-      for (const ns of input.namespaces) {
-        const sec = sections.find((s) => s.namespace === ns)!;
-        const done = await tx
-          .update(revisionSections)
-          .set({ status: input.decision === 'accept' ? 'accepted' : 'rejected', decidedBy: input.actor, decidedAt: sql`now()`, comment: input.comment ?? null })
-          .where(and(eq(revisionSections.revisionId, rev.id), eq(revisionSections.namespace, ns), eq(revisionSections.status, 'pending')))
-          .returning({ ns: revisionSections.namespace });
-        // Sections change only here, under the locks held: a miss means the store broke that rule (roll back).
-        if (done.length !== 1) throw new Error(`Section ${ns} of revision ${rev.id} was decided by someone else meanwhile.`);
-        sec.status = input.decision === 'accept' ? 'accepted' : 'rejected';
-        decided.push(ns);
-        await tx.insert(revisionEvents).values({
-          revisionId: rev.id,
-          kind: input.decision === 'accept' ? 'section-accepted' : 'section-rejected',
-          actor: input.actor,
-          section: ns,
-          message: `${input.actor} ${input.decision === 'accept' ? 'accepted' : 'rejected'} section ${ns}${input.comment ? `: ${input.comment}` : ''}`,
-        });
-      }
+      const sectionStatus = input.decision === 'accept' ? 'accepted' : 'rejected';
+      for (const sec of sections) if (input.namespaces.includes(sec.namespace)) sec.status = sectionStatus;
       let event: RevisionEvent = 'accept-some';
       if (input.decision === 'reject') event = 'reject';
       else if (sections.every((s) => s.status === 'accepted')) event = 'accept-all';
       // Allowed: `accept-some` or `reject` was, from this status (the probe above).
       const to = mustTransition(status, event);
-      let jobId: number | undefined;
-      let updated = asRevision(rev, this.plans);
-      if (to !== status) {
-        const [row] = await tx.update(revisions).set({ status: to, decidedAt: sql`now()` }).where(eq(revisions.id, rev.id)).returning(revisionColumns);
-        updated = asRevision(row!, this.plans);
-        await tx.insert(revisionEvents).values({
-          revisionId: rev.id,
-          kind: to,
-          actor: input.actor,
-          message: to === 'accepted' ? 'All sections accepted: queued for apply' : `Rejected by ${input.actor}`,
-        });
-        if (to === 'accepted') {
-          // The apply job is part of the acceptance: an accepted revision always has one.
-          await tx.update(deploymentHead).set({ acceptedRevisionId: rev.id }).where(eq(deploymentHead.id, 1));
-          const [job] = await tx.insert(jobs).values({ kind: 'apply', revisionId: rev.id }).returning({ id: jobs.id });
-          jobId = job!.id;
-        }
-      }
-      return { status: 'ok', revision: updated, decided, jobId } as const;
+      // Every write of the decision is sent at once, in the order it reads: each section with its event, then the
+      // revision's move, its event, the head and the apply job.
+      const sectionWrites = input.namespaces.map((ns) => {
+        const done = sendNow(
+          tx
+            .update(revisionSections)
+            .set({ status: sectionStatus, decidedBy: input.actor, decidedAt: sql`now()`, comment: input.comment ?? null })
+            .where(and(eq(revisionSections.revisionId, rev.id), eq(revisionSections.namespace, ns), eq(revisionSections.status, 'pending')))
+            .returning({ ns: revisionSections.namespace }),
+        );
+        const noted = sendNow(
+          tx.insert(revisionEvents).values({
+            revisionId: rev.id,
+            kind: input.decision === 'accept' ? 'section-accepted' : 'section-rejected',
+            actor: input.actor,
+            section: ns,
+            message: `${input.actor} ${input.decision === 'accept' ? 'accepted' : 'rejected'} section ${ns}${input.comment ? `: ${input.comment}` : ''}`,
+          }),
+        );
+        return { ns, done, noted };
+      });
+      const moved =
+        to === status
+          ? undefined
+          : {
+              row: sendNow(tx.update(revisions).set({ status: to, decidedAt: sql`now()` }).where(eq(revisions.id, rev.id)).returning(revisionColumns)),
+              noted: sendNow(
+                tx.insert(revisionEvents).values({
+                  revisionId: rev.id,
+                  kind: to,
+                  actor: input.actor,
+                  message: to === 'accepted' ? 'All sections accepted: queued for apply' : `Rejected by ${input.actor}`,
+                }),
+              ),
+              // The apply job is part of the acceptance: an accepted revision always has one.
+              head: to === 'accepted' ? sendNow(tx.update(deploymentHead).set({ acceptedRevisionId: rev.id }).where(eq(deploymentHead.id, 1))) : undefined,
+              job: to === 'accepted' ? sendNow(tx.insert(jobs).values({ kind: 'apply', revisionId: rev.id }).returning({ id: jobs.id })) : undefined,
+            };
+      const [sectionsDone, [row], , , job] = await Promise.all([
+        // Both promises of each section handled at once: after a failed statement, the rest of the transaction fails too.
+        Promise.all(sectionWrites.map((w) => Promise.all([w.done, w.noted]).then(([done]) => ({ ns: w.ns, done })))),
+        moved?.row ?? [undefined],
+        moved?.noted,
+        moved?.head,
+        moved?.job,
+      ]);
+      // Sections change only here, under the locks held: a miss means the store broke that rule (roll back).
+      for (const { ns, done } of sectionsDone) if (done.length !== 1) throw new Error(`Section ${ns} of revision ${rev.id} was decided by someone else meanwhile.`);
+      const updated = asRevision(row ?? rev, this.plans);
+      return { status: 'ok', revision: updated, decided: [...input.namespaces], jobId: job?.[0]?.id } as const;
     });
   }
 
