@@ -204,7 +204,9 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   private commits = 0;
 
   async getObject(id: ObjectId, generation?: number): Promise<StoredObject | undefined> {
-    const cacheable = this.opts.exclusive === true && generation === undefined;
+    // The head's objects are kept whether the head is asked for by number or not (the editor opens an object at the
+    // head it read first): with no other writer, what the head holds is what is live until this process commits.
+    const cacheable = this.opts.exclusive === true && (generation === undefined || generation === this.knownHead);
     const key = objectIdKey(id);
     const snap = this.snapshot;
     if (this.opts.exclusive && snap && snap.generation === (generation ?? this.knownHead)) {

@@ -67,6 +67,10 @@ describe('exclusive (embedded) repositories', () => {
     // Callers get their own copy: changing one does not change what the next reader gets.
     (updated as { name: string }).name = 'changed';
     assert.equal((await repos.policy.getObject(id))?.name, 'c');
+    // Asked for by the head's number, as the editor opens it, it is read from memory too.
+    const reads = countSelects(h);
+    assert.equal(((await repos.policy.getObject(id, await repos.policy.head()))?.spec as { user: string }).user, 'bob');
+    assert.equal(reads(), 0, 'the head by number is the head');
     // An older generation is always read from the database, as it was.
     assert.equal(((await repos.policy.getObject(id, head))?.spec as { user: string }).user, 'ann');
     head = await repos.policy.head();

@@ -183,6 +183,36 @@ describe('PolicyService writes', () => {
     assert.equal(await repos.policy.head(), 4);
   });
 
+  test('an object opened while someone saves it is shown as of the generation the editor will save on', async () => {
+    // Bob's save of the same object lands while Alice's editor opens it: between the object's read and the head's.
+    const inner = repos.policy;
+    let once = true;
+    const racing: Repos = {
+      ...repos,
+      policy: Object.assign(Object.create(inner) as typeof inner, {
+        getObject: async (...args: Parameters<typeof inner.getObject>) => {
+          const found = await inner.getObject(...args);
+          if (once && args[0].name === 'web') {
+            once = false;
+            const cur = (await inner.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!;
+            await svc.saveObject(alice, { id: cur, text: cur.text.replace('chartName: web', 'chartName: bobs'), baseGeneration: await inner.head() });
+          }
+          return found;
+        },
+      }),
+    };
+    const editor = new PolicyService(racing, undefined, new AccessService(racing, ['alice']));
+    const opened = await editor.getObject(alice, { kind: 'bundle', namespace: 'main', name: 'web' });
+    assert.equal(await repos.policy.head(), 2, "Bob's save is in");
+    // Alice saves what she saw with her edit: based on what she was shown, it meets Bob's change and is refused.
+    await refused(
+      editor.saveObject(alice, { id: { kind: 'bundle', namespace: 'main', name: 'web' }, text: opened.text.replace('chartName: web', 'chartName: alices'), baseGeneration: opened.head }),
+      'CONFLICT',
+      'Reload',
+    );
+    assert.match((await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!.text, /chartName: bobs/, "Bob's change is kept");
+  });
+
   test('the editor may not rename an object in place', async () => {
     const text = (await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!.text.replace('name: web', 'name: web3');
     await refused(svc.saveObject(alice, { id: { kind: 'bundle', namespace: 'main', name: 'web' }, text, baseGeneration: 1 }), 'INVALID_INPUT', 'bundle/main/web3');

@@ -127,12 +127,18 @@ export class PolicyService {
     this.requireSignedIn(actor, 'read policy');
     const kind = normaliseKind(id.kind);
     if (!kind) throw new AppError('NOT_FOUND', `Unknown kind "${id.kind}"; known kinds: ${KNOWN_KINDS.join(', ')}.`);
-    const obj = await this.repos.policy.getObject({ ...id, kind }, generation);
+    // The head first, and the object as that generation holds it: the editor saves on `head`, and a save conflicts only
+    // when its object changed after its base. Read the other way round (as it once was), a change committed between
+    // the two reads was inside the base, and the save silently undid it.
+    const head = await this.repos.policy.head();
+    const obj = await this.repos.policy.getObject({ ...id, kind }, generation ?? head);
     if (!obj) throw notFound(`${kind} ${id.namespace}/${id.name}${generation ? ` at generation ${generation}` : ''}`);
-    const [shown] = await this.visible(actor!, [obj]);
-    // The same checks saving and deleting make, asked before the user types anything.
-    const readOnlyReason = await this.whyReadOnly(actor!, { kind, namespace: id.namespace, name: id.name });
-    return { ...shown!, head: await this.repos.policy.head(), canEdit: readOnlyReason === null, readOnlyReason };
+    const [[shown], readOnlyReason] = await Promise.all([
+      this.visible(actor!, [obj]),
+      // The same checks saving and deleting make, asked before the user types anything.
+      this.whyReadOnly(actor!, { kind, namespace: id.namespace, name: id.name }),
+    ]);
+    return { ...shown!, head, canEdit: readOnlyReason === null, readOnlyReason };
   }
 
   /** Why `actor` may not change or delete the object (null: they may). */
