@@ -379,17 +379,24 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   /** Locks the deployment head, then the revision (the order `insert` and `decide` lock in). */
   async transition(id: number, event: ApplyEvent): Promise<Transition> {
     return this.db.transaction(async (tx) => {
-      await tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update');
-      const [rev] = await tx.select({ status: revisions.status }).from(revisions).where(eq(revisions.id, id)).for('update');
+      // Sent together, run in the order sent: the revision's lock is asked once the head's is granted (see `decide`).
+      const [, [rev]] = await Promise.all([
+        sendNow(tx.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).for('update')),
+        sendNow(tx.select({ status: revisions.status }).from(revisions).where(eq(revisions.id, id)).for('update')),
+      ]);
       if (!rev) return { ok: false, reason: `Revision ${id} does not exist.` } as const;
       const next = transition(rev.status as RevisionStatus, event);
       if (!next.ok) return next;
       const applied = next.to === 'applied';
-      await tx
-        .update(revisions)
-        .set({ status: next.to, ...(applied ? { appliedAt: sql`now()` } : {}) })
-        .where(eq(revisions.id, id));
-      if (applied) await tx.update(deploymentHead).set({ appliedRevisionId: id }).where(eq(deploymentHead.id, 1));
+      await Promise.all([
+        sendNow(
+          tx
+            .update(revisions)
+            .set({ status: next.to, ...(applied ? { appliedAt: sql`now()` } : {}) })
+            .where(eq(revisions.id, id)),
+        ),
+        applied ? sendNow(tx.update(deploymentHead).set({ appliedRevisionId: id }).where(eq(deploymentHead.id, 1))) : undefined,
+      ]);
       return next;
     });
   }
