@@ -24,9 +24,10 @@ export class AccessService {
 
   /** The actor's roles under the policy of `generation` (default: the newest). */
   async roles(actor: Actor, generation?: number): Promise<UserRoles> {
-    const gen = generation ?? (await this.repos.policy.head());
-    const rules = (await this.repos.policy.listObjects({ generation: gen, kind: 'aclrule' })).map((o) => ({ name: o.name, spec: o.spec as AclRule }));
-    const grants = await this.tenantGrants();
+    // The tenants' grants do not depend on the generation: asked beside the rules, not after them.
+    const rulesAt = async () => this.repos.policy.listObjects({ generation: generation ?? (await this.repos.policy.head()), kind: 'aclrule' });
+    const [objects, grants] = await Promise.all([rulesAt(), this.tenantGrants()]);
+    const rules = objects.map((o) => ({ name: o.name, spec: o.spec as AclRule }));
     const extra = [...(grants.get(actor.name.toLowerCase()) ?? [])];
     // An open policy (no ACL rules) grants nothing by itself: only the
     // configured domain admins (KEELSON_DOMAIN_ADMINS) manage it, and they
