@@ -213,6 +213,27 @@ describe('PolicyService writes', () => {
     assert.match((await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!.text, /chartName: bobs/, "Bob's change is kept");
   });
 
+  test('an object opened says whether the reader may change it, and why not', async () => {
+    const bob: Actor = { id: 'local:bob', name: 'bob', labels: { team: 'shop' }, provider: 'test' };
+    const carol: Actor = { id: 'local:carol', name: 'carol', labels: {}, provider: 'test' };
+    // Bob consumes services in main; Carol has no role anywhere; Alice (a domain admin) claims for Bob.
+    await svc.apply(alice, {
+      text: `kind: aclrule\nmetadata: {namespace: system, name: consumers}\ncriteria: {require-all: ["team == 'shop'"]}\nactions: {add-role: {service-consumer: main}}\n---\nkind: claim\nmetadata: {namespace: main, name: bobs}\nuser: bob\nservice: web\n---\nkind: claim\nmetadata: {namespace: main, name: alices}\nuser: alice\nservice: web\n`,
+      baseGeneration: 1,
+    });
+    const open = (who: Actor, name: string) => svc.getObject(who, { kind: 'claim', namespace: 'main', name });
+    assert.deepEqual(await open(bob, 'bobs').then((o) => [o.canEdit, o.readOnlyReason]), [true, null], 'his own claim');
+    assert.deepEqual(await open(alice, 'bobs').then((o) => [o.canEdit, o.readOnlyReason]), [true, null], 'a domain admin');
+    // Bob may manage claims in main, but not one acting for Alice.
+    const forAlice = await open(bob, 'alices');
+    assert.equal(forAlice.canEdit, false);
+    assert.match(forAlice.readOnlyReason!, /in the name of user "alice"/);
+    // Carol is refused both ways: the missing role is what she is told.
+    const carols = await open(carol, 'bobs');
+    assert.equal(carols.canEdit, false);
+    assert.match(carols.readOnlyReason!, /managing claims in namespace main needs the service-consumer/);
+  });
+
   test('the editor may not rename an object in place', async () => {
     const text = (await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!.text.replace('name: web', 'name: web3');
     await refused(svc.saveObject(alice, { id: { kind: 'bundle', namespace: 'main', name: 'web' }, text, baseGeneration: 1 }), 'INVALID_INPUT', 'bundle/main/web3');
