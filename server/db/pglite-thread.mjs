@@ -75,15 +75,10 @@ port.on('message', (m) => {
     case 'begin': {
       const entry = {};
       let opened;
+      const opening = new Promise((ok) => (opened = ok));
+      entry.done = pg.transaction((tx) => new Promise((commit, rollback) => opened({ tx, commit, rollback })));
       // Settles when PGlite runs the callback (BEGIN done, the connection held), or fails with the transaction.
-      entry.opened = new Promise((ok) => (opened = ok));
-      entry.done = pg.transaction(
-        (tx) =>
-          new Promise((commit, rollback) => {
-            opened({ tx, commit, rollback });
-          }),
-      );
-      entry.opened = Promise.race([entry.opened, entry.done.then(() => Promise.reject(new Error(`transaction ${m.tx} ended before it opened`)))]);
+      entry.opened = Promise.race([opening, entry.done.then(() => Promise.reject(new Error(`transaction ${m.tx} ended before it opened`)))]);
       // A transaction that fails is reported on its statements and its end; never as an unhandled rejection.
       entry.opened.catch(() => undefined);
       entry.done.catch(() => undefined);

@@ -310,25 +310,9 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   private async commitOnce(req: CommitRequest, track?: { written: StoredObject[]; closed: Set<string> }): Promise<CommitResult> {
     return this.db.transaction(async (tx) => {
       const touched = [...req.upserts, ...req.deletes];
-      // The keys travel as one JSON parameter: a row-value IN list of a few
-      // hundred tuples overflows PGlite's stack (the whole process aborts).
-      const keys = JSON.stringify(touched.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name })));
       // Lock the head row first: concurrent writers queue here, and the loser then sees the moved generation and gets a conflict.
       const locked = sendNow(tx.select().from(policyHead).where(eq(policyHead.id, 1)).for('update'));
-      const reading =
-        touched.length === 0
-          ? []
-          : sendNow(
-              tx
-                .select()
-                .from(policyObjects)
-                .where(
-                  and(
-                    isNull(policyObjects.supersededGeneration),
-                    sql`(${policyObjects.kind}, ${policyObjects.namespace}, ${policyObjects.name}) in (select k.kind, k.namespace, k.name from jsonb_to_recordset(${keys}::jsonb) as k(kind text, namespace text, name text))`,
-                  ),
-                ),
-            );
+      const reading = touched.length === 0 ? [] : sendNow(tx.select().from(policyObjects).where(liveVersionOf(touched)));
       const [headRows, liveRows] = await Promise.all([locked, reading]);
       const head = headRows[0]?.generation ?? 0;
       if (head !== req.baseGeneration) return { status: 'conflict', head } as const;
@@ -340,24 +324,10 @@ export class DrizzlePolicyRepo implements PolicyRepo {
 
       const generation = head + 1;
       const closing = [...plan.writes.filter((w) => live.has(objectIdKey(w))), ...plan.deletes];
-      const closedKeys = JSON.stringify(closing.map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name })));
       // The head moves, and the changes are indexed by key, in one statement (the head's row is locked since the first).
       const changes = JSON.stringify(plan.changes.map((c) => ({ kind: c.kind, name: c.name, namespace: c.namespace })));
       // Closed before the new versions are inserted (sent first, so run first): at most one open version per key.
-      const closed =
-        closing.length === 0
-          ? undefined
-          : sendNow(
-              tx
-                .update(policyObjects)
-                .set({ supersededGeneration: generation })
-                .where(
-                  and(
-                    isNull(policyObjects.supersededGeneration),
-                    sql`(${policyObjects.kind}, ${policyObjects.namespace}, ${policyObjects.name}) in (select k.kind, k.namespace, k.name from jsonb_to_recordset(${closedKeys}::jsonb) as k(kind text, namespace text, name text))`,
-                  ),
-                ),
-            );
+      const closed = closing.length === 0 ? undefined : sendNow(tx.update(policyObjects).set({ supersededGeneration: generation }).where(liveVersionOf(closing)));
       // Chunked to stay far below the bind-parameter limit on huge writes.
       const inserted = chunks(plan.writes, 500).map((part) => {
         const insert = tx.insert(policyObjects).values(part.map((w) => ({ kind: w.kind, namespace: w.namespace, name: w.name, text: w.text, spec: w.spec, createdGeneration: generation })));
@@ -381,6 +351,19 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       return { status: 'committed', generation: toGeneration(row!) } as const;
     });
   }
+}
+
+/**
+ * The live (not superseded) version of each object named. The keys travel as
+ * one JSON parameter: a row-value IN list of a few hundred tuples overflows
+ * PGlite's stack (the whole process aborts).
+ */
+function liveVersionOf(ids: readonly ObjectId[]): SQL | undefined {
+  const keys = JSON.stringify(ids.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name })));
+  return and(
+    isNull(policyObjects.supersededGeneration),
+    sql`(${policyObjects.kind}, ${policyObjects.namespace}, ${policyObjects.name}) in (select k.kind, k.namespace, k.name from jsonb_to_recordset(${keys}::jsonb) as k(kind text, namespace text, name text))`,
+  );
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
