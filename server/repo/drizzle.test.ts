@@ -15,6 +15,7 @@ import { DrizzlePolicyRepo, DrizzleResolutionRepo, drizzleRepos } from './drizzl
 import { DrizzleRevisionRepository } from './revisions';
 import { MemoryPolicyRepo, memoryRepos } from './memory';
 import type { PolicyRepo, Repos } from './types';
+import { shareReads, withinRequest } from './fresh-reads';
 
 const bundle = (name: string, comment = '') => ({
   kind: 'bundle',
@@ -258,6 +259,105 @@ describe('migration 0016 (policy_changes) on PGlite', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * On a shared database every process keeps the policy of the newest
+ * generation it read whole and carries it forward by what later generations
+ * changed, whoever wrote them. What it answers must be what a fresh read of
+ * the database answers: contents, order, deletes, and older generations.
+ */
+describe("a shared database's policy snapshot, carried forward by other processes' commits", () => {
+  const claim = (name: string, user = 'ann') => ({
+    kind: 'claim',
+    namespace: 'snap',
+    name,
+    text: `kind: claim\nmetadata: {namespace: snap, name: ${name}}\nuser: ${user}\nservice: s\n`,
+    // jsonb reorders these keys (shorter first): a carried object must read as a fresh one does.
+    spec: { service: 's', user, labels: { zz: '1', a: '2' } },
+  });
+  const id = (name: string) => ({ kind: 'claim', namespace: 'snap', name });
+
+  for (const b of backends()) {
+    test(`reads as the database does after another process's creates, updates and deletes (${b.name})`, async () => {
+      const h = await b.open();
+      try {
+        const reader = new DrizzlePolicyRepo(h.db);
+        const writer = new DrizzlePolicyRepo(h.db);
+        const fresh = () => new DrizzlePolicyRepo(h.db);
+        const commit = async (upserts: { kind: string; namespace: string; name: string; text: string; spec: unknown }[], deletes: string[] = []) => {
+          const r = await writer.commit({ baseGeneration: await writer.head(), author: 'w', message: '', upserts, deletes: deletes.map(id) });
+          assert.equal(r.status, 'committed');
+        };
+        await commit([claim('b'), claim('A'), claim('gone')]);
+        await commit([bundle('x')]);
+        assert.deepEqual((await reader.listObjects()).map((o) => o.name), ['x', 'A', 'b', 'gone'], 'read whole: kept');
+        const kept = await reader.head();
+        // Names whose C-collation order differs from a locale's: A < B < _z < a < a-b < a_b < ab < z < é.
+        await commit([claim('_z'), claim('a-b'), claim('é'), claim('brief')]);
+        await commit([claim('a_b'), claim('ab'), claim('z'), claim('B'), claim('b', 'bob')], ['gone']);
+        await commit([claim('a'), claim('b', 'cyd')], ['brief']); // created and deleted between two reads
+        const now = await reader.head();
+        assert.equal(now, kept + 3);
+        assert.equal(JSON.stringify(await reader.listObjects()), JSON.stringify(await fresh().listObjects()), 'the whole policy');
+        assert.equal(JSON.stringify(await reader.listObjects({ kind: 'claim', namespace: 'snap' })), JSON.stringify(await fresh().listObjects({ kind: 'claim', namespace: 'snap' })));
+        assert.equal(((await reader.getObject(id('b')))?.spec as { user: string }).user, 'cyd', 'updated twice: the newest');
+        assert.equal(await reader.getObject(id('gone')), undefined, 'deleted');
+        assert.equal(await reader.getObject(id('brief')), undefined, 'created and deleted since');
+        assert.deepEqual(await reader.getObject(id('é')), await fresh().getObject(id('é')));
+        // An older generation reads as it was, and does not displace the newest.
+        assert.equal(JSON.stringify(await reader.listObjects({ generation: kept + 1 })), JSON.stringify(await fresh().listObjects({ generation: kept + 1 })));
+        assert.equal(((await reader.getObject(id('b'), kept))?.spec as { user: string }).user, 'ann');
+        assert.equal(((await reader.getObject(id('b')))?.spec as { user: string }).user, 'cyd');
+        // What one caller does to its copy does not reach the next.
+        const [first] = await reader.listObjects({ kind: 'claim' });
+        first!.name = 'renamed';
+        assert.throws(() => ((first!.spec as { user: string }).user = 'mallory'), TypeError);
+        assert.equal(JSON.stringify(await reader.listObjects()), JSON.stringify(await fresh().listObjects()));
+        // This process's own commit carries it too, and a generation not yet written is not taken for one.
+        const r = await reader.commit({ baseGeneration: now, author: 'r', message: '', upserts: [claim('own')], deletes: ['a', 'z'].map(id) });
+        assert.equal(r.status, 'committed');
+        assert.equal(JSON.stringify(await reader.listObjects()), JSON.stringify(await fresh().listObjects()), 'after its own commit');
+        assert.deepEqual(await reader.listObjects({ generation: now + 2 }), await fresh().listObjects({ generation: now + 2 }));
+        await commit([claim('later')]);
+        assert.ok((await reader.listObjects({ generation: now + 2 })).some((o) => o.name === 'later'), 'once written, it reads as written');
+      } finally {
+        await h.close();
+      }
+    });
+  }
+
+  test('requests that need the same newer generation wait for one read of what changed (PGlite)', async () => {
+    const h = await openDb({ pgliteDir: 'memory://' });
+    try {
+      const reader = new DrizzlePolicyRepo(h.db);
+      const writer = new DrizzlePolicyRepo(h.db);
+      for (let i = 0; i < 3; i++) {
+        const r = await writer.commit({ baseGeneration: i, author: 'w', message: '', upserts: [claim(`c${i}`)], deletes: [] });
+        assert.equal(r.status, 'committed');
+      }
+      await reader.listObjects();
+      const r = await writer.commit({ baseGeneration: 3, author: 'w', message: '', upserts: [claim('c1', 'bob'), claim('c9')], deletes: [id('c0')] });
+      assert.equal(r.status, 'committed');
+      const client = (h.db as unknown as { $client: { query: (...a: unknown[]) => unknown } }).$client;
+      const query = client.query.bind(client);
+      let statements = 0;
+      client.query = (...a: unknown[]) => (statements++, query(...a));
+      try {
+        shareReads();
+        const answers = await withinRequest(() =>
+          Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? reader.listObjects({ kind: 'claim' }) : reader.getObject(id('c1')).then((o) => (o ? [o] : []))))),
+        );
+        assert.deepEqual(answers[0]!.map((o) => (o.spec as { user: string }).user), ['bob']);
+        assert.deepEqual(answers[1]!.map((o) => o.name), ['c1', 'c2', 'c9']);
+        assert.equal(statements, 2, 'the head once, and what changed since once, for all twenty');
+      } finally {
+        client.query = query;
+      }
+    } finally {
+      await h.close();
     }
   });
 });

@@ -66,10 +66,33 @@ function visibleAt(generation: number | undefined): SQL {
   )!;
 }
 
-/** Bound of the exclusive-mode cache of newest objects read by id (it starts over when full). */
+/** Bound of the policy snapshot, and of the exclusive-mode cache of newest objects read by id (it starts over when full). */
 const MAX_HEAD_OBJECTS = 20_000;
 
-/** The in-memory form of listObjects' filter (the snapshot is in the database's order already). */
+/** The whole policy as of one generation, in listObjects' order (kind, namespace, name, bytewise); specs frozen. */
+type Snapshot = { generation: number; objects: StoredObject[]; byKey?: Map<string, StoredObject> };
+
+/** The objects' order everywhere: PostgreSQL's C collation, whatever the database's own collation is. */
+const byKeyOrder = (a: StoredObject, b: StoredObject) => byteCompare(a.kind, b.kind) || byteCompare(a.namespace, b.namespace) || byteCompare(a.name, b.name);
+
+/** `from` with the objects of `changed` keys replaced by `current` (their versions now; a key absent from it was deleted). */
+function carried(from: Snapshot, generation: number, changed: ReadonlySet<string>, current: StoredObject[]): Snapshot | undefined {
+  const kept = changed.size === 0 ? from.objects : from.objects.filter((o) => !changed.has(objectIdKey(o)));
+  if (kept.length + current.length > MAX_HEAD_OBJECTS) return undefined;
+  if (current.length === 0) return { generation, objects: kept };
+  // Both sorted: merged rather than sorted again (a few objects into thousands, at every generation).
+  const added = current.map(frozen).sort(byKeyOrder);
+  const objects: StoredObject[] = [];
+  let i = 0;
+  for (const o of added) {
+    while (i < kept.length && byKeyOrder(kept[i]!, o) < 0) objects.push(kept[i++]!);
+    objects.push(o);
+  }
+  while (i < kept.length) objects.push(kept[i++]!);
+  return { generation, objects };
+}
+
+/** The in-memory form of listObjects' filter (the snapshot is in listObjects' order already). */
 function matches(o: StoredObject, f: ObjectFilter): boolean {
   return (!f.kind || o.kind === f.kind) && (!f.namespace || o.namespace === f.namespace) && (!f.names || f.names.includes(o.name));
 }
@@ -125,6 +148,19 @@ export class DrizzlePolicyRepo implements PolicyRepo {
         .where(and(objectKey, lte(policyObjects.createdGeneration, at), or(isNull(policyObjects.supersededGeneration), gt(policyObjects.supersededGeneration, at))))
         .limit(1)
         .prepare('keelson_object_at'),
+      // Every version of the objects the generations in (from, to] changed that was live at some point in them:
+      // per key, the one visible at `to` is its version now, and a key with none was deleted.
+      changedBetween: this.db
+        .select()
+        .from(policyObjects)
+        .where(
+          and(
+            sql`(${policyObjects.kind}, ${policyObjects.namespace}, ${policyObjects.name}) in (select c.kind, c.namespace, c.name from ${policyGenerations} g, jsonb_to_recordset(g.changes) as c(kind text, namespace text, name text) where g.generation > ${sql.placeholder('from')} and g.generation <= ${sql.placeholder('to')})`,
+            lte(policyObjects.createdGeneration, sql.placeholder('to')),
+            or(isNull(policyObjects.supersededGeneration), gt(policyObjects.supersededGeneration, sql.placeholder('from'))),
+          ),
+        )
+        .prepare('keelson_changed_between'),
       touching: this.db
         .select()
         .from(policyGenerations)
@@ -148,36 +184,74 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   /** On a shared database: head reads a request may share (see fresh-reads.ts); forgotten when this process commits. */
   private readonly sharedHead = new FreshReads<number>(1);
 
+  /** The highest head this process has read or made: every generation up to it is written whole, and never changes. */
+  private highest = 0;
+
   /** Generations only grow: what is known is the highest seen, whatever order reads and commits finish in. */
   private note(head: number) {
+    this.highest = Math.max(this.highest, head);
     if (this.opts.exclusive) this.knownHead = Math.max(this.knownHead ?? 0, head);
   }
 
   /**
-   * Exclusive mode: the whole policy as of one generation, as last read in
-   * full. What a generation holds never changes, so it answers any later read
-   * of that generation, and reads of the head while the head is still there.
-   * A save reads the policy several times (admission, resolution, the
-   * revision's plan): on the embedded database those whole-policy reads were
-   * the largest share of a save's statement time.
+   * The whole policy as of the newest generation read whole. What a
+   * generation holds never changes, so it answers every read of that
+   * generation; a read of a newer one carries it forward by what the
+   * generations between changed (this process's commits carry it too). A
+   * save reads the policy several times (admission, resolution, the
+   * revision's plan), the objects page reads all of it: on the embedded
+   * database those reads were the largest share of a save's statement time,
+   * and on PostgreSQL, where another process may move the head at any time,
+   * parsing every object's spec again for each of them was a large share of
+   * the request thread. Reading only what changed since costs one statement
+   * per generation, joined by every request that needs it.
    */
-  private snapshot: { generation: number; objects: StoredObject[]; byKey?: Map<string, StoredObject> } | undefined;
+  private snapshot: Snapshot | undefined;
+  /** Snapshots being carried forward, by generation: requests that need the same one wait for one read. */
+  private readonly advancing = new Map<number, Promise<Snapshot | undefined>>();
 
   async listObjects(filter: ObjectFilter = {}): Promise<StoredObject[]> {
-    if (!this.opts.exclusive) return this.queryObjects(filter);
     // The head, pinned: a commit finishing meanwhile does not change what generation `at` holds.
-    const head = await this.head();
-    const at = filter.generation ?? head;
-    const snap = this.snapshot;
-    if (snap && snap.generation === at) return snap.objects.filter((o) => matches(o, filter)).map((o) => ({ ...o }));
+    const at = filter.generation ?? (await this.head());
     const whole = !filter.kind && !filter.namespace && !filter.names;
+    const snap = await this.snapshotAt(at);
+    if (snap) return snap.objects.filter((o) => matches(o, filter)).map((o) => ({ ...o }));
     if (!whole) return this.queryObjects({ ...filter, generation: at });
     const objects = await this.queryObjects({ generation: at });
-    // The newest generation read is kept (a read of an older one, say for a diff, does not displace it) —
-    // but only one that exists: a read past the head answers the head's objects, which that
-    // generation, once written, will not hold.
-    if (at <= head && objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
+    // The newest generation read is kept (a read of an older one, say for a diff, does not displace it) — but only one
+    // that exists: a read past the head answers the head's objects, which that generation, once written, will not hold.
+    if (at <= this.highest && objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
     return objects.map((o) => ({ ...o }));
+  }
+
+  /**
+   * The snapshot of generation `at`, if there is one or one to carry forward
+   * to it; `undefined` for an older generation, one past the highest head
+   * seen, or with nothing kept yet (a whole read then starts one).
+   */
+  private snapshotAt(at: number): Snapshot | undefined | Promise<Snapshot | undefined> {
+    const snap = this.snapshot;
+    if (snap?.generation === at) return snap;
+    if (!snap || snap.generation > at || at > this.highest) return undefined;
+    let carrying = this.advancing.get(at);
+    if (!carrying) {
+      carrying = this.carryForward(snap, at).finally(() => this.advancing.delete(at));
+      this.advancing.set(at, carrying);
+    }
+    return carrying;
+  }
+
+  private async carryForward(from: Snapshot, at: number): Promise<Snapshot | undefined> {
+    const rows = await this.prepared.changedBetween.execute({ from: from.generation, to: at });
+    const changed = new Set<string>();
+    const current: StoredObject[] = [];
+    for (const r of rows) {
+      changed.add(objectIdKey(r));
+      if (r.supersededGeneration === null || r.supersededGeneration > at) current.push(toObject(r));
+    }
+    const next = carried(from, at, changed, current);
+    if (next && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = next;
+    return next;
   }
 
   private async queryObjects(filter: ObjectFilter): Promise<StoredObject[]> {
@@ -189,7 +263,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       .select()
       .from(policyObjects)
       .where(and(...conds))
-      .orderBy(policyObjects.kind, policyObjects.namespace, policyObjects.name);
+      .orderBy(sql`${policyObjects.kind} collate "C"`, sql`${policyObjects.namespace} collate "C"`, sql`${policyObjects.name} collate "C"`);
     return rows.map(toObject);
   }
 
@@ -204,6 +278,15 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   private commits = 0;
 
   async getObject(id: ObjectId, generation?: number): Promise<StoredObject | undefined> {
+    if (!this.opts.exclusive) {
+      // A shared database: the head's objects from the snapshot carried to it, when one is kept.
+      const at = generation ?? (await this.head());
+      const snap = await this.snapshotAt(at);
+      if (!snap) return this.readObject(id, at);
+      snap.byKey ??= new Map(snap.objects.map((o) => [objectIdKey(o), o]));
+      const o = snap.byKey.get(objectIdKey(id));
+      return o && { ...o };
+    }
     // The head's objects are kept whether the head is asked for by number or not (the editor opens an object at the
     // head it read first): with no other writer, what the head holds is what is live until this process commits.
     const cacheable = this.opts.exclusive === true && (generation === undefined || generation === this.knownHead);
@@ -262,7 +345,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     const written: StoredObject[] = [];
     const closed = new Set<string>();
     try {
-      result = await this.commitOnce(req, this.opts.exclusive ? { written, closed } : undefined);
+      result = await this.commitOnce(req, { written, closed });
     } finally {
       // Whatever became of it, reads that overlapped it are not kept, and what it touched is read again.
       this.commits++;
@@ -282,19 +365,12 @@ export class DrizzlePolicyRepo implements PolicyRepo {
    * (admission, the changed objects, clusters, ACL rules) went to the
    * database. The written rows are as the database returned them (jsonb's
    * key order), so a reader cannot tell the carried snapshot from a fresh read.
+   * The commit made `base + 1` on `base`, so no other process wrote between.
    */
   private advanceSnapshot(base: number, generation: number, written: StoredObject[], closed: Set<string>): void {
     const snap = this.snapshot;
-    if (!this.opts.exclusive || !snap || snap.generation !== base || generation !== base + 1) return;
-    const kept = snap.objects.filter((o) => !closed.has(objectIdKey(o)));
-    if (kept.length + written.length > MAX_HEAD_OBJECTS) {
-      this.snapshot = undefined;
-      return;
-    }
-    const objects = kept.concat(written.map(frozen));
-    // The database's order: kind, namespace, name under the C collation (bytewise, as PGlite's databases are made).
-    objects.sort((a, b) => byteCompare(a.kind, b.kind) || byteCompare(a.namespace, b.namespace) || byteCompare(a.name, b.name));
-    this.snapshot = { generation, objects };
+    if (!snap || snap.generation !== base || generation !== base + 1) return;
+    this.snapshot = carried(snap, generation, new Set([...closed, ...written.map(objectIdKey)]), written);
   }
 
   /**
@@ -307,7 +383,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
    * connection between its statements, each answer a turn of the busy
    * request thread: seven turns per save were what every read waited out.
    */
-  private async commitOnce(req: CommitRequest, track?: { written: StoredObject[]; closed: Set<string> }): Promise<CommitResult> {
+  private async commitOnce(req: CommitRequest, track: { written: StoredObject[]; closed: Set<string> }): Promise<CommitResult> {
     return this.db.transaction(async (tx) => {
       const touched = [...req.upserts, ...req.deletes];
       // Lock the head row first: concurrent writers queue here, and the loser then sees the moved generation and gets a conflict.
@@ -331,7 +407,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       // Chunked to stay far below the bind-parameter limit on huge writes.
       const inserted = chunks(plan.writes, 500).map((part) => {
         const insert = tx.insert(policyObjects).values(part.map((w) => ({ kind: w.kind, namespace: w.namespace, name: w.name, text: w.text, spec: w.spec, createdGeneration: generation })));
-        return track ? sendNow(insert.returning()) : sendNow(insert).then(() => []);
+        return sendNow(insert.returning());
       });
       const recorded = sendNow(
         tx.insert(policyGenerations).values({ generation, author: req.author, message: req.message, changes: plan.changes, restoredFrom: req.restoredFrom ?? null }).returning(),
@@ -344,10 +420,8 @@ export class DrizzlePolicyRepo implements PolicyRepo {
           on conflict do nothing`),
       );
       const [, written, [row]] = await Promise.all([closed, Promise.all(inserted), recorded, moved]);
-      if (track) {
-        for (const rows of written) track.written.push(...rows.map(toObject));
-        for (const c of closing) track.closed.add(objectIdKey(c));
-      }
+      for (const rows of written) track.written.push(...rows.map(toObject));
+      for (const c of closing) track.closed.add(objectIdKey(c));
       return { status: 'committed', generation: toGeneration(row!) } as const;
     });
   }
