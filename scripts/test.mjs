@@ -9,8 +9,7 @@
  * and any other arguments are passed to the selected runner as filters.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,69 +54,21 @@ function aptInstall(pkgs) {
   }
 }
 
-function findPgBin() {
-  const base = '/usr/lib/postgresql';
-  if (existsSync(base)) {
-    const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
-    if (versions[0]) return join(base, versions[0], 'bin');
-  }
-  return undefined;
-}
-
 // ---------------------------------------------------------------- postgres
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
+/** The same recipe the tests use for a server of their own (server/testing/postgres-server.ts), through tsx. */
 async function startPostgres() {
-  let bin = findPgBin();
-  if (!bin) {
-    aptInstall(['postgresql']);
-    bin = findPgBin();
-  }
-  if (!bin) throw new Error('PostgreSQL binaries not found after install');
-  const dir = mkdtempSync(join(tmpdir(), 'keelson-pg-'));
-  const data = join(dir, 'data');
-  const port = await freePort();
-  // PostgreSQL refuses to run as root: run it as the postgres system user.
-  const asUser = isRoot ? ['runuser', '-u', 'postgres', '--'] : [];
-  if (isRoot) chownSync(dir, ...uidGid('postgres'));
-  const sh = (argv) => {
-    const [cmd, ...rest] = [...asUser, ...argv];
-    const r = spawnSync(cmd, rest, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${argv.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
-  };
-  sh([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
-  sh([
-    join(bin, 'pg_ctl'), '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60',
-    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, 'start',
-  ]);
-  const version = spawnSync(join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).stdout.trim();
-  log(`PostgreSQL started on 127.0.0.1:${port} (${version}, data in ${data})`);
+  const { tsImport } = await import('tsx/esm/api');
+  const { findPgBin, startPostgresServer } = await tsImport('../server/testing/postgres-server.ts', import.meta.url);
+  if (!findPgBin()) aptInstall(['postgresql']);
+  const pg = await startPostgresServer({ maxConnections: 200 });
+  log(`PostgreSQL started on ${new URL(pg.url).host} (${pg.version}, data in ${pg.data})`);
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop() {
-      try {
-        sh([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop']);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+    url: pg.url,
+    async stop() {
+      await pg.destroy();
       log('PostgreSQL stopped');
     },
   };
-}
-
-function uidGid(user) {
-  const r = spawnSync('id', ['-u', user], { encoding: 'utf8' });
-  const g = spawnSync('id', ['-g', user], { encoding: 'utf8' });
-  return [Number(r.stdout.trim()), Number(g.stdout.trim())];
 }
 
 // ---------------------------------------------------------------- runners
@@ -151,7 +102,7 @@ async function unitTests() {
       { env: { ...process.env, KEELSON_TEST_PG_URL: pg.url, NODE_ENV: 'test' } },
     );
   } finally {
-    pg.stop();
+    await pg.stop();
   }
 }
 

@@ -1,11 +1,12 @@
 /**
- * A PostgreSQL server of a test's own, for tests that stop and start it
- * (the outage test): the shared server `npm test` starts (scripts/test.mjs,
- * KEELSON_TEST_PG_URL) must stay up for the suites running beside. Same
- * recipe as scripts/test.mjs: Debian's initdb and pg_ctl, a temp folder, a
- * free loopback port, run as the postgres user when we are root (PostgreSQL
- * refuses to run as root). Start and stop are asynchronous so a load
- * generator in the same process keeps its schedule while they run.
+ * PostgreSQL servers for tests: the one `npm test` starts for every suite
+ * (scripts/test.mjs loads this module through tsx, KEELSON_TEST_PG_URL), and
+ * a test's own for tests that stop and start it (the outage test), since the
+ * shared one must stay up for the suites running beside. Debian's initdb and
+ * pg_ctl, a temp folder, a free loopback port, run as the postgres user when
+ * we are root (PostgreSQL refuses to run as root). Start and stop are
+ * asynchronous so a load generator in the same process keeps its schedule
+ * while they run.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -24,6 +25,10 @@ export function findPgBin(): string | undefined {
 export interface PostgresServer {
   /** postgres:// URL of the `postgres` database (trust authentication). */
   url: string;
+  /** `postgres --version`. */
+  version: string;
+  /** The data folder. */
+  data: string;
   /** `pg_ctl stop -m fast`: sessions are cut, new connections refused. */
   stop(): Promise<void>;
   /** Start it again on the same port and data. */
@@ -43,11 +48,12 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgresServer(): Promise<PostgresServer> {
+/** `maxConnections`: the suites' shared server takes many test databases' pools at once. */
+export async function startPostgresServer(opts: { maxConnections?: number } = {}): Promise<PostgresServer> {
   const bin = findPgBin();
   if (!bin) throw new Error('PostgreSQL binaries not found under /usr/lib/postgresql (apt-get install postgresql)');
   const isRoot = process.getuid?.() === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'keelson-pg-own-'));
+  const dir = mkdtempSync(join(tmpdir(), 'keelson-pg-'));
   const data = join(dir, 'data');
   const port = await freePort();
   const asUser = isRoot ? ['runuser', '-u', 'postgres', '--'] : [];
@@ -64,7 +70,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   const start = async () => {
     await sh([
       join(bin, 'pg_ctl'), '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60',
-      '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`, 'start',
+      '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=${opts.maxConnections ?? 100}`, 'start',
     ]);
     running = true;
   };
@@ -76,6 +82,8 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   await start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    version: spawnSync(join(bin, 'postgres'), ['--version'], { encoding: 'utf8' }).stdout.trim(),
+    data,
     stop,
     start,
     async destroy() {
