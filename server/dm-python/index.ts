@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { PythonRunner } from '../engine/dm';
@@ -45,9 +45,12 @@ export interface PythonSandbox {
 /** Where the sandbox's files are: found from the working directory, as the resolver's worker is (Next.js bundles this module elsewhere). */
 function files(): { child: string; bridge: string; pyodide: string } | undefined {
   const root = /* turbopackIgnore: true */ process.cwd();
-  const child = join(root, 'server', 'dm-python', 'child.mjs');
-  const bridge = join(root, 'server', 'dm-python', 'bridge.mjs');
-  const pyodide = join(root, 'node_modules', 'pyodide') + '/';
+  // Real paths: Node's permission model checks the child's reads against where files really are, so a symlinked
+  // node_modules (a worktree sharing one, a store like pnpm's) would otherwise leave pyodide unreadable.
+  const real = (p: string) => (existsSync(p) ? realpathSync(p) : p);
+  const child = real(join(root, 'server', 'dm-python', 'child.mjs'));
+  const bridge = real(join(root, 'server', 'dm-python', 'bridge.mjs'));
+  const pyodide = real(join(root, 'node_modules', 'pyodide')) + '/';
   return existsSync(child) && existsSync(bridge) && existsSync(join(pyodide, 'pyodide.mjs')) ? { child, bridge, pyodide } : undefined;
 }
 
