@@ -72,7 +72,7 @@ const MAX_HEAD_OBJECTS = 20_000;
 /** The whole policy as of one generation, in listObjects' order (kind, namespace, name, bytewise); specs frozen. */
 type Snapshot = { generation: number; objects: StoredObject[]; byKey?: Map<string, StoredObject> };
 
-/** The objects' order everywhere: PostgreSQL's C collation, whatever the database's own collation is. */
+/** The snapshot's order: PostgreSQL's C collation (bytewise), as the embedded database and the test servers are made. */
 const byKeyOrder = (a: StoredObject, b: StoredObject) => byteCompare(a.kind, b.kind) || byteCompare(a.namespace, b.namespace) || byteCompare(a.name, b.name);
 
 /** `from` with the objects of `changed` keys replaced by `current` (their versions now; a key absent from it was deleted). */
@@ -220,7 +220,9 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     const objects = await this.queryObjects({ generation: at });
     // The newest generation read is kept (a read of an older one, say for a diff, does not displace it) — but only one
     // that exists: a read past the head answers the head's objects, which that generation, once written, will not hold.
-    if (at <= this.highest && objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
+    // Kept in the C collation's order, which carrying it forward keeps: the database's own may differ (a server made with
+    // a locale), and then the order of what a process answers would depend on how long it had been running.
+    if (at <= this.highest && objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen).sort(byKeyOrder) };
     return objects.map((o) => ({ ...o }));
   }
 
@@ -263,7 +265,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       .select()
       .from(policyObjects)
       .where(and(...conds))
-      .orderBy(sql`${policyObjects.kind} collate "C"`, sql`${policyObjects.namespace} collate "C"`, sql`${policyObjects.name} collate "C"`);
+      .orderBy(policyObjects.kind, policyObjects.namespace, policyObjects.name);
     return rows.map(toObject);
   }
 
