@@ -10,6 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { defaultMigrationsFolder, openDb } from '../db/client';
 import { DrizzlePolicyRepo, DrizzleResolutionRepo, drizzleRepos } from './drizzle';
 import { DrizzleRevisionRepository } from './revisions';
@@ -358,6 +359,38 @@ describe("a shared database's policy snapshot, carried forward by other processe
       }
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe('the whole policy in one order whatever the collation (PostgreSQL)', () => {
+  const pgUrl = process.env.KEELSON_TEST_PG_URL;
+  test('on a database made with a locale, a fresh read and a carried snapshot both list bytewise', { skip: pgUrl ? false : 'needs the PostgreSQL server npm test starts (KEELSON_TEST_PG_URL)' }, async () => {
+    const name = `keelson_icu_${process.pid}_${Date.now()}`;
+    const admin = postgres(pgUrl!, { max: 1, onnotice: () => {} });
+    // ICU's en-US sorts case-insensitively first and punctuation apart: the order a server made with a locale gives.
+    await admin.unsafe(`create database ${name} template template0 encoding 'UTF8' locale_provider icu icu_locale 'en-US' locale 'C.UTF-8'`);
+    const url = new URL(pgUrl!);
+    url.pathname = `/${name}`;
+    const h = await openDb({ url: url.toString(), max: 4 });
+    try {
+      const writer = new DrizzlePolicyRepo(h.db);
+      const carried = new DrizzlePolicyRepo(h.db);
+      const names = ['b', 'A', '_z', 'a-b', 'B', 'a'];
+      const r1 = await writer.commit({ baseGeneration: 0, author: 'w', message: '', upserts: names.slice(0, 3).map((n) => bundle(n)), deletes: [] });
+      assert.equal(r1.status, 'committed');
+      await carried.listObjects();
+      const r2 = await writer.commit({ baseGeneration: 1, author: 'w', message: '', upserts: names.slice(3).map((n) => bundle(n)), deletes: [] });
+      assert.equal(r2.status, 'committed');
+      const bytewise = ['A', 'B', '_z', 'a', 'a-b', 'b'];
+      const localeOrder = (await h.db.execute(sql`select name from policy_objects order by name`)) as unknown as { name: string }[];
+      assert.notDeepEqual(localeOrder.map((r) => r.name), bytewise, 'the database itself orders otherwise');
+      assert.deepEqual((await new DrizzlePolicyRepo(h.db).listObjects()).map((o) => o.name), bytewise, 'read whole');
+      assert.deepEqual((await carried.listObjects()).map((o) => o.name), bytewise, 'carried forward');
+    } finally {
+      await h.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
     }
   });
 });

@@ -72,7 +72,7 @@ const MAX_HEAD_OBJECTS = 20_000;
 /** The whole policy as of one generation, in listObjects' order (kind, namespace, name, bytewise); specs frozen. */
 type Snapshot = { generation: number; objects: StoredObject[]; byKey?: Map<string, StoredObject> };
 
-/** The snapshot's order: PostgreSQL's C collation (bytewise), as the embedded database and the test servers are made. */
+/** The order of the whole policy, kept or read: PostgreSQL's C collation (bytewise), as the embedded database and the test servers are made. */
 const byKeyOrder = (a: StoredObject, b: StoredObject) => byteCompare(a.kind, b.kind) || byteCompare(a.namespace, b.namespace) || byteCompare(a.name, b.name);
 
 /** `from` with the objects of `changed` keys replaced by `current` (their versions now; a key absent from it was deleted). */
@@ -217,12 +217,12 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     const snap = await this.snapshotAt(at);
     if (snap) return snap.objects.filter((o) => matches(o, filter)).map((o) => ({ ...o }));
     if (!whole) return this.queryObjects({ ...filter, generation: at });
-    const objects = await this.queryObjects({ generation: at });
+    // In the C collation's order, which carrying a snapshot forward keeps: a server made with a locale orders otherwise,
+    // and the policy a process resolves would then be in an order that depended on how long it had been running.
+    const objects = (await this.queryObjects({ generation: at })).sort(byKeyOrder);
     // The newest generation read is kept (a read of an older one, say for a diff, does not displace it) — but only one
     // that exists: a read past the head answers the head's objects, which that generation, once written, will not hold.
-    // Kept in the C collation's order, which carrying it forward keeps: the database's own may differ (a server made with
-    // a locale), and then the order of what a process answers would depend on how long it had been running.
-    if (at <= this.highest && objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen).sort(byKeyOrder) };
+    if (at <= this.highest && objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
     return objects.map((o) => ({ ...o }));
   }
 
