@@ -17,6 +17,7 @@ import { DrizzleRevisionRepository } from './revisions';
 import { MemoryPolicyRepo, memoryRepos } from './memory';
 import type { PolicyRepo, Repos } from './types';
 import { shareReads, withinRequest } from './fresh-reads';
+import { reorderedClaim } from '../testing/policies';
 
 const bundle = (name: string, comment = '') => ({
   kind: 'bundle',
@@ -271,14 +272,7 @@ describe('migration 0016 (policy_changes) on PGlite', () => {
  * the database answers: contents, order, deletes, and older generations.
  */
 describe("a shared database's policy snapshot, carried forward by other processes' commits", () => {
-  const claim = (name: string, user = 'ann') => ({
-    kind: 'claim',
-    namespace: 'snap',
-    name,
-    text: `kind: claim\nmetadata: {namespace: snap, name: ${name}}\nuser: ${user}\nservice: s\n`,
-    // jsonb reorders these keys (shorter first): a carried object must read as a fresh one does.
-    spec: { service: 's', user, labels: { zz: '1', a: '2' } },
-  });
+  const claim = reorderedClaim;
   const id = (name: string) => ({ kind: 'claim', namespace: 'snap', name });
 
   for (const b of backends()) {

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { openDb, type DbHandle } from '../db/client';
 import { drizzleRepos } from './drizzle';
 import type { Repos } from './types';
+import { reorderedClaim } from '../testing/policies';
 
 /** Statements the database runs from now on (PGlite's query entry point, wrapped). */
 function countSelects(h: DbHandle): () => number {
@@ -204,14 +205,8 @@ describe('exclusive policy snapshot', () => {
     }
   }
 
-  /** A claim whose spec's keys jsonb reorders (shorter keys first), to tell a fresh read from a carried one. */
-  const claim = (name: string, user = 'ann') => ({
-    kind: 'claim',
-    namespace: 'snap',
-    name,
-    text: `kind: claim\nmetadata: {namespace: snap, name: ${name}}\nuser: ${user}\nservice: s\n`,
-    spec: { service: 's', user, labels: { zz: '1', a: '2' } },
-  });
+  /** A claim whose spec's keys jsonb reorders, to tell a fresh read from a carried one. */
+  const claim = reorderedClaim;
 
   test('carried across commits, the policy reads exactly as the database does — order, contents, deletes', () =>
     withExclusive(async (repos, h) => {

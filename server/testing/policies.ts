@@ -9,3 +9,18 @@ export function heavyPolicy(n: number): string {
   for (let i = 0; i < n; i++) y += `\n- {kind: claim, metadata: {namespace: main, name: hv${i}}, user: Sam, service: hvs, labels: {id: 'n${i}', ${labels}target: k8s-example.west}}`;
   return y;
 }
+
+/**
+ * A stored claim (namespace `snap`) whose spec's keys jsonb reorders
+ * (shorter keys first): an object carried in memory must read exactly as a
+ * fresh read of the database gives it.
+ */
+export function reorderedClaim(name: string, user = 'ann') {
+  return {
+    kind: 'claim',
+    namespace: 'snap',
+    name,
+    text: `kind: claim\nmetadata: {namespace: snap, name: ${name}}\nuser: ${user}\nservice: s\n`,
+    spec: { service: 's', user, labels: { zz: '1', a: '2' } },
+  };
+}
