@@ -388,3 +388,29 @@ describe('the whole policy in one order whatever the collation (PostgreSQL)', ()
     }
   });
 });
+
+test('a shared snapshot grown past its bound is dropped: reads answer from the database, and stop reading what changed (PGlite)', async () => {
+  const h = await openDb({ pgliteDir: 'memory://' });
+  try {
+    const reader = new DrizzlePolicyRepo(h.db, { snapshotLimit: 4 });
+    const writer = new DrizzlePolicyRepo(h.db);
+    assert.equal((await writer.commit({ baseGeneration: 0, author: 'w', message: '', upserts: ['a', 'b', 'c'].map((n) => reorderedClaim(n)), deletes: [] })).status, 'committed');
+    assert.equal((await reader.listObjects()).length, 3, 'kept');
+    assert.equal((await writer.commit({ baseGeneration: 1, author: 'w', message: '', upserts: ['d', 'e'].map((n) => reorderedClaim(n)), deletes: [] })).status, 'committed');
+    const client = (h.db as unknown as { $client: { query: (...a: unknown[]) => unknown } }).$client;
+    const query = client.query.bind(client);
+    const sent: string[] = [];
+    client.query = (...a: unknown[]) => (sent.push(String(a[0])), query(...a));
+    try {
+      assert.deepEqual((await reader.listObjects()).map((o) => o.name), ['a', 'b', 'c', 'd', 'e'], 'five: over the bound, still whole');
+      sent.length = 0;
+      assert.deepEqual((await reader.listObjects()).map((o) => o.name), ['a', 'b', 'c', 'd', 'e']);
+      assert.equal(sent.filter((q) => q.includes('jsonb_to_recordset(g.changes)')).length, 0, 'nothing kept to carry forward');
+      assert.equal(((await reader.getObject({ kind: 'claim', namespace: 'snap', name: 'e' }))?.spec as { user: string }).user, 'ann');
+    } finally {
+      client.query = query;
+    }
+  } finally {
+    await h.close();
+  }
+});

@@ -76,9 +76,9 @@ type Snapshot = { generation: number; objects: StoredObject[]; byKey?: Map<strin
 const byKeyOrder = (a: StoredObject, b: StoredObject) => byteCompare(a.kind, b.kind) || byteCompare(a.namespace, b.namespace) || byteCompare(a.name, b.name);
 
 /** `from` with the objects of `changed` keys replaced by `current` (their versions now; a key absent from it was deleted). */
-function carried(from: Snapshot, generation: number, changed: ReadonlySet<string>, current: StoredObject[]): Snapshot | undefined {
+function carried(from: Snapshot, generation: number, changed: ReadonlySet<string>, current: StoredObject[], limit: number): Snapshot | undefined {
   const kept = changed.size === 0 ? from.objects : from.objects.filter((o) => !changed.has(objectIdKey(o)));
-  if (kept.length + current.length > MAX_HEAD_OBJECTS) return undefined;
+  if (kept.length + current.length > limit) return undefined;
   if (current.length === 0) return { generation, objects: kept };
   // Both sorted: merged rather than sorted again (a few objects into thousands, at every generation).
   const added = current.map(frozen).sort(byKeyOrder);
@@ -117,9 +117,10 @@ export function byteCompare(a: string, b: string): number {
 }
 
 export class DrizzlePolicyRepo implements PolicyRepo {
+  /** `snapshotLimit`: the most objects the kept policy may hold (tests lower it). */
   constructor(
     private readonly db: Db,
-    private readonly opts: { exclusive?: boolean } = {},
+    private readonly opts: { exclusive?: boolean; snapshotLimit?: number } = {},
   ) {}
 
   /** The head as this process last read or moved it (exclusive mode only: no other process moves it). */
@@ -207,6 +208,9 @@ export class DrizzlePolicyRepo implements PolicyRepo {
    * per generation, joined by every request that needs it.
    */
   private snapshot: Snapshot | undefined;
+  private get snapshotLimit(): number {
+    return this.opts.snapshotLimit ?? MAX_HEAD_OBJECTS;
+  }
   /** Snapshots being carried forward, by generation: requests that need the same one wait for one read. */
   private readonly advancing = new Map<number, Promise<Snapshot | undefined>>();
 
@@ -222,7 +226,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     const objects = (await this.queryObjects({ generation: at })).sort(byKeyOrder);
     // The newest generation read is kept (a read of an older one, say for a diff, does not displace it) — but only one
     // that exists: a read past the head answers the head's objects, which that generation, once written, will not hold.
-    if (at <= this.highest && objects.length <= MAX_HEAD_OBJECTS && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
+    if (at <= this.highest && objects.length <= this.snapshotLimit && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = { generation: at, objects: objects.map(frozen) };
     return objects.map((o) => ({ ...o }));
   }
 
@@ -251,8 +255,10 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       changed.add(objectIdKey(r));
       if (r.supersededGeneration === null || r.supersededGeneration > at) current.push(toObject(r));
     }
-    const next = carried(from, at, changed, current);
+    const next = carried(from, at, changed, current, this.snapshotLimit);
     if (next && (!this.snapshot || this.snapshot.generation < at)) this.snapshot = next;
+    // Grown past the bound: dropped, or every later read would read ever more of what changed since it, for nothing.
+    if (!next && this.snapshot === from) this.snapshot = undefined;
     return next;
   }
 
@@ -372,7 +378,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   private advanceSnapshot(base: number, generation: number, written: StoredObject[], closed: Set<string>): void {
     const snap = this.snapshot;
     if (!snap || snap.generation !== base || generation !== base + 1) return;
-    this.snapshot = carried(snap, generation, new Set([...closed, ...written.map(objectIdKey)]), written);
+    this.snapshot = carried(snap, generation, new Set([...closed, ...written.map(objectIdKey)]), written, this.snapshotLimit);
   }
 
   /**
