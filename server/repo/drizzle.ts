@@ -92,6 +92,13 @@ function carried(from: Snapshot, generation: number, changed: ReadonlySet<string
   return { generation, objects };
 }
 
+/** A snapshot's object by key, as a shallow copy (its spec is frozen). */
+function lookUp(snap: Snapshot, key: string): StoredObject | undefined {
+  snap.byKey ??= new Map(snap.objects.map((o) => [objectIdKey(o), o]));
+  const o = snap.byKey.get(key);
+  return o && { ...o };
+}
+
 /** The in-memory form of listObjects' filter (the snapshot is in listObjects' order already). */
 function matches(o: StoredObject, f: ObjectFilter): boolean {
   return (!f.kind || o.kind === f.kind) && (!f.namespace || o.namespace === f.namespace) && (!f.names || f.names.includes(o.name));
@@ -293,21 +300,14 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       // A shared database: the head's objects from the snapshot carried to it, when one is kept.
       const at = generation ?? (await this.head());
       const snap = await this.snapshotAt(at);
-      if (!snap) return this.readObject(id, at);
-      snap.byKey ??= new Map(snap.objects.map((o) => [objectIdKey(o), o]));
-      const o = snap.byKey.get(objectIdKey(id));
-      return o && { ...o };
+      return snap ? lookUp(snap, objectIdKey(id)) : this.readObject(id, at);
     }
     // The head's objects are kept whether the head is asked for by number or not (the editor opens an object at the
     // head it read first): with no other writer, what the head holds is what is live until this process commits.
-    const cacheable = this.opts.exclusive === true && (generation === undefined || generation === this.knownHead);
+    const cacheable = generation === undefined || generation === this.knownHead;
     const key = objectIdKey(id);
     const snap = this.snapshot;
-    if (this.opts.exclusive && snap && snap.generation === (generation ?? this.knownHead)) {
-      snap.byKey ??= new Map(snap.objects.map((o) => [objectIdKey(o), o]));
-      const o = snap.byKey.get(key);
-      return o && { ...o };
-    }
+    if (snap && snap.generation === (generation ?? this.knownHead)) return lookUp(snap, key);
     if (cacheable) {
       const hit = this.headObjects.get(key);
       // A shallow copy, as the in-memory repository answers.
