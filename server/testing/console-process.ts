@@ -11,6 +11,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter } from '../api/root';
 import { openDb } from '../db/client';
 import { drizzleRepos } from '../repo/drizzle';
+import { withinRequest } from '../repo/fresh-reads';
 import { restApi } from '../rest';
 import { RateLimiter } from '../rest/rate-limit';
 import { createServices } from '../services';
@@ -43,17 +44,20 @@ if (process.env.KEELSON_TEST_PREPARE === '1') {
 // tRPC beside the REST API, as the console's pages call it (the load test's object lists, revision pages, graphs and saves).
 const trpc = {
   prefix: '/api/trpc/',
+  // As the console's route (app/api/trpc): the request's reads may share answers sent after it began (repo/fresh-reads.ts).
   handle: (req: Request) =>
-    fetchRequestHandler({
-      endpoint: '/api/trpc',
-      req,
-      router: appRouter,
-      createContext: async ({ req }) => {
-        const who = await testAuth(req);
-        if ('refuse' in who) throw new TRPCError({ code: 'UNAUTHORIZED', message: who.refuse });
-        return { actor: who.actor, services };
-      },
-    }),
+    withinRequest(() =>
+      fetchRequestHandler({
+        endpoint: '/api/trpc',
+        req,
+        router: appRouter,
+        createContext: async ({ req }) => {
+          const who = await testAuth(req);
+          if ('refuse' in who) throw new TRPCError({ code: 'UNAUTHORIZED', message: who.refuse });
+          return { actor: who.actor, services };
+        },
+      }),
+    ),
 };
 const server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }), [trpc]);
 process.stdout.write(`LISTEN ${server.url}\n`);

@@ -7,6 +7,7 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { contextForRequest } from '../api/request-context';
 import { appRouter } from '../api/root';
+import { withinRequest } from '../repo/fresh-reads';
 import { API_PREFIX, bearerOrSession, restApi } from '../rest';
 import { RateLimiter } from '../rest/rate-limit';
 import type { Services } from '../services';
@@ -22,7 +23,8 @@ export async function serveConsoleForTests(services: Services): Promise<TestServ
     const path = new URL(req.url).pathname;
     if (path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX) return rest(req);
     if (path.startsWith('/api/trpc/')) {
-      return fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: ({ req }) => contextForRequest(req, services, async () => null) });
+      // As the console's route (app/api/trpc): the request's reads may share answers sent after it began.
+      return withinRequest(() => fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: ({ req }) => contextForRequest(req, services, async () => null) }));
     }
     return new Response('not found', { status: 404 });
   });
