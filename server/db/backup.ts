@@ -35,9 +35,19 @@ async function query<T = Row>(db: Db | Parameters<Parameters<Db['transaction']>[
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/**
+ * Not data, so neither backed up nor restored: a version consoles compare to
+ * know that what they kept of the access tables is still true. A restore
+ * moves it, so a console that kept reads of the database before the restore
+ * reads them again.
+ */
+const NOT_BACKED_UP = new Set(['access_version']);
+
 /** The application's tables, parents before the tables that refer to them. */
 async function tablesInOrder(db: Db): Promise<string[]> {
-  const tables = (await query<{ table_name: string }>(db, `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`)).map((t) => t.table_name);
+  const tables = (await query<{ table_name: string }>(db, `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`))
+    .map((t) => t.table_name)
+    .filter((t) => !NOT_BACKED_UP.has(t));
   const refs = await query<{ child: string; parent: string }>(
     db,
     `select tc.table_name as child, ccu.table_name as parent
@@ -227,6 +237,8 @@ export async function restore(db: Db, gitopsDir: string | undefined, file: strin
     for (const s of serials) {
       await query(tx, `select setval('${s.seq.replace(/'/g, "''")}', coalesce((select max(${ident(s.column_name)}) from ${ident(s.table_name)}), 0) + 1, false)`);
     }
+    // Whether or not the backup held access rows (their writes move it too), the access tables are now another installation's.
+    await query(tx, `update access_version set version = version + 1 where id = 1`);
   });
   if (gitopsDir) {
     for (const f of files) {

@@ -22,6 +22,19 @@ export const policyHead = pgTable('policy_head', {
   generation: integer('generation').notNull(),
 });
 
+/**
+ * One row (id 1) whose version moves, by trigger (migration 0017), in the
+ * same transaction as any write to the tables that say who may do what:
+ * tenants, their members, namespaces, invitations, accounts and
+ * environments, and users. A console on a shared database keeps its reads
+ * of those tables while the version it reads with the policy head is
+ * unchanged (repo/kept-reads.ts).
+ */
+export const accessVersion = pgTable('access_version', {
+  id: integer('id').primaryKey(),
+  version: integer('version').notNull(),
+});
+
 export type ObjectChange = { op: 'create' | 'update' | 'delete'; kind: string; namespace: string; name: string };
 
 export const policyGenerations = pgTable(

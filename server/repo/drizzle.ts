@@ -7,9 +7,10 @@ import { DrizzleResourceRepository } from './resources';
 import { DrizzleTokenRepository } from './tokens';
 import { DrizzleLinkRepository } from './links';
 import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import { FreshReads, shareReads } from './fresh-reads';
+import { shareReads } from './fresh-reads';
 import { generationsTouching } from './policy-changes';
 import { KeptReads } from './kept-reads';
+import { SharedHeads } from './shared-heads';
 import type { Db } from '../db/client';
 import { fromGzJsonAsync, toGzJsonAsync } from '../db/gz-json';
 import { deepFreeze } from '../engine/values';
@@ -127,8 +128,13 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   /** `snapshotLimit`: the most objects the kept policy may hold (tests lower it). */
   constructor(
     private readonly db: Db,
-    private readonly opts: { exclusive?: boolean; snapshotLimit?: number } = {},
-  ) {}
+    private readonly opts: { exclusive?: boolean; snapshotLimit?: number; heads?: SharedHeads } = {},
+  ) {
+    this.heads = opts.exclusive ? undefined : (opts.heads ?? new SharedHeads(db));
+  }
+
+  /** On a shared database: the head (with the access version) as requests share it (shared-heads.ts); forgotten when this process commits. */
+  private readonly heads: SharedHeads | undefined;
 
   /** The head as this process last read or moved it (exclusive mode only: no other process moves it). */
   private knownHead: number | undefined;
@@ -182,7 +188,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
 
   async head(): Promise<number> {
     if (this.opts.exclusive && this.knownHead !== undefined) return this.knownHead;
-    const head = this.opts.exclusive ? await this.readHead() : await this.sharedHead.read('head', () => this.readHead());
+    const head = this.heads ? (await this.heads.read()).policy : await this.readHead();
     this.note(head);
     return head;
   }
@@ -190,9 +196,6 @@ export class DrizzlePolicyRepo implements PolicyRepo {
   private async readHead(): Promise<number> {
     return (await this.prepared.head.execute())[0]?.generation ?? 0;
   }
-
-  /** On a shared database: head reads a request may share (see fresh-reads.ts); forgotten when this process commits. */
-  private readonly sharedHead = new FreshReads<number>(1);
 
   /** The highest head this process has read or made: every generation up to it is written whole, and never changes. */
   private highest = 0;
@@ -360,7 +363,7 @@ export class DrizzlePolicyRepo implements PolicyRepo {
     } finally {
       // Whatever became of it, reads that overlapped it are not kept, and what it touched is read again.
       this.commits++;
-      this.sharedHead.forget();
+      this.heads?.forget();
       for (const o of [...req.upserts, ...req.deletes]) this.headObjects.delete(objectIdKey(o));
     }
     if (result.status === 'committed') {
@@ -462,27 +465,28 @@ export class DrizzleUserRepo implements UserRepo {
    * `exclusive` (this process is the database's only writer): the user list,
    * which every resolution and every admission reads to know the policy's
    * users, is kept until this repository writes a user. On a shared database
-   * a request may share a read sent after it began (fresh-reads.ts).
+   * with `heads`, it is kept while the access version a request reads is
+   * unchanged (kept-reads.ts).
    */
   constructor(
     private readonly db: Db,
-    private readonly opts: { exclusive?: boolean } = {},
+    private readonly opts: { exclusive?: boolean; heads?: SharedHeads } = {},
   ) {
-    this.keptUsers = new KeptReads(!!opts.exclusive, 1);
+    const heads = opts.heads;
+    this.keptUsers = new KeptReads(!!opts.exclusive, 1, heads && (async () => (await heads.read()).access));
   }
 
   private readonly keptUsers: KeptReads;
-  private readonly sharedUsers = new FreshReads<UserRecord[]>(1);
 
   /** Forget the kept list around a write (before: no read made during it is kept; after: none made before it survives). */
   private async writing<T>(f: () => Promise<T>): Promise<T> {
     this.keptUsers.clear();
-    this.sharedUsers.forget();
     try {
       return await f();
     } finally {
       this.keptUsers.clear();
-      this.sharedUsers.forget();
+      // A later read of this process's requests checks the version this write moved.
+      this.opts.heads?.forget();
     }
   }
 
@@ -506,9 +510,8 @@ export class DrizzleUserRepo implements UserRepo {
   async listUsers(): Promise<UserRecord[]> {
     // A promise, not drizzle's query (which runs again each time it is awaited).
     const read = async () => this.db.select().from(users).orderBy(users.name);
-    if (this.opts.exclusive) return this.keptUsers.read('users', read);
-    // Copies: the shared rows are never handed out.
-    return (await this.sharedUsers.read('users', read)).map((r) => ({ ...r, labels: { ...r.labels } }));
+    // Copies, made by `keptUsers` (and fresh rows when nothing is kept).
+    return this.keptUsers.read('users', read);
   }
 
   async register(r: Omit<Registration, 'registeredAt'>): Promise<boolean> {
@@ -586,13 +589,15 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
  */
 export function drizzleRepos(db: Db, opts: { exclusive?: boolean } = {}): Repos {
   if (!opts.exclusive) shareReads();
+  // One pair of heads for all of them: the head a request reads also tells the access repositories whether what they kept holds.
+  const heads = opts.exclusive ? undefined : new SharedHeads(db);
   return {
-    policy: new DrizzlePolicyRepo(db, opts),
-    users: new DrizzleUserRepo(db, opts),
+    policy: new DrizzlePolicyRepo(db, { ...opts, heads }),
+    users: new DrizzleUserRepo(db, { ...opts, heads }),
     resolutions: new DrizzleResolutionRepo(db),
     revisions: new DrizzleRevisionRepository(db),
-    tenants: new DrizzleTenantRepository(db, opts),
-    estate: new DrizzleEstateRepository(db, opts),
+    tenants: new DrizzleTenantRepository(db, { ...opts, heads }),
+    estate: new DrizzleEstateRepository(db, { ...opts, heads }),
     resources: new DrizzleResourceRepository(db),
     tokens: new DrizzleTokenRepository(db, opts),
     links: new DrizzleLinkRepository(db),

@@ -6,6 +6,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { KeptReads } from './kept-reads';
+import type { SharedHeads } from './shared-heads';
 import { tenantAccounts, tenantEnvironments } from '../db/schema';
 import type { AccountRow, EnvironmentRow, EstateRepository, Marks } from './estate.types';
 
@@ -20,13 +21,15 @@ export class DrizzleEstateRepository implements EstateRepository {
    * writer) a tenant's accounts and an account's environments, as lists and
    * by name, are kept until this repository writes: every service create
    * places the service among them, and fifty creates at once read them
-   * fifty times otherwise.
+   * fifty times otherwise. On a shared database with `heads`, they are kept
+   * while the access version a request reads is unchanged (kept-reads.ts).
    */
   constructor(
     private readonly db: Db,
-    private readonly opts: { exclusive?: boolean } = {},
+    private readonly opts: { exclusive?: boolean; heads?: SharedHeads } = {},
   ) {
-    this.kept = new KeptReads(!!opts.exclusive);
+    const heads = opts.heads;
+    this.kept = new KeptReads(!!opts.exclusive, 10_000, heads && (async () => (await heads.read()).access));
   }
 
   private readonly kept: KeptReads;
@@ -38,6 +41,8 @@ export class DrizzleEstateRepository implements EstateRepository {
       return await f();
     } finally {
       this.kept.clear();
+      // A later read of this process's requests checks the version this write moved.
+      this.opts.heads?.forget();
     }
   }
 

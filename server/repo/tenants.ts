@@ -7,8 +7,8 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { tenantInvitations, tenantMembers, tenantNamespaces, tenants } from '../db/schema';
-import { FreshReads } from './fresh-reads';
 import { KeptReads } from './kept-reads';
+import type { SharedHeads } from './shared-heads';
 import type { InvitationRow, MemberRow, TenantGrant, TenantNamespace, TenantRepository, TenantRole, TenantRow, TenantRules } from './tenants.types';
 
 // The stored rows are the contract's records.
@@ -25,14 +25,16 @@ export class DrizzleTenantRepository implements TenantRepository {
   /**
    * With `exclusive` (the embedded database: this process is its only
    * writer) the answers to `forReader`, asked on every tenant-scoped read,
-   * are kept until this repository writes; on a shared database every call
-   * reads, since another process may have changed membership.
+   * are kept until this repository writes. On a shared database with
+   * `heads`, answers are kept while the access version a request reads is
+   * unchanged (kept-reads.ts); without, every call reads.
    */
   constructor(
     private readonly db: Db,
-    private readonly opts: { exclusive?: boolean } = {},
+    private readonly opts: { exclusive?: boolean; heads?: SharedHeads } = {},
   ) {
-    this.kept = new KeptReads(!!opts.exclusive);
+    const heads = opts.heads;
+    this.kept = new KeptReads(!!opts.exclusive, 10_000, heads && (async () => (await heads.read()).access));
   }
 
   private readonly readers = new Map<string, { id: number; name: string; role: string | null; namespaces: string[] } | undefined>();
@@ -51,18 +53,14 @@ export class DrizzleTenantRepository implements TenantRepository {
     this.kept.clear();
     this.readers.clear();
     this.knownGrants = undefined;
-    this.sharedReaders.forget();
-    this.sharedGrants.forget();
+    // A later read of this process's requests checks the version this write moved (another repository may keep what it changed).
+    this.opts.heads?.forget();
   }
-
-  /** On a shared database: reads a request may share (see fresh-reads.ts), forgotten when this repository writes. */
-  private readonly sharedReaders = new FreshReads<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined>();
-  private readonly sharedGrants = new FreshReads<Map<string, TenantGrant[]>>(1);
 
   /** Grants implied by membership, kept (exclusive mode) until this repository writes: every resolution asks for them. */
   private knownGrants: Promise<Map<string, TenantGrant[]>> | undefined;
 
-  /** Exclusive mode: a tenant's row, members and namespaces as read, until this repository writes (placing a service reads all three). */
+  /** A tenant's row, members and namespaces as read (placing a service reads all three); on a shared database also readers and grants. */
   private readonly kept: KeptReads;
 
   async byName(name: string): Promise<TenantRow | undefined> {
@@ -72,10 +70,8 @@ export class DrizzleTenantRepository implements TenantRepository {
 
   async forReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined> {
     const key = `${name}\n${user}`;
-    if (!this.opts.exclusive) {
-      const r = await this.sharedReaders.read(key, () => this.readForReader(name, user));
-      return r && { ...r, namespaces: [...r.namespaces] };
-    }
+    // Copies, made by `kept`.
+    if (!this.opts.exclusive) return this.kept.read(`reader:${key}`, () => this.readForReader(name, user));
     if (!this.readers.has(key)) {
       if (this.readers.size >= 10_000) this.readers.clear();
       this.readers.set(key, await this.readForReader(name, user));
@@ -238,7 +234,7 @@ export class DrizzleTenantRepository implements TenantRepository {
 
   /** Namespace-admin / service-consumer grants implied by tenant membership, per user (lower-case). */
   async grants(): Promise<Map<string, TenantGrant[]>> {
-    const known = this.opts.exclusive ? (this.knownGrants ??= this.readGrants()) : this.sharedGrants.read('grants', () => this.readGrants());
+    const known = this.opts.exclusive ? (this.knownGrants ??= this.readGrants()) : this.kept.read('grants', () => this.readGrants());
     const grants = await known.catch((e) => {
       if (this.knownGrants === known) this.knownGrants = undefined;
       throw e;
