@@ -40,6 +40,12 @@ export function parseRemembered(text: string): unknown {
   return value;
 }
 
+/** `value`, remembered as the text it equals (built from parts of other values, and stored as that text). */
+export function rememberText<T extends object>(value: T, text: string): T {
+  arrivedAs.set(value, text);
+  return value;
+}
+
 /** Whether `toGzJsonAsync` will store `value` as the text it arrived as. */
 export function storedAsArrived(value: unknown): boolean {
   return value !== null && typeof value === 'object' && arrivedAs.has(value);

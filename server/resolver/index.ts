@@ -13,8 +13,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { parseRemembered } from '../db/gz-json';
+import { parseRemembered, rememberText } from '../db/gz-json';
 import { SessionResolver, type ResolverAnswer, type ResolverRequest } from './session';
+import { decodeState, type StateChange } from './state-delta';
 
 export type { ResolverRequest } from './session';
 
@@ -82,6 +83,8 @@ interface Slot {
   /** Requests run one at a time per thread; this is the tail of its queue. */
   tail: Promise<unknown>;
   waiting: number;
+  /** The last state its thread sent, by the id of that answer: the next one may come as a change from it (state-delta.ts). */
+  last?: { id: number; state: unknown };
 }
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
@@ -147,6 +150,7 @@ class WorkerPool implements Resolver {
     if (slot.worker !== worker) return;
     slot.worker = undefined;
     slot.ready = undefined;
+    slot.last = undefined;
     void worker.terminate().catch(() => undefined);
   }
 
@@ -164,14 +168,19 @@ class WorkerPool implements Resolver {
           worker.off('error', onError);
           worker.off('exit', onExit);
         };
-        const onMessage = (m: { id?: number; ok?: boolean; value?: unknown; json?: string; message?: string }) => {
+        const onMessage = (m: { id?: number; ok?: boolean; value?: unknown; json?: string; change?: StateChange; base?: number; message?: string }) => {
           if (m?.id !== id) return;
           done();
           if (!m.ok) p.reject(new Error(m.message));
           else if (typeof m.json === 'string') {
             try {
-              p.resolve(parseRemembered(m.json));
+              // Built on the last state from this thread when the change is from it; parsed whole otherwise.
+              const built = m.change && slot.last && m.base === slot.last.id ? decodeState(m.change, slot.last.state) : undefined;
+              const state = built ? rememberText(built, m.json) : parseRemembered(m.json);
+              slot.last = { id, state };
+              p.resolve(state);
             } catch (e) {
+              slot.last = undefined;
               p.reject(e as Error);
             }
           } else p.resolve(m.value);

@@ -7,6 +7,7 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { SessionResolver, type ResolverRequest } from './session';
+import { encodeState, type SentState } from './state-delta';
 
 // A draft thread yields the cores to requests and to the resolution of new
 // generations: a dry run with a worst case in it (a 2^30 fan-out walks its
@@ -26,17 +27,24 @@ const resolver = new SessionResolver();
 if (!parentPort) throw new Error('server/resolver/worker.ts runs as a worker thread');
 const port = parentPort;
 /**
- * A generation's state crosses as JSON text: the request thread parses it
- * (about what decoding a structured clone costs there) and stores that same
- * text, where it would otherwise serialise the state again to store it.
+ * A generation's state crosses as JSON text, which the request thread stores
+ * as it is (it would otherwise serialise the state again to store it), and
+ * as its change from the state this thread sent before (state-delta.ts): the
+ * request thread builds it from that one's objects instead of parsing it all.
  */
 const STORED_STATES = new Set<ResolverRequest['op']>(['full', 'update', 'state']);
+
+/** The last state sent, by the id of the answer that carried it. */
+let last: { id: number; sent: SentState } | undefined;
 
 port.on('message', (msg: { id: number; req: ResolverRequest }) => {
   try {
     const value = resolver.handle(msg.req);
-    if (STORED_STATES.has(msg.req.op) && value !== null && typeof value === 'object') port.postMessage({ id: msg.id, ok: true, json: JSON.stringify(value) });
-    else port.postMessage({ id: msg.id, ok: true, value });
+    if (STORED_STATES.has(msg.req.op) && value !== null && typeof value === 'object') {
+      const { json, sent, change } = encodeState(value, last?.sent);
+      port.postMessage({ id: msg.id, ok: true, json, ...(change && last ? { change, base: last.id } : {}) });
+      last = sent ? { id: msg.id, sent } : undefined;
+    } else port.postMessage({ id: msg.id, ok: true, value });
   } catch (e) {
     port.postMessage({ id: msg.id, ok: false, message: e instanceof Error ? e.message : String(e) });
   }
