@@ -510,8 +510,8 @@ export class DrizzleUserRepo implements UserRepo {
   async listUsers(): Promise<UserRecord[]> {
     // A promise, not drizzle's query (which runs again each time it is awaited).
     const read = async () => this.db.select().from(users).orderBy(users.name);
-    // Copies, made by `keptUsers` (and fresh rows when nothing is kept).
-    return this.keptUsers.read('users', read);
+    // Each caller's own copy (fresh rows when nothing is kept): every resolution and admission asks.
+    return this.keptUsers.read('users', read, (rows) => rows.map((r) => ({ ...r, labels: { ...r.labels } })));
   }
 
   async register(r: Omit<Registration, 'registeredAt'>): Promise<boolean> {

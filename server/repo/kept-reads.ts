@@ -27,8 +27,13 @@ export class KeptReads {
     private readonly version?: () => Promise<number | undefined>,
   ) {}
 
-  /** `read()`'s answer for `key`, read once while nothing is written; each caller gets its own copy (callers change what they get). */
-  async read<T>(key: string, read: () => PromiseLike<T>): Promise<T> {
+  /**
+   * `read()`'s answer for `key`, read once while nothing is written; each
+   * caller gets its own copy (callers change what they get), made by `copy`
+   * (a structured clone unless the caller knows a cheaper one: some reads are
+   * asked on every request).
+   */
+  async read<T>(key: string, read: () => PromiseLike<T>, copy: (kept: T) => T = structuredClone): Promise<T> {
     let version: number | undefined;
     if (!this.exclusive) {
       version = await this.version?.();
@@ -47,7 +52,7 @@ export class KeptReads {
       // A failed read is not an answer to keep.
       value.catch(() => this.kept.get(key) === made && this.kept.delete(key));
     }
-    return structuredClone((await entry.value) as T);
+    return copy((await entry.value) as T);
   }
 
   clear(): void {
