@@ -177,6 +177,13 @@ export class DrizzlePolicyRepo implements PolicyRepo {
           ),
         )
         .prepare('keelson_changed_between'),
+      generationsBefore: this.db
+        .select()
+        .from(policyGenerations)
+        .where(lt(policyGenerations.generation, sql.placeholder('before')))
+        .orderBy(desc(policyGenerations.generation))
+        .limit(sql.placeholder('limit'))
+        .prepare('keelson_generations_before'),
       touching: this.db
         .select()
         .from(policyGenerations)
@@ -336,6 +343,10 @@ export class DrizzlePolicyRepo implements PolicyRepo {
       // A service's history: every history page asks it.
       const rows = await this.prepared.touching.execute({ kind: opts.touching.kind, name: opts.touching.name, limit: opts.limit ?? 100 });
       return rows.map(toGeneration);
+    }
+    if (opts.before !== undefined && !opts.touching) {
+      // What changed since the generation a console's resolver session holds: asked on every generation another console wrote.
+      return (await this.prepared.generationsBefore.execute({ before: opts.before, limit: opts.limit ?? 100 })).map(toGeneration);
     }
     const conds: SQL[] = [];
     if (opts.before !== undefined) conds.push(lt(policyGenerations.generation, opts.before));
@@ -555,8 +566,23 @@ export class DrizzleUserRepo implements UserRepo {
 export class DrizzleResolutionRepo implements ResolutionRepo {
   constructor(private readonly db: Db) {}
 
+  /** Built once: a console asks for another console's resolutions several times a second under writes (see DrizzlePolicyRepo.prepared). */
+  private get prepared() {
+    return (this.preparedReads ??= this.prepareReads());
+  }
+
+  private preparedReads: ReturnType<DrizzleResolutionRepo['prepareReads']> | undefined;
+
+  private prepareReads() {
+    const generation = eq(resolutions.generation, sql.placeholder('generation'));
+    return {
+      get: this.db.select().from(resolutions).where(generation).prepare('keelson_resolution'),
+      has: this.db.select({ generation: resolutions.generation }).from(resolutions).where(generation).prepare('keelson_resolution_stored'),
+    };
+  }
+
   async get(generation: number): Promise<StoredResolution | undefined> {
-    const rows = await this.db.select().from(resolutions).where(eq(resolutions.generation, generation));
+    const rows = await this.prepared.get.execute({ generation });
     const row = rows[0];
     if (!row) return undefined;
     const { stateGz, state: old, ...summary } = row;
@@ -568,7 +594,7 @@ export class DrizzleResolutionRepo implements ResolutionRepo {
   }
 
   async has(generation: number): Promise<boolean> {
-    return (await this.db.select({ generation: resolutions.generation }).from(resolutions).where(eq(resolutions.generation, generation))).length > 0;
+    return (await this.prepared.has.execute({ generation })).length > 0;
   }
 
   async put(r: Omit<StoredResolution, 'createdAt'>): Promise<void> {

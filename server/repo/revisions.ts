@@ -52,6 +52,20 @@ void rowsMatch;
  */
 const { plan: planColumn, ...columnsButPlan } = getTableColumns(revisions);
 const revisionColumns = { ...columnsButPlan, planGz: sql<string>`${planColumn}` };
+/** A revisions page's row: no plan, and only the cost's total. */
+const revisionListColumns = {
+  id: revisions.id,
+  generation: revisions.generation,
+  baseRevisionId: revisions.baseRevisionId,
+  status: revisions.status,
+  author: revisions.author,
+  createdAt: revisions.createdAt,
+  decidedAt: revisions.decidedAt,
+  appliedAt: revisions.appliedAt,
+  rollbackOf: revisions.rollbackOf,
+  counts: revisions.counts,
+  cost: sql<unknown>`${revisions.cost} -> 'total'`,
+};
 type StoredRevision = Omit<typeof revisions.$inferSelect, 'plan'> & { planGz: string };
 
 /** Decoded plans kept per repository (plans of recently read or written revisions). */
@@ -97,13 +111,32 @@ export class DrizzleRevisionRepository implements RevisionRepository {
 
   constructor(private readonly db: Db) {}
 
+  /**
+   * The reads a console makes on most requests (revision pages, acceptances,
+   * graphs, plans), built once: drizzle otherwise builds a statement's SQL
+   * anew on every run (see DrizzlePolicyRepo.prepared).
+   */
+  private get prepared() {
+    return (this.preparedReads ??= this.prepareReads());
+  }
+
+  private preparedReads: ReturnType<DrizzleRevisionRepository['prepareReads']> | undefined;
+
+  private prepareReads() {
+    return {
+      head: this.db.select().from(deploymentHead).where(eq(deploymentHead.id, 1)).prepare('keelson_deployment_head'),
+      byId: this.db.select(revisionColumns).from(revisions).where(eq(revisions.id, sql.placeholder('id'))).prepare('keelson_revision_by_id'),
+      newest: this.db.select(revisionListColumns).from(revisions).orderBy(desc(revisions.id)).limit(sql.placeholder('limit')).prepare('keelson_revisions_newest'),
+    };
+  }
+
   async head(): Promise<DeploymentHead> {
-    const [h] = await this.db.select().from(deploymentHead).where(eq(deploymentHead.id, 1));
+    const [h] = await this.prepared.head.execute();
     return { acceptedRevisionId: h?.acceptedRevisionId ?? null, appliedRevisionId: h?.appliedRevisionId ?? null };
   }
 
   async get(id: number): Promise<RevisionRow | undefined> {
-    const [r] = await this.db.select(revisionColumns).from(revisions).where(eq(revisions.id, id));
+    const [r] = await this.prepared.byId.execute({ id });
     return r && asRevision(r, this.plans);
   }
 
@@ -154,24 +187,12 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   }
 
   async list(opts: { limit?: number; before?: number } = {}): Promise<RevisionListRow[]> {
-    const rows = await this.db
-      .select({
-        id: revisions.id,
-        generation: revisions.generation,
-        baseRevisionId: revisions.baseRevisionId,
-        status: revisions.status,
-        author: revisions.author,
-        createdAt: revisions.createdAt,
-        decidedAt: revisions.decidedAt,
-        appliedAt: revisions.appliedAt,
-        rollbackOf: revisions.rollbackOf,
-        counts: revisions.counts,
-        cost: sql<unknown>`${revisions.cost} -> 'total'`,
-      })
-      .from(revisions)
-      .where(opts.before !== undefined ? lt(revisions.id, opts.before) : undefined)
-      .orderBy(desc(revisions.id))
-      .limit(opts.limit ?? 100);
+    const limit = opts.limit ?? 100;
+    // The first page (the one every revisions page opens on) is prepared; later pages are built.
+    const rows =
+      opts.before === undefined
+        ? await this.prepared.newest.execute({ limit })
+        : await this.db.select(revisionListColumns).from(revisions).where(lt(revisions.id, opts.before)).orderBy(desc(revisions.id)).limit(limit);
     return rows as RevisionListRow[];
   }
 
