@@ -103,6 +103,16 @@ for (const backend of backends()) {
         const before = await everyRow(target.db);
         await assert.rejects(restore(target.db, join(temp(), 'other'), file), /The database is not empty \(table \w+ has rows\)/);
         assert.deepEqual(await everyRow(target.db), before);
+        // Not even one row: a database where one user has signed in is in use (that user was once taken for a head, and lost).
+        const used = await backend.open();
+        try {
+          await drizzleRepos(used.db).users.upsertUser({ id: 'local:ann', name: 'ann', email: null, provider: 'local', labels: {} });
+          const usedBefore = await everyRow(used.db);
+          await assert.rejects(restore(used.db, undefined, file), /The database is not empty \(table users has rows\)/);
+          assert.deepEqual(await everyRow(used.db), usedBefore);
+        } finally {
+          await used.close();
+        }
       } finally {
         await source.close();
         await target.close();

@@ -43,6 +43,14 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
  */
 const NOT_BACKED_UP = new Set(['access_version']);
 
+/**
+ * What an empty database holds anyway, replaced by the backup's: the heads a
+ * database gets when it is opened, and the keys a console makes when it
+ * starts. Rows in any other table mean the database is in use: a restore
+ * refuses it (a single signed-in user once passed for a head and was lost).
+ */
+const REPLACED_ON_RESTORE = new Set(['policy_head', 'deployment_head', 'settings']);
+
 /** The application's tables, parents before the tables that refer to them. */
 async function tablesInOrder(db: Db): Promise<string[]> {
   const tables = (await query<{ table_name: string }>(db, `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`))
@@ -164,14 +172,10 @@ export class RestoreError extends Error {}
  */
 export async function restore(db: Db, gitopsDir: string | undefined, file: string): Promise<BackupSummary> {
   const tables = await tablesInOrder(db);
-  // A freshly migrated database already holds its singleton heads (one row, no serial id): those are replaced.
-  const serialTables = new Set(
-    (await query<{ table_name: string }>(db, `select distinct table_name from information_schema.columns where table_schema = 'public' and column_default like 'nextval(%'`)).map((r) => r.table_name),
-  );
   const replaced: string[] = [];
   for (const t of tables) {
     const n = Number((await query<{ n: number | string }>(db, `select count(*) as n from ${ident(t)}`))[0]?.n ?? 0);
-    if (n === 1 && !serialTables.has(t)) replaced.push(t);
+    if (REPLACED_ON_RESTORE.has(t)) replaced.push(t);
     else if (n > 0) throw new RestoreError(`The database is not empty (table ${t} has rows): a restore goes into an empty database. Nothing was restored.`);
   }
   if (gitopsDir && existsSync(join(gitopsDir, '.git'))) throw new RestoreError(`${gitopsDir} already holds a git repository: a restore does not overwrite one. Nothing was restored.`);
@@ -237,8 +241,14 @@ export async function restore(db: Db, gitopsDir: string | undefined, file: strin
     for (const s of serials) {
       await query(tx, `select setval('${s.seq.replace(/'/g, "''")}', coalesce((select max(${ident(s.column_name)}) from ${ident(s.table_name)}), 0) + 1, false)`);
     }
-    // Whether or not the backup held access rows (their writes move it too), the access tables are now another installation's.
-    await query(tx, `update access_version set version = version + 1 where id = 1`);
+    // Whether or not the backup held access rows (their writes move it too), the access tables are now another
+    // installation's: the version moves on, from the clock (a database made again does not repeat one), and its row is
+    // made again if it was missing.
+    await query(
+      tx,
+      `insert into access_version (id, version) values (1, (extract(epoch from clock_timestamp()) * 1000000)::bigint)
+       on conflict (id) do update set version = greatest(access_version.version + 1, excluded.version)`,
+    );
   });
   if (gitopsDir) {
     for (const f of files) {

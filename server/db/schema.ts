@@ -7,7 +7,7 @@
  * Keep SQL within PostgreSQL 15 (PGlite is 18 inside; servers may be older).
  */
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, customType, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, customType, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { Marks } from '../repo/estate.types';
 import type { TenantRules } from '../repo/tenants.types';
 import { fromGzJson, toGzJson } from './gz-json';
@@ -32,7 +32,8 @@ export const policyHead = pgTable('policy_head', {
  */
 export const accessVersion = pgTable('access_version', {
   id: integer('id').primaryKey(),
-  version: integer('version').notNull(),
+  // Microseconds since 1970 at the least (migration 0017): below 2^53, so a JS number holds it exactly.
+  version: bigint('version', { mode: 'number' }).notNull(),
 });
 
 export type ObjectChange = { op: 'create' | 'update' | 'delete'; kind: string; namespace: string; name: string };

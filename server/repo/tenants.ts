@@ -6,7 +6,7 @@
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { tenantInvitations, tenantMembers, tenantNamespaces, tenants } from '../db/schema';
+import { accessVersion, tenantInvitations, tenantMembers, tenantNamespaces, tenants } from '../db/schema';
 import { KeptReads } from './kept-reads';
 import type { SharedHeads } from './shared-heads';
 import type { InvitationRow, MemberRow, TenantGrant, TenantNamespace, TenantRepository, TenantRole, TenantRow, TenantRules } from './tenants.types';
@@ -213,6 +213,9 @@ export class DrizzleTenantRepository implements TenantRepository {
    */
   async changeMember(tenantId: number, user: string, role: TenantRole | null): Promise<'ok' | 'not-member' | 'last-owner'> {
     return this.writing(() => this.db.transaction(async (tx) => {
+      // The access version's lock before the member rows': every access write takes it first (its trigger runs before
+      // the statement), so locking rows before it could deadlock with one (removing the tenant, say).
+      await tx.select({ id: accessVersion.id }).from(accessVersion).where(eq(accessVersion.id, 1)).for('update');
       const rows = await tx.select().from(tenantMembers).where(eq(tenantMembers.tenantId, tenantId)).for('update');
       const target = rows.find((r) => r.user === user.toLowerCase());
       if (!target) return 'not-member';
@@ -251,7 +254,9 @@ export class DrizzleTenantRepository implements TenantRepository {
       .select({ user: tenantMembers.user, role: tenantMembers.role, tenant: tenants.name, tenantId: tenants.id })
       .from(tenantMembers)
       .innerJoin(tenants, eq(tenants.id, tenantMembers.tenantId));
-    const nss = await this.namespaces();
+    // In exclusive mode from what is kept; on a shared database read here, in step with the members just read (a kept
+    // list of namespaces carries its own version, which could differ from the version these grants are kept with).
+    const nss = this.opts.exclusive ? await this.namespaces() : await this.db.select().from(tenantNamespaces).orderBy(asc(tenantNamespaces.namespace));
     const byTenant = new Map<number, string[]>();
     for (const n of nss) byTenant.set(n.tenantId, [...(byTenant.get(n.tenantId) ?? []), n.namespace]);
     const out = new Map<string, TenantGrant[]>();

@@ -44,6 +44,15 @@ test('built from the previous state it equals the text parsed whole, sharing wha
   assert.equal(decodeState(second.change!, { claims: [], instances: [] }), undefined);
   assert.equal(decodeState(second.change!, null), undefined);
   assert.equal(decodeState(second.change!, { claims: 'no', instances: [] }), undefined);
+  // What JSON.stringify does with holes, values without JSON, and a __proto__ key, the text does too; a state with such a key crosses as text only.
+  const odd = { claims: [1, , 3], instances: [undefined, () => 1], errors: { toJSON: () => undefined }, extra: undefined };
+  const oddSent = encodeState(odd, first.sent);
+  assert.equal(oddSent.json, JSON.stringify(odd));
+  assert.deepEqual(decodeState(oddSent.change!, before), JSON.parse(oddSent.json));
+  const proto = JSON.parse('{"claims":[],"instances":[],"__proto__":{"polluted":true}}') as object;
+  const protoSent = encodeState(proto, first.sent);
+  assert.equal(protoSent.json, JSON.stringify(proto));
+  assert.equal(protoSent.change, undefined);
   // Not a state (a boolean, an array): plain JSON, remembered as nothing.
   assert.deepEqual(encodeState([1, 2], first.sent), { json: '[1,2]' });
 });

@@ -37,7 +37,9 @@ export interface StateChange {
 }
 
 function isItemizable(state: unknown): state is Record<string, unknown> {
-  if (state === null || typeof state !== 'object' || Array.isArray(state)) return false;
+  if (state === null || typeof state !== 'object' || Array.isArray(state) || Object.getPrototypeOf(state) !== Object.prototype) return false;
+  // A key that is not plain data when built again (assigning __proto__ sets the prototype): such a state crosses as text only.
+  if (Object.hasOwn(state, '__proto__')) return false;
   return ITEMIZED.every((k) => Array.isArray((state as Record<string, unknown>)[k]));
 }
 
@@ -54,14 +56,18 @@ export function encodeState(state: unknown, previous: SentState | undefined): { 
   const restValues: Record<string, unknown> = {};
   const keys: string[] = [];
   for (const [key, value] of Object.entries(state)) {
-    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
-    keys.push(key);
     if (!(ITEMIZED as readonly string[]).includes(key)) {
+      // As JSON.stringify writes it: a value with no JSON (undefined, a function, a toJSON giving undefined) leaves its key out.
+      const text = JSON.stringify(value) as string | undefined;
+      if (text === undefined) continue;
+      keys.push(key);
       restValues[key] = value;
-      parts.push(`${JSON.stringify(key)}:${JSON.stringify(value)}`);
+      parts.push(`${JSON.stringify(key)}:${text}`);
       continue;
     }
-    const texts = (value as unknown[]).map((item) => JSON.stringify(item) ?? 'null');
+    keys.push(key);
+    // Array.from visits holes (as undefined), which JSON.stringify writes as null; map would skip them.
+    const texts = Array.from(value as unknown[], (item) => (JSON.stringify(item) as string | undefined) ?? 'null');
     const byText = new Map<string, number>();
     texts.forEach((t, i) => byText.has(t) || byText.set(t, i));
     items[key] = { texts, byText };
