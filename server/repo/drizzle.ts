@@ -483,8 +483,7 @@ export class DrizzleUserRepo implements UserRepo {
     private readonly db: Db,
     private readonly opts: { exclusive?: boolean; heads?: SharedHeads } = {},
   ) {
-    const heads = opts.heads;
-    this.keptUsers = new KeptReads(!!opts.exclusive, 1, heads && (async () => (await heads.read()).access));
+    this.keptUsers = new KeptReads(!!opts.exclusive, 1, opts.heads?.accessVersion);
   }
 
   private readonly keptUsers: KeptReads;

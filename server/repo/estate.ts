@@ -28,8 +28,7 @@ export class DrizzleEstateRepository implements EstateRepository {
     private readonly db: Db,
     private readonly opts: { exclusive?: boolean; heads?: SharedHeads } = {},
   ) {
-    const heads = opts.heads;
-    this.kept = new KeptReads(!!opts.exclusive, 10_000, heads && (async () => (await heads.read()).access));
+    this.kept = new KeptReads(!!opts.exclusive, 10_000, opts.heads?.accessVersion);
   }
 
   private readonly kept: KeptReads;

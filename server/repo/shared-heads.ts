@@ -47,6 +47,9 @@ export class SharedHeads {
     });
   }
 
+  /** The access version alone, as kept reads compare it (kept-reads.ts). */
+  readonly accessVersion = async (): Promise<number | undefined> => (await this.read()).access;
+
   /** This process wrote: a later read in any request is sent after the write. */
   forget(): void {
     this.fresh.forget();

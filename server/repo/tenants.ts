@@ -38,11 +38,10 @@ export class DrizzleTenantRepository implements TenantRepository {
     private readonly db: Db,
     private readonly opts: { exclusive?: boolean; heads?: SharedHeads } = {},
   ) {
-    const heads = opts.heads;
-    this.kept = new KeptReads(!!opts.exclusive, 10_000, heads && (async () => (await heads.read()).access));
+    this.kept = new KeptReads(!!opts.exclusive, 10_000, opts.heads?.accessVersion);
   }
 
-  private readonly readers = new Map<string, { id: number; name: string; role: string | null; namespaces: string[] } | undefined>();
+  private readonly readers = new Map<string, Reader>();
 
   /** Forget cached readers around a write (before: no read made during it is kept; after: none made before it survives). */
   private async writing<T>(f: () => Promise<T>): Promise<T> {
@@ -73,7 +72,7 @@ export class DrizzleTenantRepository implements TenantRepository {
     return t;
   }
 
-  async forReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined> {
+  async forReader(name: string, user: string): Promise<Reader> {
     const key = `${name}\n${user}`;
     if (!this.opts.exclusive) return this.kept.read(`reader:${key}`, () => this.readForReader(name, user), copyReader);
     if (!this.readers.has(key)) {
@@ -97,7 +96,7 @@ export class DrizzleTenantRepository implements TenantRepository {
       .prepare('keelson_tenant_for_reader');
   }
 
-  private async readForReader(name: string, user: string): Promise<{ id: number; name: string; role: string | null; namespaces: string[] } | undefined> {
+  private async readForReader(name: string, user: string): Promise<Reader> {
     // One row per namespace (one with a null namespace when it has none).
     const rows = await (this.forReaderQuery ??= this.forReaderSelect()).execute({ name, user });
     const first = rows[0];
