@@ -57,6 +57,22 @@ test('built from the previous state it equals the text parsed whole, sharing wha
   assert.deepEqual(encodeState([1, 2], first.sent), { json: '[1,2]' });
 });
 
+test('an item is written once: the same object in the next state reuses its text, an equal new object shares its index, and a handed-out item cannot change under its text', () => {
+  const kept = { key: 'kept', deep: { list: [1, 2] } };
+  const first = encodeState({ claims: [], instances: [kept, { key: 'gone' }] }, undefined);
+  assert.equal(first.sent!.texts.get(kept), JSON.stringify(kept), 'its text is remembered by the object');
+  const equal = { key: 'gone' };
+  const second = encodeState({ claims: [], instances: [{ key: 'new' }, kept, equal] }, first.sent);
+  assert.equal(second.json, JSON.stringify({ claims: [], instances: [{ key: 'new' }, kept, equal] }));
+  assert.deepEqual(second.change!.reuse.instances, [-1, 0, 1], 'the kept object and an equal new one point into the previous state');
+  assert.equal(second.change!.fresh.instances, '[{"key":"new"}]');
+  // Tests run with frozen items: an engine that changed an item after sending it would fail here, not cross stale text.
+  assert.ok(Object.isFrozen(kept) && Object.isFrozen(kept.deep.list));
+  assert.throws(() => {
+    (kept.deep.list as number[]).push(3);
+  }, TypeError);
+});
+
 test('a resolver thread sends a generation moved on by one claim as its change: equal to the same resolution in process, sharing the rest, stored as its text', async () => {
   const threaded = createResolver({ threads: 1 });
   const inline = createResolver({ threads: 0 });
