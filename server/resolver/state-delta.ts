@@ -15,6 +15,8 @@
  * back to parsing it whenever it does not hold the state the change is from.
  */
 
+import { deepFreeze } from '../engine/values';
+
 /** The top-level arrays sent item by item; anything else crosses as JSON. */
 const ITEMIZED = ['claims', 'instances'] as const;
 
@@ -32,12 +34,6 @@ export interface SentState {
  * runs, instead of crossing a stale text.
  */
 const FREEZE_ITEMS = process.env.NODE_ENV === 'test';
-
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
-}
 
 /**
  * An item's JSON, written once per item object. The engine hands an
