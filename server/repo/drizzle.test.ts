@@ -424,3 +424,39 @@ test('a shared snapshot grown past its bound is dropped: reads answer from the d
     await h.close();
   }
 });
+
+describe('a commit on a base behind a head already read (PostgreSQL)', () => {
+  for (const b of backends().filter((x) => x.name === 'postgres')) {
+    test('is refused at once while another writer holds the head; on the head it read, it queues for the lock and commits', async () => {
+      const h = await b.open();
+      try {
+        const editor = new DrizzlePolicyRepo(h.db);
+        const other = new DrizzlePolicyRepo(h.db);
+        for (const [base, name] of [[0, 'a'], [1, 'b']] as const) assert.equal((await other.commit({ baseGeneration: base, author: 'o', message: '', upserts: [bundle(name)], deletes: [] })).status, 'committed');
+        assert.equal(await editor.head(), 2);
+        // A third writer holds the head row (a long transaction).
+        let release!: () => void;
+        const released = new Promise<void>((r) => (release = r));
+        let holding!: () => void;
+        const held = new Promise<void>((r) => (holding = r));
+        const holder = h.db.transaction(async (tx) => {
+          await tx.execute(sql`select generation from policy_head where id = 1 for update`);
+          holding();
+          await released;
+        });
+        await held;
+        const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms))]);
+        // The page was loaded at generation 1: the head read since (2) says it conflicts, whoever holds the lock.
+        assert.deepEqual(await within(editor.commit({ baseGeneration: 1, author: 'e', message: '', upserts: [bundle('c')], deletes: [] }), 2000), { status: 'conflict', head: 2 });
+        const onHead = editor.commit({ baseGeneration: 2, author: 'e', message: '', upserts: [bundle('c')], deletes: [] });
+        assert.equal(await within(onHead, 300), 'still waiting', 'on the head it read, it waits for the lock as before');
+        release();
+        await holder;
+        assert.equal((await onHead).status, 'committed');
+        assert.deepEqual((await editor.listObjects()).map((o) => o.name).sort(), ['a', 'b', 'c']);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+});
