@@ -282,19 +282,19 @@ export class ResolutionService {
     // first), and one's own generations were asked for first though never stored yet. The row is read when the
     // session cannot move there (another console changed users, too many changes), before resolving in full.
     const near = this.cached !== undefined && this.cached.generation <= generation && generation - this.cached.generation <= NEAR_GENERATIONS;
-    if (!near) {
-      const stored = await this.repos.resolutions.get(generation);
-      if (stored) return stored as ResolutionView;
-    }
+    const readStored = () => this.repos.resolutions.get(generation) as Promise<ResolutionView | undefined>;
+    const storedFirst = near ? undefined : await readStored();
+    if (storedFirst) return storedFirst;
     const started = performance.now();
     let state: DesiredState;
     try {
-      const warm = near ? await this.onQueue(() => this.advanceSession(generation, true)) : null;
-      if (!warm && near) {
-        const stored = await this.repos.resolutions.get(generation);
-        if (stored) return stored as ResolutionView;
-      }
-      state = warm ?? (await this.resolve(generation));
+      // One turn of the queue, as before: nothing else moves the session between the attempt and the full resolution.
+      const got = await this.onQueue(async (): Promise<DesiredState | ResolutionView> => {
+        const warm = await this.advanceSession(generation, true);
+        return warm ?? (near ? await readStored() : undefined) ?? this.resolveFull(generation);
+      });
+      if ('state' in got) return got;
+      state = got;
     } catch (e) {
       if (!(isResolverFailure(e))) throw e;
       // Over budget: every claim of the generation fails with the reason, and
@@ -385,10 +385,6 @@ export class ResolutionService {
     }
   }
 
-  private resolve(generation: number): Promise<DesiredState> {
-    return this.onQueue(() => this.resolveNow(generation));
-  }
-
   /** `work` after everything queued for the resolver thread before it. */
   private onQueue<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work);
@@ -403,10 +399,8 @@ export class ResolutionService {
     return { usersKey, input: { objects: objects.map(toPolicyInput), users, domainAdmins: this.domainAdmins, extraGrants: grants } };
   }
 
-  /** Resolve a generation, incrementally from the warm session when only claims changed. */
-  private async resolveNow(generation: number): Promise<DesiredState> {
-    const warm = await this.advanceSession(generation, true);
-    if (warm) return warm;
+  /** Resolve a generation in full (the warm session could not be moved there); the session then holds it. */
+  private async resolveFull(generation: number): Promise<DesiredState> {
     const { input, usersKey } = await this.fullInput(generation);
     if (!this.cached || this.cached.generation <= generation) this.cached = undefined;
     const state = await this.resolver.run({ op: 'full', generation, input });
