@@ -125,5 +125,16 @@ describe('redaction is the declaration’s', () => {
     assert.equal(audienceOfRendered({ values: { kube: SECRET } }, held), 'domain-admins');
     assert.equal(audienceOfRendered({ values: { kube: btoa(SECRET) } }, held), 'domain-admins');
     assert.equal(audienceOfRendered({ values: { cluster: 'k8s-example', kind: 'Config' } }, held), undefined);
+    // A kubeconfig names its cluster, user and context "kubernetes…": manifests say app.kubernetes.io everywhere; only its token is followed.
+    const kubeconfig = {
+      apiVersion: 'v1',
+      clusters: [{ name: 'kubernetes', cluster: { server: 'https://kubernetes.default.svc' } }],
+      users: [{ name: 'kubernetes-admin', user: { token: 'tok-9f8e7d6c5b' } }],
+      contexts: [{ name: 'kubernetes-admin@kubernetes', context: { cluster: 'kubernetes', user: 'kubernetes-admin' } }],
+      'current-context': 'kubernetes-admin@kubernetes',
+    };
+    const cluster = heldCredentials([{ kind: 'cluster', namespace: 'system', name: 'prod', spec: { config: { kubeconfig } } }]);
+    assert.equal(audienceOfRendered({ manifest: 'metadata: {labels: {app.kubernetes.io/name: web}}, server: https://kubernetes.default.svc' }, cluster), undefined);
+    assert.equal(audienceOfRendered({ manifest: 'token: tok-9f8e7d6c5b' }, cluster), 'domain-admins');
   });
 });

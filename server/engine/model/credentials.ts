@@ -54,15 +54,24 @@ export function declaredValues(decl: CredentialDeclaration, doc: unknown): unkno
 /** Strings shorter than this inside a credential are not hunted elsewhere in the object (every "v1" would go). */
 const MIN_SECRET_CHARS = 4;
 
-/** Every string inside credential values that is long enough to be worth hunting where it is repeated. */
+/**
+ * Keys whose string values inside a credential name things rather than
+ * being secret: a kubeconfig's cluster, user and context names, its
+ * server, a namespace. Hunting those would redact every mention of
+ * "kubernetes" or "default".
+ */
+const NAMING_KEYS = new Set(['name', 'namespace', 'kind', 'apiVersion', 'cluster', 'context', 'user', 'current-context', 'server', 'type']);
+
+/** Every string inside credential values that is long enough to be worth hunting where it is repeated (names inside them are not). */
 export function secretStrings(values: readonly unknown[], minChars = MIN_SECRET_CHARS): string[] {
   const out = new Set<string>();
-  const collect = (v: unknown) => {
+  const collect = (v: unknown, key?: string) => {
     if (typeof v === 'string') {
-      if (v.length >= minChars) out.add(v);
-    } else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+      if (v.length >= minChars && (key === undefined || !NAMING_KEYS.has(key))) out.add(v);
+    } else if (Array.isArray(v)) v.forEach((x) => collect(x));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) collect(x, k);
   };
-  values.forEach(collect);
+  values.forEach((v) => collect(v));
   return [...out];
 }
 
@@ -237,15 +246,17 @@ export function hiddenCredentials(
   for (const o of objects) {
     const decl = credentialsOf(o.kind, registry);
     if (!decl || !hide(decl, o.namespace)) continue;
-    const secrets = secretStrings(declaredValues(decl, o.spec));
-    if (secrets.length > 0) out.push({ marker: credentialMarker(decl), secrets });
+    const values = declaredValues(decl, o.spec);
+    // Even without a string worth hunting (a short token, numbers), the object's copies inside the value are redacted.
+    if (values.length > 0) out.push({ marker: credentialMarker(decl), secrets: secretStrings(values) });
   }
   return out;
 }
 
 /**
  * A value computed from objects (a scope graph's imports and exports, a
- * trace) as a reader sees it: every document inside it of a kind that
+ * trace) as a reader sees it, given the credentials of those objects the
+ * reader may not see (`hiddenCredentials`): every document inside it of a kind that
  * declares credentials is redacted by that declaration when `hide` says
  * so (a Landscaper installation imports whole Target objects), and every
  * string that contains a hidden credential's string becomes its marker
@@ -273,14 +284,8 @@ export function redactWithin(
     const own = decl && hide(decl, id?.namespace ?? '') ? (redactDocument(decl, doc, { keep }) as Record<string, unknown>) : doc;
     return Object.fromEntries(Object.entries(own).map(([k, x]) => [k, walk(x)]));
   };
-  return hidden.length === 0 && !mayHoldDocuments(value) ? value : walk(value);
-}
-
-/** Whether a value has any object inside that could be a document (else there is nothing to redact but strings). */
-function mayHoldDocuments(v: unknown): boolean {
-  if (!v || typeof v !== 'object') return false;
-  if (Array.isArray(v)) return v.some(mayHoldDocuments);
-  return 'kind' in v || Object.values(v).some(mayHoldDocuments);
+  // The documents inside are copies of the objects `hidden` was taken from: nothing hidden, nothing to do.
+  return hidden.length === 0 ? value : walk(value);
 }
 
 /** The credential strings objects hold, each with its audience: what a rendered value is checked against. */
