@@ -11,8 +11,9 @@ import type { LevelDecision, MemoResult } from './claim';
 import { compileTemplateCached } from '../lang/gotemplate';
 import { templateMayReadSecrets, templateReadsRoot } from '../lang/gotemplate/reads';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
-import type { PolicyUser } from '../model/users';
-import type { SecretAudience } from '../state/types';
+import { USER_SECRETS_AUDIENCE, type PolicyUser } from '../model/users';
+import { credentialsOf } from '../model/credentials';
+import { strictestAudience, type SecretAudience } from '../state/types';
 import { CAPACT_INPUT_KINDS, CapactChooser, type EffectiveComponent } from './capact';
 
 export interface PolicyObjectInput<K extends Kind = Kind> {
@@ -285,9 +286,10 @@ export class PolicyIndex {
     if (r === undefined) {
       const reads = (test: (s: string) => boolean) => treeReads(c.code?.params, test) || treeReads(c.discovery, test);
       const discovery = this.discoveryAudience();
-      if (c.injected && Object.keys(c.injected.TypeInstances).length > 0) r = 'domain-admins';
-      else if (discovery === 'domain-admins' && reads((s) => this.templateReads(s, 'Discovery'))) r = 'domain-admins';
-      else r = reads((s) => this.templateMayReadSecrets(s, discovery !== undefined)) ? 'namespace-admins' : null;
+      const user = reads((s) => this.templateMayReadSecrets(s, false)) ? USER_SECRETS_AUDIENCE : undefined;
+      const hub = c.injected && Object.keys(c.injected.TypeInstances).length > 0 ? TYPE_INSTANCE_AUDIENCE : undefined;
+      const passedOn = discovery !== undefined && reads((s) => this.templateReads(s, 'Discovery')) ? discovery : undefined;
+      r = strictestAudience(strictestAudience(user, hub), passedOn) ?? null;
       this.componentAudiences.set(c, r);
     }
     return r ?? undefined;
@@ -314,7 +316,7 @@ export class PolicyIndex {
           }
         }
       }
-      this.discoveryAudienceMemo = hub ? 'domain-admins' : this.discoveryMayHoldSecrets() ? 'namespace-admins' : null;
+      this.discoveryAudienceMemo = hub ? TYPE_INSTANCE_AUDIENCE : this.discoveryMayHoldSecrets() ? USER_SECRETS_AUDIENCE : null;
     }
     return this.discoveryAudienceMemo ?? undefined;
   }
@@ -467,6 +469,9 @@ interface MemoEntry {
 function memoSubKey(e: MemoEntry, user: string, claim: string): string {
   return `${e.user ? user : ''}\u0000${e.claim ? claim : ''}`;
 }
+
+/** Injected TypeInstances are read as their kind declares (the kind registry): the Hub's credentials. */
+const TYPE_INSTANCE_AUDIENCE: SecretAudience = credentialsOf('typeinstance')?.audience ?? 'domain-admins';
 
 function treeReads(tree: unknown, test: (s: string) => boolean): boolean {
   if (typeof tree === 'string') return test(tree);
