@@ -7,6 +7,8 @@
  */
 import { canActFor, canManage, computeRoles, isDomainAdmin, roleIn, type RoleGrant, type UserRoles } from '../engine/acl';
 import type { AclRule } from '../engine/model/kinds';
+import { credentialsOf, holdsCredentials, mayReadCredentials, redactObject } from '../engine/model/credentials';
+import { audienceOf } from '../engine/state';
 import type { ObjectId, Repos } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, unauthorized } from './errors';
@@ -102,18 +104,23 @@ export class AccessService {
   }
 
   /**
-   * Instances rendered from user secrets keep their parameters and
-   * discovery to those who may manage them (namespace admins, domain admins).
+   * Instances (and plan steps) rendered from credentials keep their
+   * parameters and discovery to the audience the engine recorded: from a
+   * user's own secrets, the namespace's admins (and domain admins); from
+   * the platform's (Hub TypeInstances, Targets), domain admins only.
    */
-  async redactSensitive<T extends { namespace: string; sensitive?: boolean; code?: { type: string; params: Record<string, unknown> } | null; previousCode?: { type: string; params: Record<string, unknown> } | null; discovery?: Record<string, unknown> }>(
+  async redactSensitive<T extends { namespace: string; sensitive?: unknown; code?: { type: string; params: Record<string, unknown> } | null; previousCode?: { type: string; params: Record<string, unknown> } | null; discovery?: Record<string, unknown> }>(
     actor: Actor,
     items: T[],
   ): Promise<T[]> {
-    if (!items.some((i) => i.sensitive)) return items;
+    if (!items.some((i) => audienceOf(i.sensitive))) return items;
     const roles = await this.roles(actor);
     return items.map((i) => {
-      if (!i.sensitive || canManage(roles, 'bundle', i.namespace)) return i;
-      const note = { redacted: `rendered from user secrets: visible to namespace admins of ${i.namespace}` };
+      const audience = audienceOf(i.sensitive);
+      if (!audience || mayReadCredentials(roles, audience, i.namespace)) return i;
+      const note = {
+        redacted: audience === 'namespace-admins' ? `rendered from user secrets: visible to namespace admins of ${i.namespace}` : 'rendered from platform credentials (Hub TypeInstances, Targets): visible to domain admins',
+      };
       return {
         ...i,
         ...(i.code ? { code: { ...i.code, params: note } } : {}),
@@ -121,6 +128,17 @@ export class AccessService {
         ...(i.discovery ? { discovery: note } : {}),
       };
     });
+  }
+
+  /**
+   * Stored objects as this actor may see them: each credential its kind
+   * declares (kind registry) is redacted unless the actor is in the
+   * declared audience.
+   */
+  async redactObjects<T extends { kind: string; namespace: string; name: string; text: string; spec: unknown }>(actor: Actor, objects: T[]): Promise<T[]> {
+    if (!objects.some((o) => holdsCredentials(o))) return objects;
+    const roles = await this.roles(actor);
+    return objects.map((o) => (holdsCredentials(o) && !mayReadCredentials(roles, credentialsOf(o.kind)!.audience, o.namespace) ? redactObject(o) : o));
   }
 
   /** The ACL rule (newest policy) whose roles name this namespace explicitly, if any. */
@@ -141,11 +159,6 @@ export class AccessService {
   /** Operators, in Axebow's words. */
   async isDomainAdmin(actor: MaybeActor): Promise<boolean> {
     return actor !== null && isDomainAdmin(await this.roles(actor));
-  }
-
-  /** Secrets (cluster kubeconfigs) are shown only to those who may manage them: domain admins. */
-  async canSeeSecrets(actor: Actor): Promise<boolean> {
-    return isDomainAdmin(await this.roles(actor));
   }
 }
 

@@ -60,7 +60,8 @@ export class GraphService {
   async policy(actor: MaybeActor, input: PolicyGraphInput): Promise<PolicyGraph> {
     if (!actor) throw unauthorized('see graphs');
     const r = await this.resolution.get(actor, input.generation);
-    const objects = await this.repos.policy.listObjects({ generation: r.generation });
+    // Drawn from the objects as this reader may see them: nothing the graph shows of an object can carry a credential.
+    const objects = await this.access.redactObjects(actor, await this.repos.policy.listObjects({ generation: r.generation }));
     return { generation: r.generation, ...policyGraph(objects as PolicyObjectInput[], r.state) };
   }
 

@@ -86,5 +86,5 @@ export function createServices(
   // Without a configured key (tests, in-memory use) secrets are sealed under one that lives as long as the process.
   const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
   const tokens = new TokenService(repos, access, users, signInLimiter());
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, capact: new CapactService(repos), landscaper: new LandscaperService(repos), dm: new DmService(repos, resolution) };
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, capact: new CapactService(repos), landscaper: new LandscaperService(repos, access), dm: new DmService(repos, resolution) };
 }

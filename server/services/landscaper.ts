@@ -6,26 +6,45 @@
  * state;
  * the install engine's own limits (template steps, sizes) bound the work.
  * Installations, DataObjects and Targets are policy, which every signed-in
- * user reads; no secret reaches this view (Secrets are not policy).
+ * user reads; a Target's credentials (declared in the kind registry) reach
+ * only their audience — in the Targets installations import, and in any
+ * value a template copied them into.
  */
 import { installInputOf } from '../engine/install';
 import { installAll, type InstallationResult } from '../engine/landscaper';
 import { removedInstallations, scopeGraph } from '../engine/landscaper/scope-graph';
 import { LANDSCAPER_KINDS } from '../engine/model/sources/landscaper';
+import { hiddenCredentials, mayReadCredentials, redactWithin } from '../engine/model/credentials';
 import type { Repos } from '../repo/types';
-import type { MaybeActor } from './actor';
+import type { AccessService } from './access';
+import type { Actor, MaybeActor } from './actor';
 import { unauthorized } from './errors';
 import type { ScopeGraphView } from './landscaper.types';
 
 const KEEP = 8;
 
 export class LandscaperService {
-  private readonly cache = new Map<string, ScopeGraphView>();
+  private readonly cache = new Map<string, { view: ScopeGraphView; objects: { kind: string; namespace: string; spec: unknown }[] }>();
 
-  constructor(private readonly repos: Repos) {}
+  constructor(
+    private readonly repos: Repos,
+    private readonly access: AccessService,
+  ) {}
 
   async scopes(actor: MaybeActor, input: { namespace?: string } = {}): Promise<ScopeGraphView> {
     if (!actor) throw unauthorized('see installations');
+    const { view, objects } = await this.graph(input);
+    return this.visible(actor, view, objects);
+  }
+
+  /** The view as this actor may see it: credentials the objects declare, wherever they went, only for their audience. */
+  private async visible(actor: Actor, view: ScopeGraphView, objects: { kind: string; namespace: string; spec: unknown }[]): Promise<ScopeGraphView> {
+    const roles = await this.access.roles(actor);
+    const hide = (decl: { audience: unknown }, namespace: string) => !mayReadCredentials(roles, decl.audience, namespace);
+    return redactWithin(view, hiddenCredentials(objects, hide), hide) as ScopeGraphView;
+  }
+
+  private async graph(input: { namespace?: string }) {
     const generation = await this.repos.policy.head();
     // What is applied, and where the newest revision stands: installations taken out show their delete phase until it is applied.
     const appliedId = (await this.repos.revisions.head()).appliedRevisionId;
@@ -40,9 +59,13 @@ export class LandscaperService {
     const objects = (await this.repos.policy.listObjects()).filter(ours);
     const run = installAll(installInputOf(objects));
     let removed: InstallationResult[] = [];
+    // What the view was computed from, for the credentials it may hold (the applied generation's too).
+    const read: { kind: string; namespace: string; spec: unknown }[] = [...objects];
     // A no-op revision deploys nothing and removes nothing: what was taken out had nothing running.
     if (applied && applied.generation !== generation && newest?.status !== 'no-op') {
-      const before = installAll(installInputOf((await this.repos.policy.listObjects({ generation: applied.generation })).filter(ours)));
+      const then = (await this.repos.policy.listObjects({ generation: applied.generation })).filter(ours);
+      read.push(...then);
+      const before = installAll(installInputOf(then));
       removed = removedInstallations(before, run, newest?.status === 'applying' ? 'applying' : newest?.status === 'failed' ? 'failed' : 'waiting');
     }
     const declared = new Map<string, { namespace: string; dataObjects: Record<string, unknown>; targets: string[] }>();
@@ -54,8 +77,9 @@ export class LandscaperService {
       declared.set(o.namespace, d);
     }
     const view = { generation, ...scopeGraph(run, [...declared.values()], removed) };
-    this.cache.set(key, view);
+    const entry = { view, objects: read };
+    this.cache.set(key, entry);
     while (this.cache.size > KEEP) this.cache.delete(this.cache.keys().next().value!);
-    return view;
+    return entry;
   }
 }

@@ -3,10 +3,11 @@
  * Every write is one generation; a write names the generation it was based
  * on and is refused when the head has moved since.
  */
-import { parseDocument, stringify } from 'yaml';
+import { parseDocument } from 'yaml';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
 import { jsonSchemaForKind, KNOWN_KINDS, MAX_REQUEST_BYTES, normaliseKind } from '../engine/model/kinds';
 import { loadObjects, objectKey, type AnyLoadedObject } from '../engine/model/validate';
+import { credentialMarker, credentialsOf } from '../engine/model/credentials';
 import type { ExpandInput, ExpandResult, TemplateEnv } from '../engine/dm';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { GenerationInfo, ObjectId, Repos, StoredObject } from '../repo/types';
@@ -88,10 +89,9 @@ export class PolicyService {
     return { objects: out, diagnostics: sortDiagnostics([...diagnostics, ...notes]) };
   }
 
-  /** Objects as this actor may see them: cluster kubeconfigs only for those who may manage clusters. */
+  /** Objects as this actor may see them: credentials (as each kind declares them) only for their audience. */
   private async visible<T extends StoredObject>(actor: Actor, objects: T[]): Promise<T[]> {
-    if (!objects.some(hasSecret) || (await this.access.canSeeSecrets(actor))) return objects;
-    return objects.map((o) => (hasSecret(o) ? redactSecrets(o) : o));
+    return this.access.redactObjects(actor, objects);
   }
 
   private requireSignedIn(actor: MaybeActor, what: string) {
@@ -374,73 +374,32 @@ export class PolicyService {
   /** The redaction placeholder must never be saved as a credential (someone copied what they were shown). */
   private async keepSecrets(objects: AnyLoadedObject[]) {
     for (const o of objects) {
-      if (o.kind === 'cluster' && JSON.stringify(o.spec).indexOf(REDACTED) >= 0) {
-        throw new AppError('INVALID_INPUT', `cluster ${o.namespace}/${o.name}: the kubeconfig shows "${REDACTED}"; paste the real value or remove the field. Nothing was saved.`);
-      }
-      if (o.kind === 'typeinstance' && JSON.stringify(o.spec).indexOf(REDACTED_VALUE) >= 0) {
-        throw new AppError('INVALID_INPUT', `typeinstance ${o.namespace}/${o.name}: the value shows "${REDACTED_VALUE}"; paste the real value. Nothing was saved.`);
-      }
+      const decl = credentialsOf(o.kind);
+      if (!decl) continue;
+      // Anywhere in the object: a redacted copy shows the placeholder wherever a credential was repeated, too.
+      const marker = credentialMarker(decl);
+      const path = pathOf(o.spec, (v) => typeof v === 'string' && v.includes(marker));
+      if (!path) continue;
+      const line = o.locate?.(path).line ?? o.pos.line;
+      throw new AppError('INVALID_INPUT', `${o.kind} ${o.namespace}/${o.name}, line ${line}: ${path.join('.')} shows "${marker}"; paste the real value or remove the field. Nothing was saved.`);
     }
   }
 }
 
-export const REDACTED = '<redacted: only domain admins see cluster credentials>';
+export const REDACTED = credentialMarker(credentialsOf('cluster')!);
 
-export const REDACTED_VALUE = '<redacted: only domain admins see TypeInstance values>';
+export const REDACTED_VALUE = credentialMarker(credentialsOf('typeinstance')!);
 
-/**
- * Where an object keeps secrets: a cluster's kubeconfig; a Capact
- * TypeInstance's value (credentials are what TypeInstances are injected
- * for), in Keelson's form or as Capact exports it.
- */
-function secretOf(o: StoredObject): { value: unknown; keys: readonly string[]; marker: string } | undefined {
-  const spec = o.spec as Record<string, unknown> | null;
-  if (o.kind === 'cluster') {
-    const kube = (spec?.config as { kubeconfig?: unknown } | undefined)?.kubeconfig;
-    return kube != null ? { value: kube, keys: ['kubeconfig'], marker: REDACTED } : undefined;
-  }
-  if (o.kind === 'typeinstance') {
-    const value = spec?.value ?? spec?.latestResourceVersion;
-    return value != null ? { value, keys: ['value', 'latestResourceVersion'], marker: REDACTED_VALUE } : undefined;
+/** The path of the first value inside `v` that `test` accepts. */
+function pathOf(v: unknown, test: (x: unknown) => boolean, path: (string | number)[] = []): (string | number)[] | undefined {
+  if (test(v)) return path;
+  if (v && typeof v === 'object') {
+    for (const [k, x] of Array.isArray(v) ? v.map((y, i) => [i, y] as const) : Object.entries(v)) {
+      const found = pathOf(x, test, [...path, k]);
+      if (found) return found;
+    }
   }
   return undefined;
-}
-
-function hasSecret(o: StoredObject): boolean {
-  return secretOf(o) !== undefined;
-}
-
-/**
- * Redact a cluster's credentials on the parsed value, not the text: the
- * kubeconfig may be an anchor aliased elsewhere in the object, or repeated
- * in a comment, so the shown text is rebuilt from the parsed object with
- * every copy of the kubeconfig (and every string containing it) replaced,
- * comments and anchors dropped.
- */
-function redactSecrets<T extends StoredObject>(o: T): T {
-  const secret = secretOf(o)!;
-  // Every string inside the secret is secret wherever else it appears (an alias copies it).
-  const secrets: string[] = [];
-  const collect = (v: unknown) => {
-    if (typeof v === 'string' && v.length >= 4) secrets.push(v);
-    else if (v && typeof v === 'object') Object.values(v).forEach(collect);
-  };
-  collect(secret.value);
-  const scrub = (v: unknown, key?: string): unknown => {
-    if (key !== undefined && secret.keys.includes(key)) return secret.marker;
-    if (typeof v === 'string') return secrets.some((x) => v.includes(x)) ? secret.marker : v;
-    if (Array.isArray(v)) return v.map((x) => scrub(x));
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x, k)]));
-    return v;
-  };
-  const spec = scrub(structuredClone(o.spec)) as T['spec'];
-  let whole: unknown;
-  try {
-    whole = parseDocument(o.text).toJS({ maxAliasCount: 1000 });
-  } catch {
-    whole = { kind: o.kind, metadata: { namespace: o.namespace, name: o.name }, ...(o.spec as object) };
-  }
-  return { ...o, spec, text: stringify(scrub(whole), { aliasDuplicateObjects: false, lineWidth: 0 }) };
 }
 
 function defaultMessage(objects: AnyLoadedObject[], deletes: ObjectId[]): string {

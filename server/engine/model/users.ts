@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Diagnostic } from '../diagnostics';
 import { parseYamlObjects } from './source';
+import type { SecretAudience } from '../state/types';
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform((v) => String(v));
 
@@ -25,6 +26,14 @@ export const userRecordSchema = z
     secrets: z.record(z.string(), scalar).nullish(),
   })
   .strict();
+
+/**
+ * Who may see what is rendered from a user's secrets: the admins of the
+ * namespace it is deployed in (and domain admins) — the user's own
+ * credentials, unlike the platform's (Hub TypeInstances, Targets,
+ * clusters), which their kinds declare for domain admins only.
+ */
+export const USER_SECRETS_AUDIENCE: SecretAudience = 'namespace-admins';
 
 export interface PolicyUser {
   name: string;

@@ -18,7 +18,7 @@
  * engine skips the dependants of a failed step by following these indices,
  * which always point to earlier steps.
  */
-import type { Instance, InstanceCode, Target } from '../state/types';
+import { audienceOf, strictestAudience, type Instance, type InstanceCode, type SecretAudience, type Target } from '../state/types';
 import { reconcileOf, restartOf } from './restart';
 import type { InstanceDiff } from './diff';
 
@@ -43,8 +43,8 @@ export interface PlanStep {
   claims: string[];
   /** Indices of earlier steps that must succeed first. */
   waitsFor: number[];
-  /** Parameters rendered from user secrets (shown only to those who may manage the instance). */
-  sensitive?: boolean;
+  /** Parameters rendered from credentials, and who may see them whole (see `Instance.sensitive`). */
+  sensitive?: SecretAudience;
   /** The restart stamp the instance carries (./restart.ts): the apply rolls its workloads when it changes. */
   restartedAt?: string;
   /** The reconcile stamp it carries (./restart.ts): the apply asks the deployer to reconcile it, nothing more. */
@@ -70,7 +70,8 @@ export function orderSteps(diff: InstanceDiff): PlanStep[] {
       const before = diff.before.get(key);
       step.previousCode = before?.code ?? null;
       // What ran before is as secret as what runs after.
-      if (before?.sensitive) step.sensitive = true;
+      const audience = strictestAudience(step.sensitive, before?.sensitive);
+      if (audience) step.sensitive = audience;
     }
     indexOf.set(key, step.index);
     steps.push(step);
@@ -129,7 +130,7 @@ function makeStep(
     code,
     claims: inst.claims,
     waitsFor,
-    ...(inst.sensitive ? { sensitive: true } : {}),
+    ...(audienceOf(inst.sensitive) ? { sensitive: audienceOf(inst.sensitive) } : {}),
     ...(action !== 'delete' && code !== null && restartOf(inst) !== undefined ? { restartedAt: restartOf(inst) } : {}),
     ...(action !== 'delete' && code !== null && reconcileOf(inst) !== undefined ? { reconcileAt: reconcileOf(inst) } : {}),
   };

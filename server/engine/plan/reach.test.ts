@@ -176,7 +176,7 @@ describe('raw manifests', () => {
       namespace: 'team-a',
       target: { clusterNamespace: 'system', cluster: 'c1', namespace: 'team-a' },
       code: { type: 'raw', params: { manifest: 'apiVersion: v1\nkind: Secret\nmetadata: {name: s3cr3t-name, namespace: s3cr3t-ns}' } },
-      sensitive: true,
+      sensitive: 'namespace-admins',
     } as unknown as Instance;
     const r = instanceReach(inst, 'team-a', new Map([['system/c1', {} as Cluster]]));
     assert.equal(r.length, 1);

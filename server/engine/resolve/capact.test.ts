@@ -193,6 +193,6 @@ latestResourceVersion: {resourceVersion: 1, spec: {value: {user: admin}}}
     assert.equal(state.claims[0]!.status, 'resolved', state.claims[0]!.errors.join('\n'));
     const db = state.instances.find((i) => i.component === 'db')!;
     assert.equal((db.code!.params as { user: string }).user, 'admin');
-    assert.equal(db.sensitive, true);
+    assert.equal(db.sensitive, 'domain-admins');
   });
 });

@@ -27,6 +27,7 @@ import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
 import { objectRef, type Diagnostic, type DiagnosticCode } from '../diagnostics';
 import { instanceKey } from '../state/key';
+import type { SecretAudience } from '../state/types';
 import { paramsEqual, qualifiedReference } from '../values';
 import type { ClaimRef, InstanceNames, Level, PolicyIndex } from './policy';
 export { sortComponents } from './policy';
@@ -66,8 +67,8 @@ export interface Contribution {
   depth: number;
   /** Owned by the memo and shared between claims: copy before changing (see `owned`). */
   shared: boolean;
-  /** Rendered from templates that read `.User.Secrets`. */
-  sensitive?: boolean;
+  /** Rendered from templates that could read credentials, and who may see them whole. */
+  sensitive?: SecretAudience;
 }
 
 export interface ClaimResult {
@@ -653,8 +654,9 @@ class ClaimWalk {
         if (k !== undefined) after.push(k);
       }
       const c = contribution(key, own, comp.name, code, discovery, after);
-      // Injected TypeInstances are credentials: code rendered where they are in reach is shown only to those who may manage it.
-      if (index.componentReadsSecrets(comp) || (comp.injected && Object.keys(comp.injected.TypeInstances).length > 0)) c.sensitive = true;
+      // Rendered from credentials: shown whole only to their audience (injected Hub TypeInstances: domain admins; user secrets: the namespace's admins).
+      const audience = index.componentAudience(comp);
+      if (audience) c.sensitive = audience;
       this.record(c);
       pushUnique(root.edges, key);
       const via = comp.service ? ` → service ${comp.service}` : comp.implementation ? ` → interface ${comp.interface}: Implementation ${comp.implementation}` : '';

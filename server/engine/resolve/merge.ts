@@ -17,6 +17,7 @@ import { paramsEqual } from '../values';
 import type { ClaimResult, Contribution } from './claim';
 import type { InstanceNames } from './policy';
 import type { ClaimOutcome, DesiredState, Instance } from './types';
+import { strictestAudience, type SecretAudience } from '../state/types';
 
 /**
  * One instance's contributions in parallel arrays: platform instances are
@@ -214,7 +215,10 @@ export class DesiredStateBuilder {
       provenance: { source: 'aptomi', service: p.service, context: p.context, allocationKeys: p.allocationKeys, bundle: p.bundle, claimDepth: asPlainObject(claimDepth) },
     };
     if (error) inst.error = error;
-    if (indices.some((i) => agg.contributions[i]!.sensitive)) inst.sensitive = true;
+    // The strictest audience of what any claim rendered into it.
+    let audience: SecretAudience | undefined;
+    for (const i of indices) audience = strictestAudience(audience, agg.contributions[i]!.sensitive);
+    if (audience) inst.sensitive = audience;
     return inst;
   }
 }

@@ -11,7 +11,9 @@ import type { LevelDecision, MemoResult } from './claim';
 import { compileTemplateCached } from '../lang/gotemplate';
 import { templateMayReadSecrets, templateReadsRoot } from '../lang/gotemplate/reads';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
-import type { PolicyUser } from '../model/users';
+import { USER_SECRETS_AUDIENCE, type PolicyUser } from '../model/users';
+import { credentialsOf } from '../model/credentials';
+import { strictestAudience, type SecretAudience } from '../state/types';
 import { CAPACT_INPUT_KINDS, CapactChooser, type EffectiveComponent } from './capact';
 
 export interface PolicyObjectInput<K extends Kind = Kind> {
@@ -197,7 +199,7 @@ export class PolicyIndex {
   private readonly ruleClaimReads = new Map<string, boolean>();
   private readonly componentUserReads = new WeakMap<object, boolean>();
   private readonly discoveryReads = new WeakMap<object, boolean>();
-  private readonly componentSecretReads = new WeakMap<object, boolean>();
+  private readonly componentAudiences = new WeakMap<object, SecretAudience | null>();
   private readonly sortedComponents = new WeakMap<object, EffectiveComponent[]>();
 
   /** A number per object identity (interned discovery values). */
@@ -217,7 +219,7 @@ export class PolicyIndex {
    * replayed one user's rendering for another). A template that does not
    * compile counts (it fails its claim anyway).
    */
-  templateReads(src: string, root: 'User' | 'Claim' | 'Discovery'): boolean {
+  templateReads(src: string, root: 'User' | 'Claim' | 'Discovery' | 'Capact'): boolean {
     if (!src.includes('{{')) return false;
     // By root, then by the template's own string (whose hash V8 keeps).
     let byRoot = this.readsCache.get(root);
@@ -271,18 +273,52 @@ export class PolicyIndex {
   }
 
   /**
-   * Could this component's templates read user secrets (their output is
-   * then sensitive)? Decided on the templates' parse trees; a template that
-   * does not compile counts (it fails its claim anyway).
+   * Who may see what this component renders, by what its templates could
+   * read (undefined: nothing secret). Injected Hub TypeInstances are the
+   * platform's credentials: domain admins only, whatever reads them. A
+   * user's secrets: that namespace's admins. Reading `.Discovery` inherits
+   * what discovery may carry (`discoveryAudience`). Decided on the
+   * templates' parse trees; a template that does not compile counts (it
+   * fails its claim anyway).
    */
-  componentReadsSecrets(c: Component): boolean {
-    let r = this.componentSecretReads.get(c);
+  componentAudience(c: EffectiveComponent): SecretAudience | undefined {
+    let r = this.componentAudiences.get(c);
     if (r === undefined) {
-      const discoveryTainted = this.discoveryMayHoldSecrets();
-      r = treeReads(c.code?.params, (s) => this.templateMayReadSecrets(s, discoveryTainted)) || treeReads(c.discovery, (s) => this.templateMayReadSecrets(s, discoveryTainted));
-      this.componentSecretReads.set(c, r);
+      const reads = (test: (s: string) => boolean) => treeReads(c.code?.params, test) || treeReads(c.discovery, test);
+      const discovery = this.discoveryAudience();
+      const user = reads((s) => this.templateMayReadSecrets(s, false)) ? USER_SECRETS_AUDIENCE : undefined;
+      const hub = c.injected && Object.keys(c.injected.TypeInstances).length > 0 ? TYPE_INSTANCE_AUDIENCE : undefined;
+      const passedOn = discovery !== undefined && reads((s) => this.templateReads(s, 'Discovery')) ? discovery : undefined;
+      r = strictestAudience(strictestAudience(user, hub), passedOn) ?? null;
+      this.componentAudiences.set(c, r);
     }
-    return r;
+    return r ?? undefined;
+  }
+
+  private discoveryAudienceMemo: SecretAudience | null | undefined;
+  /**
+   * What discovery values may carry, policy-wide (discovery flows between
+   * components and services): Hub credentials when a component an
+   * Interface serves announces values its templates could render from
+   * `.Capact` (domain admins); else user secrets when any discovery
+   * template could read them (namespace admins).
+   */
+  discoveryAudience(): SecretAudience | undefined {
+    if (this.discoveryAudienceMemo === undefined) {
+      let hub = false;
+      outer: for (const byName of this.bundles.values()) {
+        for (const b of byName.values()) {
+          for (const comp of b.components ?? []) {
+            if (comp.interface && treeReads(comp.discovery, (s) => this.templateReads(s, 'Capact'))) {
+              hub = true;
+              break outer;
+            }
+          }
+        }
+      }
+      this.discoveryAudienceMemo = hub ? TYPE_INSTANCE_AUDIENCE : this.discoveryMayHoldSecrets() ? USER_SECRETS_AUDIENCE : null;
+    }
+    return this.discoveryAudienceMemo ?? undefined;
   }
 
   /** Could a template read secrets (given whether discovery values may carry them)? */
@@ -433,6 +469,9 @@ interface MemoEntry {
 function memoSubKey(e: MemoEntry, user: string, claim: string): string {
   return `${e.user ? user : ''}\u0000${e.claim ? claim : ''}`;
 }
+
+/** Injected TypeInstances are read as their kind declares (the kind registry): the Hub's credentials. */
+const TYPE_INSTANCE_AUDIENCE: SecretAudience = credentialsOf('typeinstance')?.audience ?? 'domain-admins';
 
 function treeReads(tree: unknown, test: (s: string) => boolean): boolean {
   if (typeof tree === 'string') return test(tree);

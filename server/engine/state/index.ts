@@ -1,6 +1,9 @@
 /** The shared desired state: instance types, the code-type registry and instance keys. */
 export {
   aptomiOf,
+  audienceOf,
+  strictestAudience,
+  type SecretAudience,
   type ClaimOutcome,
   type ClaimStatus,
   type DesiredState,

@@ -83,8 +83,38 @@ export interface Instance {
   provenance: Provenance;
   /** Set when the instance cannot be deployed (conflicting parameters, or every claim using it failed). */
   error?: string;
-  /** Its parameters or discovery were rendered from user secrets: shown only to those who may manage it. */
-  sensitive?: boolean;
+  /**
+   * Its parameters or discovery were rendered from credentials, and who may
+   * see them whole: a user's own secrets, that namespace's admins; platform
+   * credentials (Hub TypeInstances, Targets, clusters), domain admins only.
+   * States stored before audiences were recorded say `true`: read as the
+   * stricter audience (see `audienceOf`).
+   */
+  sensitive?: SecretAudience;
+}
+
+/**
+ * Who may see a credential whole (besides the platform itself): a user's
+ * own secrets are seen by the admins of the namespace they were used in,
+ * and by domain admins; credentials of the platform — a Capact Hub
+ * TypeInstance, a Landscaper Target, an Aptomi cluster's kubeconfig — by
+ * domain admins only. Kinds declare theirs in the kind registry
+ * (`KindSpec.credentials`); the engine gives an instance the strictest
+ * audience of what its templates could read.
+ */
+export type SecretAudience = 'namespace-admins' | 'domain-admins';
+
+/** An instance's or a step's audience as stored; anything but a known one (`true` from older states) is the strictest. */
+export function audienceOf(sensitive: unknown): SecretAudience | undefined {
+  if (sensitive === undefined || sensitive === null || sensitive === false) return undefined;
+  return sensitive === 'namespace-admins' ? 'namespace-admins' : 'domain-admins';
+}
+
+/** The stricter of two audiences (undefined: not sensitive). */
+export function strictestAudience(a: unknown, b: unknown): SecretAudience | undefined {
+  const x = audienceOf(a);
+  const y = audienceOf(b);
+  return x === 'domain-admins' || y === 'domain-admins' ? 'domain-admins' : (x ?? y);
 }
 
 /** The Aptomi provenance of an instance, or undefined for other sources. */

@@ -379,7 +379,13 @@ export const APTOMI = defineSource({
       check: (o) => [...checkExpressionsAndTemplates(o), ...checkBundle(o)],
     },
     claim: { schema: claimSchema, example: EXAMPLES.claim, description: 'A user’s request for an instance of a service' },
-    cluster: { schema: clusterSchema, example: EXAMPLES.cluster, description: 'A deployment target', systemOnly: true },
+    cluster: {
+      schema: clusterSchema,
+      example: EXAMPLES.cluster,
+      description: 'A deployment target',
+      systemOnly: true,
+      credentials: { fields: [['config', 'kubeconfig']], audience: 'domain-admins', what: 'cluster credentials' },
+    },
     rule: {
       schema: ruleSchema,
       example: EXAMPLES.rule,

@@ -115,7 +115,7 @@ const typeInstanceSchema = z
       .optional(),
     id: z.string().min(1).max(200).optional().describe('Capact export: the TypeInstance id'),
     typeRef,
-    value: z.unknown().optional().describe('The TypeInstance value'),
+    value: z.unknown().optional().describe('The TypeInstance value (credentials, connection details): shown whole to domain admins only'),
     latestResourceVersion: z.unknown().optional(),
     backend: z.unknown().optional(),
   })
@@ -338,6 +338,19 @@ export const CAPACT = defineSource({
       description: 'Capact TypeInstance: a value of a Type (credentials, storage) that policies inject',
       systemOnly: true,
       check: checkManifest,
+      // Every place the Hub reads a value from (Keelson's form, Capact's export, a bare `spec`), and the versions Capact keeps beside it.
+      credentials: {
+        fields: [
+          ['value'],
+          ['spec', 'value'],
+          ['latestResourceVersion', 'spec', 'value'],
+          ['firstResourceVersion', 'spec', 'value'],
+          ['previousResourceVersion', 'spec', 'value'],
+          ['resourceVersions', '*', 'spec', 'value'],
+        ],
+        audience: 'domain-admins',
+        what: 'TypeInstance values',
+      },
     },
     policy: {
       schema: policySchema,

@@ -65,7 +65,12 @@ const blueprintSchema = z
   .loose();
 
 const dataObjectSchema = z.object({ ...envelope('DataObject'), data: z.unknown() }).loose();
-const targetSchema = z.object({ ...envelope('Target'), spec: z.object({ type: z.string().min(1), config: z.unknown().optional() }).loose() }).loose();
+const targetSchema = z
+  .object({
+    ...envelope('Target'),
+    spec: z.object({ type: z.string().min(1), config: z.unknown().optional().describe('Credentials to reach the target (a kubeconfig for kubernetes-cluster targets): shown whole to domain admins only') }).loose(),
+  })
+  .loose();
 const contextSchema = z.object({ ...envelope('Context') }).loose();
 
 /** A stored Blueprint object as the engine's filesystem: `blueprint.yaml` (without Keelson's name and files) and its files. */
@@ -169,7 +174,14 @@ export const LANDSCAPER = defineSource({
     installation: { schema: installationSchema, kindNames: [KIND_NAMES.installation!], example: EXAMPLES.installation, description: 'Landscaper Installation: a blueprint instantiated with its imports, in its own scope', check: checkInstallation },
     blueprint: { schema: blueprintSchema, kindNames: [KIND_NAMES.blueprint!], example: EXAMPLES.blueprint, description: 'Landscaper Blueprint: imports, exports, subinstallations and executions', check: checkBlueprint },
     dataobject: { schema: dataObjectSchema, kindNames: [KIND_NAMES.dataobject!], example: EXAMPLES.dataobject, description: 'Landscaper DataObject: a value installations import and export' },
-    target: { schema: targetSchema, kindNames: [KIND_NAMES.target!], example: EXAMPLES.target, description: 'Landscaper Target: where deploy items go (named like a Keelson cluster)' },
+    target: {
+      schema: targetSchema,
+      kindNames: [KIND_NAMES.target!],
+      example: EXAMPLES.target,
+      description: 'Landscaper Target: where deploy items go (named like a Keelson cluster)',
+      // The config is how Landscaper reaches the cluster: a kubeconfig, a service account's token.
+      credentials: { fields: [['spec', 'config']], audience: 'domain-admins', what: 'Target credentials' },
+    },
     context: { schema: contextSchema, kindNames: [KIND_NAMES.context!], example: EXAMPLES.context, description: 'Landscaper Context: shared settings of the installations in a namespace' },
   },
 });

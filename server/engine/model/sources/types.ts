@@ -8,6 +8,7 @@
  */
 import type { z } from 'zod';
 import type { Diagnostic, SourcePos } from '../../diagnostics';
+import type { SecretAudience } from '../../state/types';
 
 /** An object that passed its kind's schema, before source-specific checks. */
 export interface CheckedObject {
@@ -33,6 +34,25 @@ export interface KindSpec<S extends z.ZodType = z.ZodType> {
   systemOnly?: boolean;
   /** Checks a schema cannot express (templates compile, no dependency loops); pure. */
   check?: (o: CheckedObject) => Diagnostic[];
+  /**
+   * Which fields hold credentials, and who may see them whole. Every read
+   * of an object of the kind (and of what is rendered from it) is redacted
+   * from this alone; a kind whose schema has a credential-shaped field and
+   * no declaration fails the registry test (credentials.test.ts).
+   */
+  credentials?: CredentialDeclaration;
+}
+
+export interface CredentialDeclaration {
+  /**
+   * Paths from the document's root (envelope included) to the fields that
+   * hold credentials; `*` stands for any key or index. Everything below a
+   * path is secret, wherever else it is repeated (an alias, a comment).
+   */
+  fields: readonly (readonly string[])[];
+  audience: SecretAudience;
+  /** What the fields are, for the placeholder a reader sees: "cluster credentials". */
+  what: string;
 }
 
 /** Where an object's identity sits in a document of this source. */
