@@ -98,12 +98,16 @@ describe('reach matches what is rendered', () => {
       const { reasons, rendered } = planAndRender(manifest);
       assert.match(reasons.join('\n'), reason, what);
       // What is written (if anything) is what the reasons describe: cluster-scoped objects carry no namespace.
-      if (rendered[0]!.op === 'write') {
-        for (const o of objectsOf(rendered[0]!)) {
+      const change = rendered[0]!;
+      if (change.op === 'write') {
+        for (const o of objectsOf(change)) {
           if (kindScope(o.kind, o.apiVersion.includes('/') ? o.apiVersion.split('/')[0]! : '') === 'cluster') assert.equal(o.metadata.namespace, undefined, what);
           else assert.ok(o.metadata.namespace, `${what}: ${o.kind} has a namespace`);
         }
-      } else assert.match(rendered[0]!.error, /raw manifest/, what);
+      } else {
+        assert.equal(change.op, 'fail', what);
+        assert.match(change.op === 'fail' ? change.error : '', /raw manifest/, what);
+      }
     }
   });
 
