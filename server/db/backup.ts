@@ -303,7 +303,6 @@ export async function restore(db: Db, gitopsDir: string | undefined, file: strin
   return { tables: new Set(restored.map((r) => r.table)).size, rows: restored.length, files: files.length, secrets: sealed.length };
 }
 
-
 /** Refuses (restoring nothing) a backup whose secrets do not open with the restored installation's key. */
 function checkSecretKey(file: string, sealed: readonly string[], backupSettings: ReadonlyMap<string, string>, opts: RestoreOptions): void {
   if (sealed.length === 0) return;
