@@ -6,6 +6,7 @@
 import { GitOpsActuator } from './apply/gitops/actuator';
 import { reconcileSource } from './apply/reconcile-source';
 import { workLoop } from './apply/worker';
+import { SecretKeyMismatch } from './db/secret-key';
 import { env, EnvError } from './env';
 import { getRuntime } from './runtime';
 
@@ -19,7 +20,16 @@ export async function boot(): Promise<void> {
     }
     throw e;
   }
-  const rt = await getRuntime();
+  let rt;
+  try {
+    rt = await getRuntime();
+  } catch (e) {
+    if (e instanceof SecretKeyMismatch) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
   if (rt.env.worker) startWorker(rt);
 }
 

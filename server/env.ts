@@ -87,6 +87,8 @@ export interface Env {
   authSecret: string;
   /** AES-256-GCM key for resource secrets at rest (KEELSON_SECRET_KEY, else generated under the data folder). */
   secretKey: Buffer;
+  /** The data folder's file `secretKey` was read from (or made in); undefined when KEELSON_SECRET_KEY gives it. */
+  secretKeyFile?: string;
   authUrl: string;
   oidc?: { issuer: string; clientId: string; clientSecret: string; name: string; labelClaims: string[] };
   domainAdmins: string[];
@@ -140,6 +142,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     freeNamespaces: e.KEELSON_FREE_NAMESPACES.split(',').map((s) => s.trim()).filter(Boolean),
     authSecret: e.NEXTAUTH_SECRET ?? persistentSecret(dataDir),
     secretKey: e.KEELSON_SECRET_KEY ? Buffer.from(e.KEELSON_SECRET_KEY, 'base64') : persistentKey(dataDir),
+    ...(e.KEELSON_SECRET_KEY ? {} : { secretKeyFile: secretKeyFile(dataDir) }),
     authUrl: e.NEXTAUTH_URL ?? `http://localhost:${e.PORT}`,
     oidc:
       e.KEELSON_OIDC_ISSUER && e.KEELSON_OIDC_CLIENT_ID && e.KEELSON_OIDC_CLIENT_SECRET
@@ -179,9 +182,11 @@ function persistentSecret(dataDir: string): string {
   return s;
 }
 
+const secretKeyFile = (dataDir: string) => join(dataDir, 'secret-key');
+
 /** A 32-byte key kept beside the embedded database (one process owns that folder). */
 function persistentKey(dataDir: string): Buffer {
-  const file = join(dataDir, 'secret-key');
+  const file = secretKeyFile(dataDir);
   if (existsSync(file)) {
     const k = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
     if (k.length === 32) return k;

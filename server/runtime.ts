@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { openDb, type DbHandle } from './db/client';
+import { keyProbe, verifySecretKey } from './db/secret-key';
 import { env, type Env } from './env';
 import { drizzleRepos } from './repo/drizzle';
 import type { Repos } from './repo/types';
@@ -30,6 +31,8 @@ export function getRuntime(): Promise<Runtime> {
 async function boot(): Promise<Runtime> {
   const e = env();
   const db = await openDb({ url: e.databaseUrl, pgliteDir: join(e.dataDir, 'pglite'), pgliteThread: true });
+  // A key that is not the secrets' own stops the start, saying so, rather than failing each reveal (SecretKeyMismatch).
+  await verifySecretKey(db.db, keyProbe(e.secretKey, e.secretKeyFile ? `the key in ${e.secretKeyFile}` : 'KEELSON_SECRET_KEY'));
   // The embedded database belongs to this process alone; a shared PostgreSQL may be written by others.
   const repos = drizzleRepos(db.db, { exclusive: db.kind === 'pglite' });
   if (e.seed === 'demo') await seedDemo(repos);

@@ -77,6 +77,47 @@ describe('HTTP request limits', () => {
     assert.equal(batchSize(new URL(`${URL_BASE}/policy.head`), '/api/trpc'), 1);
   });
 
+  test('a batch is counted as tRPC counts it, after decoding the path: %2C separates calls too', async () => {
+    const encoded = Array.from({ length: 200 }, () => 'policy.head').join('%2C');
+    const over = await guardRequest(new Request(`${URL_BASE}/${encoded}?batch=1&input={}`), { endpoint: '/api/trpc' });
+    assert.ok(over instanceof Response);
+    assert.equal(over.status, 400);
+    assert.match(((await over.json()) as { error: { message: string } }).error.message, new RegExp(`batches 200 calls; at most ${MAX_BATCH}`));
+    const mixed = `${Array.from({ length: 11 }, () => 'policy.head').join(',')}%2c${Array.from({ length: 10 }, () => 'policy.head').join('%2C')}`;
+    assert.equal(batchSize(new URL(`${URL_BASE}/${mixed}?batch=1`), '/api/trpc'), 21);
+    // A path that does not decode is refused before tRPC reads it.
+    const bad = await guardRequest(new Request(`${URL_BASE}/policy.head%ff?batch=1&input={}`), { endpoint: '/api/trpc' });
+    assert.ok(bad instanceof Response);
+    assert.equal(bad.status, 400);
+    assert.match(((await bad.json()) as { error: { message: string } }).error.message, /not valid percent-encoding/);
+
+    // The route, as Next.js calls it: no procedure of the 200 runs.
+    const route = await import('../../app/api/trpc/[trpc]/route');
+    const res = await (route.GET as (r: Request, c: unknown) => Promise<Response>)(new Request(`${URL_BASE}/${encoded}?batch=1&input={}`), { params: Promise.resolve({ trpc: encoded }) });
+    assert.equal(res.status, 400);
+  });
+
+  test('tRPC itself refuses more than MAX_BATCH decoded calls with the options every console handler passes', async () => {
+    const { fetchRequestHandler } = await import('@trpc/server/adapters/fetch');
+    const { appRouter } = await import('./root');
+    const { TRPC_HANDLER_LIMITS } = await import('./batch');
+    let contexts = 0;
+    const encoded = Array.from({ length: MAX_BATCH + 1 }, () => 'policy.head').join('%2C');
+    const res = await fetchRequestHandler({
+      endpoint: '/api/trpc',
+      req: new Request(`${URL_BASE}/${encoded}?batch=1&input={}`),
+      router: appRouter,
+      createContext: () => {
+        contexts++;
+        throw new Error('no call of an oversized batch gets this far');
+      },
+      ...TRPC_HANDLER_LIMITS,
+    });
+    assert.equal(res.status, 400);
+    assert.match(await res.text(), /Batch call exceeds maximum size/);
+    assert.equal(contexts, 0);
+  });
+
   test('the tRPC route handler itself refuses a chunked upload past 10 MiB and an oversized batch', async () => {
     // The exported handler, as Next.js calls it: the guard runs before tRPC or any service.
     const route = await import('../../app/api/trpc/[trpc]/route');

@@ -5,10 +5,12 @@
  *    chunked upload (no Content-Length) or a lying Content-Length cannot
  *    make the server buffer more than the limit;
  *  - a batch holds at most MAX_BATCH calls (a batch of thousands of cheap
- *    calls would otherwise be one request doing thousands of queries).
+ *    calls would otherwise be one request doing thousands of queries),
+ *    counted as tRPC counts them, after decoding the path.
  */
 import { MAX_REQUEST_BYTES } from '../engine/model/kinds';
 import { MAX_BATCH } from './batch';
+import { BAD_PATH_ENCODING, decodesCleanly } from './percent-encoding';
 import { readCapped } from './read-capped';
 
 export { MAX_BATCH };
@@ -20,10 +22,16 @@ function refuse(status: number, code: string, message: string): Response {
   return Response.json({ error: { message, code } }, { status });
 }
 
-/** How many calls a tRPC request makes: `/api/trpc/a,b,c?batch=1` is three. */
-export function batchSize(url: URL, endpoint: string): number {
+/**
+ * How many calls a tRPC request makes: `/api/trpc/a,b,c?batch=1` is three,
+ * and so is `a%2Cb%2Cc` (tRPC decodes the path before it splits it); null
+ * when the path does not decode.
+ */
+export function batchSize(url: URL, endpoint: string): number | null {
   if (url.searchParams.get('batch') !== '1') return 1;
-  const path = url.pathname.slice(url.pathname.indexOf(endpoint) + endpoint.length).replace(/^\//, '');
+  const raw = url.pathname.slice(url.pathname.indexOf(endpoint) + endpoint.length).replace(/^\//, '');
+  if (!decodesCleanly(raw)) return null;
+  const path = decodeURIComponent(raw);
   return path === '' ? 0 : path.split(',').length;
 }
 
@@ -35,6 +43,7 @@ export async function guardRequest(req: Request, opts: { endpoint: string; maxBy
   const maxBytes = opts.maxBytes ?? MAX_BODY_BYTES;
   const maxBatch = opts.maxBatch ?? MAX_BATCH;
   const calls = batchSize(new URL(req.url), opts.endpoint);
+  if (calls === null) return refuse(400, 'BAD_REQUEST', BAD_PATH_ENCODING);
   if (calls > maxBatch) {
     return refuse(400, 'BAD_REQUEST', `The request batches ${calls} calls; at most ${maxBatch} are allowed in one request.`);
   }

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { settings } from '../db/schema';
+import { STORED_SECRET_KEY } from '../db/secret-key';
 
 async function sharedSetting(db: Db, key: string, make: () => string): Promise<string> {
   // Insert-if-absent, then read: two processes starting together agree on the winner's value.
@@ -28,5 +29,5 @@ export function sharedSessionSecret(db: Db): Promise<string> {
 
 /** The AES-256-GCM key for resource secrets, base64 (as KEELSON_SECRET_KEY takes it). */
 export function sharedSecretKey(db: Db): Promise<string> {
-  return sharedSetting(db, 'resources.secret-key', () => randomBytes(32).toString('base64'));
+  return sharedSetting(db, STORED_SECRET_KEY, () => randomBytes(32).toString('base64'));
 }

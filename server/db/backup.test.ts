@@ -19,8 +19,9 @@ import { drizzleRepos } from '../repo/drizzle';
 import { seedDemo } from '../seed/demo';
 import { createServices } from '../services';
 import { backends } from '../testing/backends';
-import { backup, restore } from './backup';
+import { backup, restore, type RestoreOptions } from './backup';
 import type { Db } from './client';
+import { keyProbe } from './secret-key';
 
 const dirs: string[] = [];
 const temp = () => {
@@ -29,6 +30,9 @@ const temp = () => {
   return d;
 };
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** These installations hold no resource secrets: any key opens them (server/cli/backup-keys.test.ts has those that do). */
+const ANY_KEY: RestoreOptions = { secretKey: () => keyProbe(Buffer.alloc(32, 9), 'a test key') };
 
 const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Record<string, unknown>[];
 const accessVersion = async (db: Db) => Number(rowsOf(await db.execute(sql.raw('select version from access_version where id = 1')))[0]?.version);
@@ -64,10 +68,10 @@ for (const backend of backends()) {
 
         const restoredRepo = join(temp(), 'gitops');
         const versionBefore = await accessVersion(target.db);
-        const back = await restore(target.db, restoredRepo, file);
+        const back = await restore(target.db, restoredRepo, file, ANY_KEY);
         // A console that kept what it read of the empty database's tenants and users reads them again.
         assert.ok((await accessVersion(target.db)) > versionBefore, 'the restore moved the access version');
-        assert.deepEqual(back, { tables: back.tables, rows: made.rows, files: made.files });
+        assert.deepEqual(back, { tables: back.tables, rows: made.rows, files: made.files, secrets: 0 });
         assert.deepEqual(await everyRow(target.db), await everyRow(source.db));
         assert.deepEqual(await readTrackedFiles(restoredRepo), await readTrackedFiles(gitops));
         assert.deepEqual(await commitLog(restoredRepo), await commitLog(gitops));
@@ -88,7 +92,7 @@ for (const backend of backends()) {
         writeFileSync(olderFile, gzipSync(kept.join('\n') + '\n'));
         const third = await backend.open();
         try {
-          await restore(third.db, undefined, olderFile);
+          await restore(third.db, undefined, olderFile, ANY_KEY);
           assert.deepEqual(await everyRow(third.db), await everyRow(source.db));
           // A service's history reads them: the same generations as the source's.
           const claim = (await repos.policy.listObjects({ kind: 'claim' }))[0]!;
@@ -101,14 +105,14 @@ for (const backend of backends()) {
 
         // A restore never merges: into a database with rows, it refuses and changes nothing.
         const before = await everyRow(target.db);
-        await assert.rejects(restore(target.db, join(temp(), 'other'), file), /The database is not empty \(table \w+ has rows\)/);
+        await assert.rejects(restore(target.db, join(temp(), 'other'), file, ANY_KEY), /The database is not empty \(table \w+ has rows\)/);
         assert.deepEqual(await everyRow(target.db), before);
         // Not even one row: a database where one user has signed in is in use (that user was once taken for a head, and lost).
         const used = await backend.open();
         try {
           await drizzleRepos(used.db).users.upsertUser({ id: 'local:ann', name: 'ann', email: null, provider: 'local', labels: {} });
           const usedBefore = await everyRow(used.db);
-          await assert.rejects(restore(used.db, undefined, file), /The database is not empty \(table users has rows\)/);
+          await assert.rejects(restore(used.db, undefined, file, ANY_KEY), /The database is not empty \(table users has rows\)/);
           assert.deepEqual(await everyRow(used.db), usedBefore);
         } finally {
           await used.close();
@@ -130,13 +134,13 @@ for (const backend of backends()) {
         const lines = gunzipSync(readFileSync(file)).toString('utf8').split('\n');
         const cut = join(temp(), 'cut.backup');
         writeFileSync(cut, gzipSync(lines.slice(0, Math.floor(lines.length / 2)).join('\n')));
-        await assert.rejects(restore(empty.db, undefined, cut), /cut short .* Nothing was restored/);
+        await assert.rejects(restore(empty.db, undefined, cut, ANY_KEY), /cut short .* Nothing was restored/);
         const bad = join(temp(), 'bad.backup');
         writeFileSync(bad, gzipSync([lines[0], '{"table":"policy_objects","row":', ...lines.slice(1)].join('\n')));
-        await assert.rejects(restore(empty.db, undefined, bad), /is damaged at line 2/);
+        await assert.rejects(restore(empty.db, undefined, bad, ANY_KEY), /is damaged at line 2/);
         const other = join(temp(), 'other.backup');
         writeFileSync(other, gzipSync('{"format":"something-else"}\n'));
-        await assert.rejects(restore(empty.db, undefined, other), /is not a Keelson backup/);
+        await assert.rejects(restore(empty.db, undefined, other, ANY_KEY), /is not a Keelson backup/);
         assert.deepEqual(await everyRow(empty.db), fresh, 'as freshly migrated');
       } finally {
         await source.close();

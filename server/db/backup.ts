@@ -12,6 +12,15 @@
  * `json_populate_record`, so every column type round-trips without a
  * per-table mapping; sequences are set past the restored ids. A restore goes
  * into an empty, migrated database in one transaction: all or nothing.
+ *
+ * Resource secrets travel sealed, and the key that opens them is not the
+ * database's to carry (KEELSON_SECRET_KEY, or the PGlite data folder's
+ * secret-key file; a PostgreSQL installation without either keeps its key in
+ * `settings`, so in the backup). Rather than put that key in the file under
+ * a passphrase (a second secret to keep, and a backup that opens its own
+ * secrets), a restore opens every sealed value of the backup with the key
+ * the restored console will use, and refuses, restoring nothing, when they
+ * do not open (./secret-key.ts).
  */
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -22,6 +31,7 @@ import { Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
+import { SEALED_COLUMNS, SECRET_KEY_CHECK, USE_THE_SEALING_KEY, type SecretKeyProbe } from './secret-key';
 
 export const BACKUP_FORMAT = 'keelson-backup';
 export const BACKUP_VERSION = 1;
@@ -50,6 +60,7 @@ const NOT_BACKED_UP = new Set(['access_version']);
  * refuses it (a single signed-in user once passed for a head and was lost).
  */
 const REPLACED_ON_RESTORE = new Set(['policy_head', 'deployment_head', 'settings']);
+const SETTINGS = 'settings';
 
 /** The application's tables, parents before the tables that refer to them. */
 async function tablesInOrder(db: Db): Promise<string[]> {
@@ -120,11 +131,22 @@ export interface BackupSummary {
   tables: number;
   rows: number;
   files: number;
+  /** Sealed resource secrets among the rows: a restore needs the key they were sealed with. */
+  secrets: number;
+}
+
+/** The sealed values of a row of `table` (as row_to_json writes it). */
+function sealedValues(table: string, row: unknown): string[] {
+  if (typeof row !== 'object' || row === null) return [];
+  return SEALED_COLUMNS.filter((c) => c.table === table)
+    .map((c) => (row as Row)[c.column])
+    .filter((v): v is string => typeof v === 'string');
 }
 
 /** Write the database and the GitOps repository (`gitopsDir`, if it exists) to `file`. */
 export async function backup(db: Db, gitopsDir: string | undefined, file: string): Promise<BackupSummary> {
-  const summary: BackupSummary = { tables: 0, rows: 0, files: 0 };
+  const summary: BackupSummary = { tables: 0, rows: 0, files: 0, secrets: 0 };
+  const sealedTables = new Set(SEALED_COLUMNS.map((c) => c.table));
   const migrations = await migrationCount(db);
   const tables = await tablesInOrder(db);
   const keys = new Map<string, string[]>();
@@ -147,6 +169,7 @@ export async function backup(db: Db, gitopsDir: string | undefined, file: string
       summary.tables++;
       for (const j of rows) {
         summary.rows++;
+        if (sealedTables.has(t)) summary.secrets += sealedValues(t, JSON.parse(j)).length;
         yield `{"table":${JSON.stringify(t)},"row":${j}}\n`;
       }
     }
@@ -166,11 +189,21 @@ export async function backup(db: Db, gitopsDir: string | undefined, file: string
 
 export class RestoreError extends Error {}
 
+export interface RestoreOptions {
+  /**
+   * The key the restored installation's consoles will open secrets with,
+   * given the backup's `settings` rows (where a PostgreSQL installation
+   * without KEELSON_SECRET_KEY keeps its own); or why there is none.
+   */
+  secretKey(backupSettings: ReadonlyMap<string, string>): SecretKeyProbe | { none: string };
+}
+
 /**
  * Restore `file` into `db` (migrated, and empty: a restore never merges) and
- * its repository files into `gitopsDir` (which must not hold a repository).
+ * its repository files into `gitopsDir` (which must not hold a repository),
+ * when its secrets open with the restored installation's key.
  */
-export async function restore(db: Db, gitopsDir: string | undefined, file: string): Promise<BackupSummary> {
+export async function restore(db: Db, gitopsDir: string | undefined, file: string, opts: RestoreOptions): Promise<BackupSummary> {
   const tables = await tablesInOrder(db);
   const replaced: string[] = [];
   for (const t of tables) {
@@ -183,6 +216,8 @@ export async function restore(db: Db, gitopsDir: string | undefined, file: strin
   const input = createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity });
   const rows: { table: string; row: string }[] = [];
   const files: { path: string; data: string }[] = [];
+  const sealed: string[] = [];
+  const backupSettings = new Map<string, string>();
   type Header = { format?: string; version?: number; migrations?: number };
   let header: Header | undefined;
   let end: { rows: number; files: number } | undefined;
@@ -202,6 +237,11 @@ export async function restore(db: Db, gitopsDir: string | undefined, file: strin
       if (typeof o.table === 'string') {
         if (!known.has(o.table)) throw new RestoreError(`line ${lineNo}: table ${o.table} does not exist in this database (a backup from another Keelson version?). Nothing was restored.`);
         rows.push({ table: o.table, row: JSON.stringify(o.row) });
+        sealed.push(...sealedValues(o.table, o.row));
+        if (o.table === SETTINGS && typeof o.row === 'object' && o.row !== null) {
+          const s = o.row as Row;
+          backupSettings.set(String(s.key), String(s.value));
+        }
       } else if (typeof o.file === 'string') {
         if (o.file.startsWith('/') || o.file.split('/').includes('..')) throw new RestoreError(`line ${lineNo}: file path ${o.file} leaves the repository. Nothing was restored.`);
         files.push({ path: o.file, data: String(o.data) });
@@ -217,9 +257,12 @@ export async function restore(db: Db, gitopsDir: string | undefined, file: strin
   if (header.migrations !== undefined && header.migrations > migrations) {
     throw new RestoreError(`${file} was made by a newer Keelson (${header.migrations} migrations; this database has ${migrations}). Nothing was restored.`);
   }
+  checkSecretKey(file, sealed, backupSettings, opts);
+  // A backup without secrets restores under any key: the check of the one it was made with is left out (the console records its own at start).
+  const restored = sealed.length > 0 ? rows : rows.filter((r) => r.table !== SETTINGS || (JSON.parse(r.row) as Row).key !== SECRET_KEY_CHECK);
   await db.transaction(async (tx) => {
     for (const t of replaced) await query(tx, `delete from ${ident(t)}`);
-    for (const r of rows) {
+    for (const r of restored) {
       const lit = r.row.replace(/'/g, "''");
       await query(tx, `insert into ${ident(r.table)} overriding system value select * from json_populate_record(null::${ident(r.table)}, '${lit}'::json)`);
     }
@@ -257,5 +300,20 @@ export async function restore(db: Db, gitopsDir: string | undefined, file: strin
       await writeFile(p, Buffer.from(f.data, 'base64'));
     }
   }
-  return { tables: new Set(rows.map((r) => r.table)).size, rows: rows.length, files: files.length };
+  return { tables: new Set(restored.map((r) => r.table)).size, rows: restored.length, files: files.length, secrets: sealed.length };
+}
+
+/** Refuses (restoring nothing) a backup whose secrets do not open with the restored installation's key. */
+function checkSecretKey(file: string, sealed: readonly string[], backupSettings: ReadonlyMap<string, string>, opts: RestoreOptions): void {
+  if (sealed.length === 0) return;
+  const key = opts.secretKey(backupSettings);
+  const how = `${USE_THE_SEALING_KEY}, and restore again. Nothing was restored.`;
+  if ('none' in key) throw new RestoreError(`${file} holds ${sealed.length} sealed resource secrets, and ${key.none}: the restored console could not open them. ${how}`);
+  const closed = sealed.filter((s) => !key.opens(s)).length;
+  const check = backupSettings.get(SECRET_KEY_CHECK);
+  if (closed > 0 || (check !== undefined && check !== key.check)) {
+    throw new RestoreError(
+      `The resource secrets in ${file} (${closed > 0 ? `${closed} of ${sealed.length}` : sealed.length}) were sealed with another key than the one the restored console would use (${key.where}). ${how}`,
+    );
+  }
 }

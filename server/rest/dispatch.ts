@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { clientAddress } from '../auth/rate-limit';
 import { MAX_BODY_BYTES } from '../api/http-limits';
+import { encodingProblem } from '../api/percent-encoding';
 import type { MaybeActor } from '../services/actor';
 import { isAppError } from '../services/errors';
 import { asAppErrorIfDbDown } from '../db/unavailable';
@@ -168,15 +169,13 @@ export function createRestCore(opts: RestHandlerOptions): RestCore {
     const prefix = opts.prefix ?? API_PREFIX;
     const at = url.pathname.indexOf(prefix);
     const path = at < 0 ? url.pathname : url.pathname.slice(at + prefix.length) || '/';
+    // Before anything reads them: URLSearchParams would read a bad escape in the query as U+FFFD.
+    const badEncoding = encodingProblem(url);
+    if (badEncoding) return errorReply(400, 'BadRequest', { message: badEncoding });
     const extra = await opts.extra?.(req, path);
     if (extra) return { status: extra.status, response: extra };
 
-    let parts: string[];
-    try {
-      parts = path.split('/').filter(Boolean).map(decodeURIComponent);
-    } catch {
-      return errorReply(400, 'BadRequest', { message: 'The path is not valid percent-encoding.' });
-    }
+    const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
     const method = req.method.toUpperCase() as HttpMethod;
     const candidates = compiled.filter((c) => match(c, parts));
     const found = candidates.find((c) => c.route.method === method);

@@ -54,11 +54,20 @@ export class ResourceService {
       name: r.name,
       spec: r.spec,
       hasSecret: r.sealed !== null,
-      ...(reveal && r.sealed !== null ? { secret: this.box.open(r.sealed) } : {}),
+      ...(reveal && r.sealed !== null ? { secret: this.open(r, r.sealed) } : {}),
       createdBy: r.createdBy,
       createdAt: r.createdAt,
       updatedAt: r.updatedAt,
     };
+  }
+
+  private open(r: ResourceRow, sealed: string): string {
+    try {
+      return this.box.open(sealed);
+    } catch {
+      // A console checks its key at start (db/secret-key.ts): this is a row sealed apart from the others, or damaged.
+      throw new AppError('INTERNAL', `The secret of ${r.kind} ${r.name} does not open with this console's key: it was sealed with another key, or damaged.`);
+    }
   }
 
   /** Validate a body for its kind and split it into the stored spec, the sealed secret and the unique key. */

@@ -4,7 +4,7 @@
  * process; a value sealed under another key (or tampered with) does not
  * open, and says so, rather than yielding garbage.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 export class SecretBox {
   constructor(private readonly key: Buffer) {
@@ -24,5 +24,20 @@ export class SecretBox {
     const d = createDecipheriv('aes-256-gcm', this.key, Buffer.from(nonce, 'base64url'));
     d.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([d.update(Buffer.from(body, 'base64url')), d.final()]).toString('utf8');
+  }
+
+  /** Whether `sealed` opens with this key (false: sealed under another key, or damaged). */
+  opens(sealed: string): boolean {
+    try {
+      this.open(sealed);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Names the key without revealing it: equal for equal keys, and nothing else can be learnt from it. */
+  keyCheck(): string {
+    return createHmac('sha256', this.key).update('keelson secret-key check v1').digest('base64url');
   }
 }

@@ -13,6 +13,7 @@
  * re-applying a revision a no-op at commit time.
  */
 import { Document, isMap, isScalar, parseAllDocuments, stringify, type DocumentOptions, type ToStringOptions } from 'yaml';
+import { landingNamespace, readManifest } from '../../engine/state/manifest';
 import type { ApplyStep } from '../actuator';
 import { validateFluxObject, type HelmRelease, type HelmRepository } from './flux-schema';
 
@@ -175,99 +176,30 @@ const KUBECTL_RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 const FLUX_REQUESTED_AT = 'reconcile.fluxcd.io/requestedAt';
 const FLUX_FORCE_AT = 'reconcile.fluxcd.io/forceAt';
 
-/**
- * Built-in cluster-scoped kinds: these must not get a default namespace.
- * Custom resources are assumed namespaced (the common case); a cluster-scoped
- * CR without a namespace would be defaulted wrongly, which the API server
- * ignores for cluster-scoped objects anyway.
- */
-const CLUSTER_SCOPED_KINDS = new Set([
-  'APIService',
-  'CertificateSigningRequest',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'ComponentStatus',
-  'CSIDriver',
-  'CSINode',
-  'CustomResourceDefinition',
-  'FlowSchema',
-  'IngressClass',
-  'MutatingAdmissionPolicy',
-  'MutatingAdmissionPolicyBinding',
-  'MutatingWebhookConfiguration',
-  'Namespace',
-  'Node',
-  'PersistentVolume',
-  'PodSecurityPolicy',
-  'PriorityClass',
-  'PriorityLevelConfiguration',
-  'RuntimeClass',
-  'StorageClass',
-  'ValidatingAdmissionPolicy',
-  'ValidatingAdmissionPolicyBinding',
-  'ValidatingWebhookConfiguration',
-  'VolumeAttachment',
-]);
-
-/** First line of a yaml error, which already names the line and column. */
-function yamlErrorText(message: string): string {
-  return (message.split('\n')[0] ?? message).replace(/:$/, '');
-}
-
 function renderRaw(step: RenderStep, path: string, params: Record<string, unknown>): RenderedChange {
   const manifest = params.manifest;
   if (typeof manifest !== 'string') {
     return { op: 'fail', error: `instance ${step.key}: raw code needs a "manifest" string parameter` };
   }
-  const docs = parseAllDocuments(manifest, { ...YAML_VERSION, prettyErrors: true });
-  const parsed: Document.Parsed[] = [...docs];
-  // A stream without documents reports its (directive-level) errors on the stream itself.
-  const errors = 'empty' in docs ? docs.errors : parsed.flatMap((d) => d.errors);
-  if (errors.length) {
-    const shown = errors.slice(0, 3).map((e) => yamlErrorText(e.message));
-    const more = errors.length > 3 ? ` (and ${errors.length - 3} more)` : '';
-    return { op: 'fail', error: `instance ${step.key}: raw manifest is not valid YAML: ${shown.join('; ')}${more}` };
-  }
+  // Read as the reach check reads it (one reader, one namespace rule), so what a namespace admin accepted is what is written.
+  const read = readManifest(manifest);
+  if ('error' in read) return { op: 'fail', error: `instance ${step.key}: raw manifest ${read.error}` };
 
   const out: string[] = [];
-  let docNumber = 0;
-  for (const doc of parsed) {
-    docNumber++;
-    const contents = doc.contents;
-    // Leading/trailing `---` and comment-only documents hold nothing to apply.
-    if (contents === null || (isScalar(contents) && contents.value === null)) continue;
-    const where = `instance ${step.key}: raw manifest document ${docNumber}`;
-    if (!isMap(contents)) return { op: 'fail', error: `${where} is not a Kubernetes object (expected a mapping)` };
-    let obj: unknown;
-    try {
-      // Also catches what the parser leaves for later, such as an alias to an undefined anchor.
-      obj = doc.toJS();
-    } catch (e) {
-      return { op: 'fail', error: `${where} is not valid YAML: ${e instanceof Error ? e.message : String(e)}` };
-    }
-    const { apiVersion, kind, metadata } = obj as { apiVersion?: unknown; kind?: unknown; metadata?: unknown };
-    if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !apiVersion || !kind) {
-      return { op: 'fail', error: `${where} needs string apiVersion and kind` };
-    }
-    if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) {
-      return { op: 'fail', error: `${where} (${kind}): metadata must be a mapping` };
-    }
-    const meta = (metadata ?? {}) as { labels?: unknown; namespace?: unknown };
-    if (meta.labels !== undefined && meta.labels !== null && (typeof meta.labels !== 'object' || Array.isArray(meta.labels))) {
-      return { op: 'fail', error: `${where} (${kind}): metadata.labels must be a mapping` };
-    }
-
-    // Edit the parsed document rather than re-serialising plain data, so the author's comments and formatting survive.
-    if (metadata === undefined || metadata === null) doc.set('metadata', doc.createNode({}));
+  for (const obj of read.objects) {
+    // Edit the parsed document rather than re-serialising plain data, so the author's comments and formatting survive;
+    // a List's items are written one per document, and an object written with aliases as the value they resolve to.
+    const doc = obj.document ?? new Document(obj.node ?? obj.value, { ...YAML_VERSION, aliasDuplicateObjects: false });
+    const meta = (obj.value.metadata ?? {}) as { labels?: unknown };
+    if (obj.value.metadata === undefined || obj.value.metadata === null) doc.set('metadata', doc.createNode({}));
     if (meta.labels === undefined || meta.labels === null) doc.setIn(['metadata', 'labels'], doc.createNode({}));
     doc.setIn(['metadata', 'labels', MANAGED_BY_LABEL], MANAGED_BY_VALUE);
     // Lets a future kubernetes actuator (and humans) find every object of an instance, as for helm.
     doc.setIn(['metadata', 'labels', INSTANCE_HASH_LABEL], step.instanceId);
-    if (!CLUSTER_SCOPED_KINDS.has(kind) && (meta.namespace === undefined || meta.namespace === null || meta.namespace === '')) {
-      doc.setIn(['metadata', 'namespace'], step.target.namespace);
-    }
+    const lands = landingNamespace(obj, step.target.namespace);
+    if (lands !== null && obj.namespace === null) doc.setIn(['metadata', 'namespace'], lands);
     // A restart stamps the pod template, as `kubectl rollout restart` does: the workload rolls.
-    if (step.restartedAt && WORKLOAD_KINDS.has(kind) && isMap(doc.getIn(['spec', 'template']))) {
+    if (step.restartedAt && WORKLOAD_KINDS.has(obj.kind) && isMap(doc.getIn(['spec', 'template']))) {
       // Missing mappings are created as plain maps (setIn alone would invent an ordered-map tag).
       const at = ['spec', 'template', 'metadata'];
       if (!isMap(doc.getIn(at))) doc.setIn(at, doc.createNode({}));
@@ -275,7 +207,7 @@ function renderRaw(step: RenderStep, path: string, params: Record<string, unknow
       doc.setIn([...at, 'annotations', KUBECTL_RESTARTED_AT], step.restartedAt);
     }
     // Every document gets an explicit start marker, however the author separated them.
-    doc.directives.docStart = true;
+    doc.directives!.docStart = true;
     out.push(doc.toString(TO_STRING));
   }
   if (out.length === 0) return { op: 'fail', error: `instance ${step.key}: raw manifest contains no Kubernetes objects` };

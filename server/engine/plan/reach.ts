@@ -13,92 +13,15 @@
  *
  * Pure: clusters and instances in, reasons out.
  */
-import { parseAllDocuments } from 'yaml';
 import { TextMemo } from './text-memo';
 import type { Cluster } from '../model/kinds';
 import type { CodeType } from '../state/code';
+import { kindScope, landingNamespace, readManifest } from '../state/manifest';
 import type { Instance } from '../state/types';
 import type { ClusterRef } from './cost';
 
 /** At most this many reasons per section: the page explains, it does not list thousands of instances. */
 export const MAX_REACH_REASONS = 20;
-/** Like cost's manifest reading: an alias bomb is an unreadable manifest, not a hang. */
-const MAX_ALIASES = 100;
-/** `kind: List` nesting followed; deeper lists are unreadable (kubectl does not nest them either). */
-const MAX_LIST_DEPTH = 3;
-
-/**
- * Built-in cluster-scoped kinds, by API group ('' is the core group). A
- * manifest object of one of these acts on the whole cluster.
- */
-const CLUSTER_SCOPED: Record<string, readonly string[]> = {
-  APIService: ['apiregistration.k8s.io'],
-  CertificateSigningRequest: ['certificates.k8s.io'],
-  ClusterRole: ['rbac.authorization.k8s.io'],
-  ClusterRoleBinding: ['rbac.authorization.k8s.io'],
-  ClusterTrustBundle: ['certificates.k8s.io'],
-  ComponentStatus: [''],
-  CSIDriver: ['storage.k8s.io'],
-  CSINode: ['storage.k8s.io'],
-  CustomResourceDefinition: ['apiextensions.k8s.io'],
-  FlowSchema: ['flowcontrol.apiserver.k8s.io'],
-  IngressClass: ['networking.k8s.io'],
-  IPAddress: ['networking.k8s.io'],
-  MutatingAdmissionPolicy: ['admissionregistration.k8s.io'],
-  MutatingAdmissionPolicyBinding: ['admissionregistration.k8s.io'],
-  MutatingWebhookConfiguration: ['admissionregistration.k8s.io'],
-  Namespace: [''],
-  Node: [''],
-  PersistentVolume: [''],
-  PodSecurityPolicy: ['policy', 'extensions'],
-  PriorityClass: ['scheduling.k8s.io'],
-  PriorityLevelConfiguration: ['flowcontrol.apiserver.k8s.io'],
-  RuntimeClass: ['node.k8s.io'],
-  ServiceCIDR: ['networking.k8s.io'],
-  StorageClass: ['storage.k8s.io'],
-  ValidatingAdmissionPolicy: ['admissionregistration.k8s.io'],
-  ValidatingAdmissionPolicyBinding: ['admissionregistration.k8s.io'],
-  ValidatingWebhookConfiguration: ['admissionregistration.k8s.io'],
-  VolumeAttachment: ['storage.k8s.io'],
-};
-
-/**
- * Built-in namespaced kinds, by API group. Any other kind is a custom
- * resource whose scope only its CustomResourceDefinition knows (a
- * `ClusterIssuer` is cluster-scoped, a `Certificate` is not), and a kind name
- * alone proves nothing: a CRD may call a cluster-scoped kind `Deployment` in
- * its own group. So only these kinds in these groups count as namespaced.
- */
-const NAMESPACED: Record<string, readonly string[]> = {
-  ConfigMap: [''],
-  ControllerRevision: ['apps'],
-  CronJob: ['batch'],
-  CSIStorageCapacity: ['storage.k8s.io'],
-  DaemonSet: ['apps', 'extensions'],
-  Deployment: ['apps', 'extensions'],
-  Endpoints: [''],
-  EndpointSlice: ['discovery.k8s.io'],
-  Event: ['', 'events.k8s.io'],
-  HorizontalPodAutoscaler: ['autoscaling'],
-  Ingress: ['networking.k8s.io', 'extensions'],
-  Job: ['batch'],
-  Lease: ['coordination.k8s.io'],
-  LimitRange: [''],
-  NetworkPolicy: ['networking.k8s.io', 'extensions'],
-  PersistentVolumeClaim: [''],
-  Pod: [''],
-  PodDisruptionBudget: ['policy'],
-  PodTemplate: [''],
-  ReplicaSet: ['apps', 'extensions'],
-  ReplicationController: [''],
-  ResourceQuota: [''],
-  Role: ['rbac.authorization.k8s.io'],
-  RoleBinding: ['rbac.authorization.k8s.io'],
-  Secret: [''],
-  Service: [''],
-  ServiceAccount: [''],
-  StatefulSet: ['apps'],
-};
 
 /** `*` matches any run of characters; everything else literally. */
 export function globMatch(pattern: string, value: string): boolean {
@@ -149,11 +72,14 @@ export function chartRepoAllowed(cluster: Cluster, repo: string): boolean {
   return list.some((p) => globMatch(chartRepoForDisplay(p), want));
 }
 
+export { kindScope, type KindScope } from '../state/manifest';
+
 /** One object of a raw manifest, as far as its reach goes. */
 interface ManifestObject {
   kind: string;
   group: string;
   name: string;
+  /** As written; null when none (`landingNamespace` decides where it lands). */
   namespace: string | null;
 }
 
@@ -162,65 +88,15 @@ export type ManifestRead = { objects: ManifestObject[] } | { error: string };
 /** Manifests read across calls (a read is never changed by its users). */
 const MANIFESTS = new TextMemo((text: string) => manifestObjects(text), 32 * 2 ** 20);
 
-/** The objects of a raw manifest, or why it cannot be read (then nobody can tell what it reaches). */
+/**
+ * The objects of a raw manifest, read as the GitOps renderer reads them
+ * (state/manifest.ts), or why it cannot be read (then nobody can tell what
+ * it reaches). Only what reach needs is kept, not the parsed documents.
+ */
 export function manifestObjects(text: string): ManifestRead {
-  const objects: ManifestObject[] = [];
-  let docs;
-  try {
-    // YAML 1.1, as the GitOps renderer (and kubectl) read manifests: the same text must mean the same objects.
-    docs = parseAllDocuments(text, { version: '1.1' });
-  } catch (e) {
-    return { error: e instanceof Error ? e.message.split('\n')[0]! : String(e) };
-  }
-  const list = Array.isArray(docs) ? docs : [docs];
-  for (const [n, doc] of list.entries()) {
-    if (doc.errors.length > 0) return { error: `document ${n + 1} is not valid YAML` };
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: MAX_ALIASES });
-    } catch {
-      return { error: `document ${n + 1} could not be read (aliases?)` };
-    }
-    if (value === null || value === undefined) continue;
-    const problem = collect(value, objects, 0);
-    if (problem) return { error: `document ${n + 1}: ${problem}` };
-  }
-  return { objects };
-}
-
-function collect(value: unknown, out: ManifestObject[], depth: number): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a Kubernetes object';
-  const o = value as Record<string, unknown>;
-  const kind = typeof o.kind === 'string' ? o.kind : '';
-  const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
-  // `v1` is the core group; `apps/v1` is group `apps`.
-  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
-  if ((kind === 'List' || kind.endsWith('List')) && Array.isArray(o.items)) {
-    if (depth >= MAX_LIST_DEPTH) return 'lists nested too deep';
-    for (const item of o.items) {
-      const p = collect(item, out, depth + 1);
-      if (p) return p;
-    }
-    return undefined;
-  }
-  const md = typeof o.metadata === 'object' && o.metadata !== null ? (o.metadata as Record<string, unknown>) : {};
-  const ns = md.namespace;
-  out.push({
-    kind,
-    group,
-    name: typeof md.name === 'string' ? md.name : '',
-    // An empty namespace is defaulted to the instance's target when rendered.
-    namespace: ns === undefined || ns === null || ns === '' ? null : String(ns),
-  });
-  return undefined;
-}
-
-export type KindScope = 'cluster' | 'namespaced' | 'unknown';
-
-export function kindScope(kind: string, group: string): KindScope {
-  if (CLUSTER_SCOPED[kind]?.includes(group)) return 'cluster';
-  if (NAMESPACED[kind]?.includes(group)) return 'namespaced';
-  return 'unknown';
+  const read = readManifest(text);
+  if ('error' in read) return read;
+  return { objects: read.objects.map(({ kind, group, name, namespace }) => ({ kind, group, name, namespace })) };
 }
 
 /**
@@ -373,15 +249,17 @@ const REACH_BY_CODE_TYPE: { [T in CodeType]: (c: ReachContext) => void } = {
     // Manifest objects may name a namespace that the policy namespace is allowed on this cluster; on a cluster without the list, only the target's own.
     const okNamespace = (v: string) => v === k8sNs || (allowed !== null && allowed.some((p) => globMatch(p, v)));
     for (const obj of read.objects) {
-      const what = `${obj.kind || '(no kind)'}${obj.name && !inst.sensitive ? ` ${JSON.stringify(obj.name)}` : ''}`;
+      const what = `${obj.kind}${obj.name && !inst.sensitive ? ` ${JSON.stringify(obj.name)}` : ''}`;
       const kindOf = obj.group ? `${obj.kind} (${obj.group})` : obj.kind;
       const scope = kindScope(obj.kind, obj.group);
-      if (scope !== 'namespaced') rec?.kind(kindOf || '(none)');
-      else if (obj.namespace !== null && obj.namespace !== k8sNs) rec?.otherNamespace(inst.sensitive ? WITHHELD : obj.namespace);
+      // Where the renderer puts it: the namespace written, else the target's.
+      const lands = landingNamespace(obj, k8sNs);
+      if (scope !== 'namespaced') rec?.kind(kindOf);
+      else if (lands !== k8sNs) rec?.otherNamespace(inst.sensitive ? WITHHELD : String(lands));
       if (scope === 'cluster') out.push(`raw manifest of instance ${inst.key} has cluster-scoped kind ${kindOf}: ${what}`);
-      else if (scope === 'unknown') out.push(`raw manifest of instance ${inst.key} has kind ${kindOf || '(none)'}, whose scope is unknown (custom resources may be cluster-scoped)`);
-      else if (obj.namespace !== null && !okNamespace(obj.namespace)) {
-        out.push(`raw manifest of instance ${inst.key} puts ${what} in Kubernetes namespace ${show(obj.namespace)}, not ${k8sNs}`);
+      else if (scope === 'unknown') out.push(`raw manifest of instance ${inst.key} has kind ${kindOf}, whose scope is unknown (custom resources may be cluster-scoped)`);
+      else if (lands === null || !okNamespace(lands)) {
+        out.push(`raw manifest of instance ${inst.key} puts ${what} in Kubernetes namespace ${show(String(lands))}, not ${k8sNs}`);
       }
     }
   },

@@ -1,6 +1,7 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter } from '@/server/api/root';
 import { createRequestContext } from '@/server/api/context';
+import { TRPC_HANDLER_LIMITS } from '@/server/api/batch';
 import { guardRequest } from '@/server/api/http-limits';
 import { DB_RETRY_AFTER_SECONDS } from '@/server/db/unavailable';
 import { withinRequest } from '@/server/repo/fresh-reads';
@@ -22,6 +23,7 @@ function answer(req: Request) {
     req,
     router: appRouter,
     createContext: createRequestContext,
+    ...TRPC_HANDLER_LIMITS,
     // Queries with big inputs (a preview of a whole object) arrive as POST; they still only read.
     allowMethodOverride: true,
     responseMeta({ errors }) {
