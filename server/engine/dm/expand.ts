@@ -8,7 +8,8 @@
  * catches them at the boundary and returns them as data.
  */
 import { isObject, languageOf, normalizeImports, parseConfig, parseYaml } from './config';
-import { renderJinja } from './jinja';
+import type { BudgetMeter } from '../lang/budget';
+import { jinjaMeter, JINJA_STEPS, renderJinja, type JinjaLimits } from './jinja';
 import { collectReferences, substituteReferences } from './references';
 import { clone, validateProperties } from './schema';
 import type {
@@ -22,6 +23,7 @@ export const DEFAULT_LIMITS: ExpandLimits = {
   depth: 32,
   resources: 10_000,
   configSource: 1 << 20,
+  templateSteps: JINJA_STEPS,
 };
 
 /** Largest `range()` inside a Jinja template. */
@@ -47,7 +49,7 @@ interface Processed {
   outputs?: JsonObject;
 }
 
-function fail(code: DmErrorCode, message: string, stack: Frame[], resource?: string): never {
+function fail(code: DmErrorCode, message: string, stack: Frame[], resource?: string, budget?: DmError['budget']): never {
   // DM appended the resource after a space; a multi-line message (collected schema errors) gets its own line.
   const where = resource === undefined ? '' : `${message.includes('\n') ? '\n' : ' '}Resource: ${resource}`;
   throw new ExpansionFailure({
@@ -55,6 +57,7 @@ function fail(code: DmErrorCode, message: string, stack: Frame[], resource?: str
     message: `ExpansionError: ${message}${where}`,
     ...(resource !== undefined ? { resource } : {}),
     ...(stack.length ? { path: stack.map((f) => ({ ...f })) } : {}),
+    ...(budget ? { budget } : {}),
   });
 }
 
@@ -65,6 +68,9 @@ function describeResource(name: string, type: string): string {
 class Expander {
   private processed = 0;
   private readonly files: Map<string, string>;
+  private readonly jinjaLimits: JinjaLimits;
+  /** One budget for every Jinja template of the expansion: 10,000 resources must not each get a full one. */
+  private readonly meter: BudgetMeter;
 
   constructor(
     private readonly imports: Map<string, ImportFile>,
@@ -72,6 +78,14 @@ class Expander {
     private readonly limits: ExpandLimits,
   ) {
     this.files = new Map([...imports].map(([k, v]) => [k, v.content]));
+    this.jinjaLimits = {
+      source: limits.templateSource,
+      output: limits.templateOutput,
+      range: JINJA_RANGE_LIMIT,
+      steps: limits.templateSteps,
+      ...(options.deadline ? { deadline: options.deadline } : {}),
+    };
+    this.meter = jinjaMeter(this.jinjaLimits);
   }
 
   /** One level's resources: names unique at this level, then each one depth-first. */
@@ -163,12 +177,8 @@ class Expander {
       if (typeof ran.value !== 'string') return ran.value;
       return this.parseOutput(ran.value, type, stack, label);
     }
-    const rendered = renderJinja(type, file.content, context, this.files, {
-      source: this.limits.templateSource,
-      output: this.limits.templateOutput,
-      range: JINJA_RANGE_LIMIT,
-    });
-    if (!rendered.ok) fail(/over the limit/.test(rendered.message) ? 'limit' : 'template', rendered.message, stack, label);
+    const rendered = renderJinja(type, file.content, context, this.files, this.jinjaLimits, this.meter);
+    if (!rendered.ok) fail(rendered.limit ? 'limit' : 'template', rendered.message, stack, label, rendered.budget);
     return this.parseOutput(rendered.text, type, stack, label);
   }
 

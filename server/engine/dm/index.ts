@@ -11,6 +11,7 @@
  * `usePythonRunner` (server/dm-python) and `expandDeployment` uses it.
  */
 import { expandConfiguration } from './expand';
+import type { Deadline } from '../lang/budget';
 import type { ExpandInput, ExpandOptions, ExpandResult, PythonRunner, TemplateEnv } from './types';
 
 export { DEFAULT_LIMITS, PYTHON_UNSUPPORTED } from './expand';
@@ -57,12 +58,13 @@ function isolated(runner: PythonRunner): PythonRunner {
  * function of its input, so results are kept (a few dozen) and a stage
  * that recomputes does not run the same templates again.
  */
-export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { python?: 'run' | 'defer'; validateSchema?: boolean } = {}): ExpandResult {
+export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { python?: 'run' | 'defer'; validateSchema?: boolean; deadline?: Deadline } = {}): ExpandResult {
   const python = opts.python ?? 'run';
   const options: ExpandOptions = {
     env,
     ...(opts.validateSchema === false ? { validateSchema: false } : {}),
     ...(python === 'defer' ? { deferPython: true } : hostRunner ? { runPython: isolated(hostRunner) } : {}),
+    ...(opts.deadline ? { deadline: opts.deadline } : {}),
   };
   const key = JSON.stringify([input, env, python, opts.validateSchema !== false]);
   if (key.length > MEMO_KEY_CHARS) return expandConfiguration(input, options);
@@ -73,8 +75,8 @@ export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { p
     return known;
   }
   const r = expandConfiguration(input, options);
-  // A sandbox that could not start or answer is no property of the input: do not keep that answer.
-  if (!r.errors.some((e) => e.code === 'python_unavailable')) {
+  // A sandbox that could not start or answer, or a deadline that came, is no property of the input: do not keep that answer.
+  if (!r.errors.some((e) => e.code === 'python_unavailable' || e.budget === 'time')) {
     memo.set(key, r);
     if (memo.size > MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
   }
