@@ -16,6 +16,7 @@ import {
   expand,
   expandDeployment,
   usePythonRunner,
+  useTemplateClock,
   extractWithJsonPath,
   findReferences,
   hasReference,
@@ -581,6 +582,7 @@ describe('Jinja runs under one budget, counted as it runs', () => {
       "{% set s = 'xxxxxxxxxx' %}{% for i in range(40) %}{% set s = s ~ s %}{% endfor %}",
       "{% set s = 'xxxxxxxxxx' %}{% for i in range(40) %}{% set s = s + s %}{% endfor %}",
       "{% set l = range(1000) %}{% for i in range(40) %}{% set l = l + l %}{% endfor %}",
+      "{% set l = [1] %}{% for i in range(40) %}{{ l.extend(l) }}{% endfor %}",
       // Shared references: thirty levels of [l, l] are 2^30 leaves once printed.
       "{% set l = [1] %}{% for i in range(40) %}{% set l = [l, l] %}{% endfor %}{{ l }}",
       "{% set l = [1] %}{% for i in range(40) %}{% set l = [l, l] %}{% endfor %}{{ l|tojson }}",
@@ -628,6 +630,33 @@ describe('Jinja runs under one budget, counted as it runs', () => {
     ms = 0;
     assert.equal(expandDeployment(input, { deployment: 'd', project: 'p' }, { deadline: { now: () => ms++, at: -1, ms: 1 } }).errors[0]?.budget, 'time');
     assert.deepEqual(expandDeployment(input, { deployment: 'd', project: 'p' }).errors, []);
+  });
+
+  test("the host grants the clock (useTemplateClock); the Python templates' time is theirs, not the Jinja templates'", () => {
+    let ms = 0;
+    const input = { config: 'resources:\n- {name: a, type: t.jinja}\n', imports: { 't.jinja': 'resources: []\n{% for a in range(1000) %}{% endfor %}' } };
+    // Each reading of this clock is 50 ms later than the one before.
+    useTemplateClock(() => (ms += 50), 100);
+    try {
+      const e = refusal(expandDeployment(input, { deployment: 'd', project: 'p' }));
+      assert.equal(e.budget, 'time');
+      assert.match(e.message, /the expansion's templates have 100 ms/);
+    } finally {
+      useTemplateClock(undefined);
+    }
+    // A Python template that takes ten seconds of the clock leaves the Jinja template it produces all of its time.
+    ms = 0;
+    const r = expand(
+      { config: 'resources:\n- {name: p, type: p.py}\n', imports: { 'p.py': 'def GenerateConfig(c): pass', 't.jinja': 'resources: []\n{% for a in range(10) %}{% endfor %}' } },
+      {
+        deadline: { now: () => ms, at: 1000, ms: 1000 },
+        runPython: () => {
+          ms += 10_000;
+          return { ok: true, value: { resources: [{ name: 'j', type: 't.jinja' }] } };
+        },
+      },
+    );
+    assert.deepEqual(r.errors, []);
   });
 
   test("JavaScript's own methods and regular expressions are out of reach", () => {

@@ -71,6 +71,8 @@ class Expander {
   private readonly jinjaLimits: JinjaLimits;
   /** One budget for every Jinja template of the expansion: 10,000 resources must not each get a full one. */
   private readonly meter: BudgetMeter;
+  /** Time the expansion's Python templates took, on the deadline's clock: the sandbox's, not the Jinja templates'. */
+  private pythonTime = 0;
 
   constructor(
     private readonly imports: Map<string, ImportFile>,
@@ -78,12 +80,14 @@ class Expander {
     private readonly limits: ExpandLimits,
   ) {
     this.files = new Map([...imports].map(([k, v]) => [k, v.content]));
+    const deadline = options.deadline;
     this.jinjaLimits = {
       source: limits.templateSource,
       output: limits.templateOutput,
       range: JINJA_RANGE_LIMIT,
       steps: limits.templateSteps,
-      ...(options.deadline ? { deadline: options.deadline } : {}),
+      // The clock stops while Python runs: that time is the sandbox's own limit's.
+      ...(deadline ? { deadline: { ...deadline, now: () => deadline.now() - this.pythonTime } } : {}),
     };
     this.meter = jinjaMeter(this.jinjaLimits);
   }
@@ -170,7 +174,10 @@ class Expander {
     if (language === 'python') {
       if (this.options.deferPython) return { resources: [] };
       if (!this.options.runPython) fail('python_unsupported', `${PYTHON_UNSUPPORTED}: '${type}'.`, stack, label);
+      const clock = this.options.deadline?.now;
+      const started = clock?.();
       const ran = this.options.runPython(file.content, context, Object.fromEntries(this.files));
+      if (clock && started !== undefined) this.pythonTime += clock() - started;
       if (!ran.ok && ran.reason === 'limit') fail('limit', `Python template '${type}' ${ran.message}.`, stack, label);
       if (!ran.ok && ran.reason === 'unavailable') fail('python_unavailable', `Python template '${type}' could not run: ${ran.message}.`, stack, label);
       if (!ran.ok) fail('template', `Exception in template '${type}': ${ran.message}`, stack, label);

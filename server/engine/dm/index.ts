@@ -11,7 +11,7 @@
  * `usePythonRunner` (server/dm-python) and `expandDeployment` uses it.
  */
 import { expandConfiguration } from './expand';
-import type { Deadline } from '../lang/budget';
+import { deadlineIn, type Deadline } from '../lang/budget';
 import type { ExpandInput, ExpandOptions, ExpandResult, PythonRunner, TemplateEnv } from './types';
 
 export { DEFAULT_LIMITS, PYTHON_UNSUPPORTED } from './expand';
@@ -30,6 +30,7 @@ export function expand(input: ExpandInput, options: ExpandOptions = {}): ExpandR
 }
 
 let hostRunner: PythonRunner | undefined;
+let hostClock: { now: () => number; ms: number } | undefined;
 let expansions = 0;
 const memo = new Map<string, ExpandResult>();
 const MEMO_ENTRIES = 64;
@@ -43,6 +44,16 @@ const MEMO_KEY_CHARS = 8 << 20;
 export function usePythonRunner(runner: PythonRunner | undefined): void {
   hostRunner = runner;
   memo.clear();
+}
+
+/**
+ * The host grants a clock too: each `expandDeployment` then gives its Jinja
+ * templates `ms` of it (Python's time is the sandbox's own, and not counted
+ * here), so that no budget but time is what ends a template that is slow
+ * without being large.
+ */
+export function useTemplateClock(now: (() => number) | undefined, ms = 0): void {
+  hostClock = now ? { now, ms } : undefined;
 }
 
 /** The runner, with every run of one expansion marked as that expansion's. */
@@ -64,7 +75,7 @@ export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { p
     env,
     ...(opts.validateSchema === false ? { validateSchema: false } : {}),
     ...(python === 'defer' ? { deferPython: true } : hostRunner ? { runPython: isolated(hostRunner) } : {}),
-    ...(opts.deadline ? { deadline: opts.deadline } : {}),
+    ...(opts.deadline ? { deadline: opts.deadline } : hostClock ? { deadline: deadlineIn(hostClock.ms, hostClock.now) } : {}),
   };
   const key = JSON.stringify([input, env, python, opts.validateSchema !== false]);
   if (key.length > MEMO_KEY_CHARS) return expandConfiguration(input, options);

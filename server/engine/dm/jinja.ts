@@ -51,6 +51,10 @@ export interface JinjaLimits {
 
 /** Steps for one expansion's templates: far above what a configuration of 10,000 resources needs, and about a second of nunjucks. */
 export const JINJA_STEPS = 1_000_000;
+/** What an include or import costs in steps: a whole render's setup, a few dozen loop iterations' worth. */
+const INCLUDE_STEPS = 64;
+/** Deepest nesting of includes and imports (a template that includes itself goes no deeper, and no stack overflows). */
+const INCLUDE_DEPTH = 32;
 /** Volume, as a multiple of the output limit: what bounds memory (a few hundred MB at worst) and work on large values. */
 export const JINJA_VOLUME_PER_OUTPUT = 32;
 
@@ -60,6 +64,7 @@ export function jinjaMeter(limits: JinjaLimits): BudgetMeter {
     {
       steps: limits.steps ?? JINJA_STEPS,
       output: limits.output,
+      depth: INCLUDE_DEPTH,
       volume: limits.volume ?? JINJA_VOLUME_PER_OUTPUT * limits.output,
       ...(limits.deadline ? { deadline: limits.deadline } : {}),
     },
@@ -89,7 +94,7 @@ function overBudgetMessage(name: string, e: OverBudget, line: number | undefined
     case 'time':
       return `Template '${name}' ran out of time${where}: the expansion's templates have ${e.limit} ms.`;
     case 'depth':
-      return `Template '${name}' nests deeper than ${e.limit} levels${where}.`;
+      return `Template '${name}' nests includes and imports deeper than ${e.limit} levels${where}.`;
   }
 }
 
@@ -288,7 +293,7 @@ function pythonMethod(obj: unknown, key: string): ((...args: unknown[]) => unkno
     switch (key) {
       case 'upper': return same(() => s.toUpperCase());
       case 'lower': return same(() => s.toLowerCase());
-      case 'title': return same(() => s.replace(/\w\S*/g, (w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()));
+      case 'title': return () => (m.volume(s.length * WORDY['title']!, 0, false), built(m, s.replace(/\w\S*/g, (w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase())));
       case 'capitalize': return same(() => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase());
       case 'strip': return (chars?: unknown) => (read(), typeof chars === 'string' ? stripChars(s, chars, true, true) : s.trim());
       case 'lstrip': return (chars?: unknown) => (read(), typeof chars === 'string' ? stripChars(s, chars, true, false) : s.trimStart());
@@ -340,7 +345,7 @@ function pythonMethod(obj: unknown, key: string): ((...args: unknown[]) => unkno
     switch (key) {
       // The list grows by what is added (counted), and may grow no longer than `output`.
       case 'append': return (x: unknown) => { m.output(list.length + 1, 0); m.volume(1, 0, false); list.push(x); return null; };
-      case 'extend': return (xs: unknown) => { if (Array.isArray(xs)) { m.output(list.length + xs.length, 0); m.volume(xs.length, 0, false); for (const x of xs) list.push(x); } return null; };
+      case 'extend': return (xs: unknown) => { if (Array.isArray(xs)) { m.output(list.length + xs.length, 0); m.volume(xs.length, 0, false); const n = xs.length; for (let i = 0; i < n; i++) list.push(xs[i]); } return null; };
       case 'index': return (x: unknown) => (m.volume(list.length, 0, false), list.indexOf(x));
       case 'count': return (x: unknown) => (m.volume(list.length, 0, false), list.filter((y) => y === x).length);
       default: return undefined;
@@ -522,6 +527,15 @@ const FILTER_READS: Record<string, Reads> = {
   sort: 'sort', dictsort: 'sort', groupby: 'sort',
 };
 
+/**
+ * Filters that work word by word (a regular expression or a callback per
+ * word) cost far more per character than a copy: measured against `upper`,
+ * `title` is ~200 times slower, `urlize` ~400. Their input counts this many
+ * times over, so that a few calls on megabytes exhaust the volume rather
+ * than the clock.
+ */
+const WORDY: Record<string, number> = { urlize: 64, title: 32, wordcount: 16, striptags: 16, wordwrap: 8, escape: 4, e: 4, forceescape: 4, nl2br: 4, urlencode: 4 };
+
 /** What a filter will build, for the filters whose arguments can make it far larger than their input. */
 function grows(name: string, input: unknown, size: number, args: unknown[]): number {
   const n = shallowSize(input);
@@ -561,6 +575,8 @@ function meteredFilter(name: string, f: Filter): Filter {
     } else if (reads === 'text') {
       size = asText(m, input, name === 'dump' ? jsonIndent(args[0]) : 0);
       m.output(size, 0);
+      const wordy = WORDY[name];
+      if (wordy) m.volume(size * (wordy - 1), 0, false);
     }
     const growth = grows(name, input, size, args);
     if (growth > 0) m.volume(growth, 0);
@@ -725,6 +741,21 @@ function install(): void {
     if (m && val !== null && val !== undefined) guard(() => asText(m, val));
     return suppressValue(val, autoescape);
   };
+  // Every render of a template inside another (include, import, the root itself) is one level deeper.
+  const templateProto = (nunjucks as unknown as { Template: { prototype: Record<string, (...a: unknown[]) => unknown> } }).Template.prototype;
+  for (const method of ['render', 'getExported']) {
+    const original = templateProto[method]!;
+    templateProto[method] = function (this: unknown, ...a: unknown[]) {
+      const m = meterNow();
+      if (!m) return original.apply(this, a);
+      guard(() => m.enter(0));
+      try {
+        return original.apply(this, a);
+      } finally {
+        m.leave();
+      }
+    };
+  }
   const inOperator = runtime.inOperator;
   runtime.inOperator = (key, val) => {
     const m = meterNow();
@@ -768,10 +799,12 @@ export function renderJinja(name: string, source: string, context: TemplateConte
     return Array.from({ length: count }, (_, i) => from + i * step);
   });
   meterFilters(env);
-  // Includes and imports are steps too: a template that includes itself twice per level doubles at each.
+  // Includes and imports cost steps too: a template that includes itself twice per level doubles at each.
   const getTemplate = env.getTemplate.bind(env) as (...a: unknown[]) => unknown;
   (env as unknown as { getTemplate: (...a: unknown[]) => unknown }).getTemplate = (...a: unknown[]) => {
-    guard(() => run.meter.step(0));
+    guard(() => {
+      for (let i = 0; i < INCLUDE_STEPS; i++) run.meter.step(0);
+    });
     return getTemplate(...a);
   };
   const outer = active;
