@@ -634,7 +634,8 @@ describe('Jinja runs under one budget, counted as it runs', () => {
 
   test("the host grants the clock (useTemplateClock); the Python templates' time is theirs, not the Jinja templates'", () => {
     let ms = 0;
-    const input = { config: 'resources:\n- {name: a, type: t.jinja}\n', imports: { 't.jinja': 'resources: []\n{% for a in range(1000) %}{% endfor %}' } };
+    // (A configuration no other test expands: expandDeployment remembers what expanded.)
+    const input = { config: 'resources:\n- {name: a, type: t.jinja}\n', imports: { 't.jinja': 'resources: []\n{% for clock in range(1000) %}{% endfor %}' } };
     // Each reading of this clock is 50 ms later than the one before.
     useTemplateClock(() => (ms += 50), 100);
     try {

@@ -8,8 +8,7 @@
  * catches them at the boundary and returns them as data.
  */
 import { isObject, languageOf, normalizeImports, parseConfig, parseYaml } from './config';
-import type { BudgetMeter } from '../lang/budget';
-import { jinjaMeter, JINJA_STEPS, renderJinja, type JinjaLimits } from './jinja';
+import { jinjaSession, JINJA_STEPS, renderJinja, type JinjaLimits, type JinjaSession } from './jinja';
 import { collectReferences, substituteReferences } from './references';
 import { clone, validateProperties } from './schema';
 import type {
@@ -69,8 +68,8 @@ class Expander {
   private processed = 0;
   private readonly files: Map<string, string>;
   private readonly jinjaLimits: JinjaLimits;
-  /** One budget for every Jinja template of the expansion: 10,000 resources must not each get a full one. */
-  private readonly meter: BudgetMeter;
+  /** One budget for every Jinja template of the expansion (10,000 resources must not each get a full one), and each template compiled once. */
+  private jinja: JinjaSession | undefined;
   /** Time the expansion's Python templates took, on the deadline's clock: the sandbox's, not the Jinja templates'. */
   private pythonTime = 0;
 
@@ -89,7 +88,6 @@ class Expander {
       // The clock stops while Python runs: that time is the sandbox's own limit's.
       ...(deadline ? { deadline: { ...deadline, now: () => deadline.now() - this.pythonTime } } : {}),
     };
-    this.meter = jinjaMeter(this.jinjaLimits);
   }
 
   /** One level's resources: names unique at this level, then each one depth-first. */
@@ -184,7 +182,8 @@ class Expander {
       if (typeof ran.value !== 'string') return ran.value;
       return this.parseOutput(ran.value, type, stack, label);
     }
-    const rendered = renderJinja(type, file.content, context, this.files, this.jinjaLimits, this.meter);
+    this.jinja ??= jinjaSession(this.files, this.jinjaLimits);
+    const rendered = renderJinja(type, file.content, context, this.files, this.jinjaLimits, this.jinja);
     if (!rendered.ok) fail(rendered.limit ? 'limit' : 'template', rendered.message, stack, label, rendered.budget);
     return this.parseOutput(rendered.text, type, stack, label);
   }
