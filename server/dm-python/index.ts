@@ -41,8 +41,8 @@ export interface PythonSandboxOptions extends Partial<PythonLimits> {
   /** Boot a process at once rather than at the first template. */
   warm?: boolean;
   /**
-   * Which runs may share an interpreter (its imported modules, any state a
-   * template leaves behind). Default: one expansion's, else one tenant's (`env.project`).
+   * Which runs may share a process (reset between expansions, never a wall
+   * between tenants). Default: one tenant's (`env.project`).
    */
   isolationKey?: (context: Parameters<PythonRunner>[1]) => string;
 }

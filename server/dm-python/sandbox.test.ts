@@ -43,7 +43,7 @@ describe('Python sandbox: limits', () => {
   test('a template that grows without end is stopped at its memory limit', async () => {
     // A sandbox of its own with a time limit far away, so that only the memory limit can stop it, however loaded the machine;
     // and memory that is written, so that it is resident.
-    const own = createPythonSandbox({ runMs: 120_000, memoryMb: 400 });
+    const own = createPythonSandbox({ runMs: 120_000, memoryMb: 400, processes: 1 });
     const r = own.run("def GenerateConfig(c):\n  x = []\n  while True:\n    x.append(b'x' * (8 << 20))\n", ctx('tenant-a'), {});
     await own.close();
     assert.equal(r.ok, false);
@@ -212,7 +212,7 @@ describe('Python sandbox: none of the server is inside', () => {
     const planted = { NEXTAUTH_SECRET: 'planted-nextauth-7f3a', KEELSON_SECRET_KEY: 'planted-secret-key-7f3a', DATABASE_URL: 'postgres://planted:7f3a@db/keelson', KEELSON_PLANTED_OTHER: 'planted-other-7f3a' };
     const before = new Set(sandboxChildren());
     Object.assign(process.env, planted);
-    const own = createPythonSandbox({ runMs: 5000 });
+    const own = createPythonSandbox({ runMs: 5000, processes: 1 });
     try {
       const r = own.run(
         [
@@ -281,7 +281,7 @@ describe('Python sandbox: none of the server is inside', () => {
 
 describe('Python sandbox: time is the sandbox’s own, per expansion', () => {
   test("one expansion's Python templates share the limit: the one that runs it out is stopped, named, with the sandbox's limit as the reason", async () => {
-    const own = createPythonSandbox({ runMs: 1500 });
+    const own = createPythonSandbox({ runMs: 1500, processes: 1 });
     usePythonRunner(own.run);
     try {
       // Each child template stays under the limit on its own; together they would not.
@@ -341,7 +341,7 @@ describe('Python sandbox: a pool of warm processes', () => {
             import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
             register();
             const { createPythonSandbox } = await import(${JSON.stringify(pathToFileURL(join(process.cwd(), 'server', 'dm-python', 'index.ts')).href)});
-            const sb = createPythonSandbox({ runMs: 120000 });
+            const sb = createPythonSandbox({ runMs: 120000, processes: 1 });
             const ctx = { env: { project: 'tenant-orphan', name: 'r', type: 't.py' }, properties: {}, imports: {}, name: 'r', type: 't.py' };
             sb.run("def GenerateConfig(c):\\n  return {'resources': []}\\n", ctx, {});
             parentPort.postMessage('ready');

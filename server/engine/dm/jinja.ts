@@ -161,37 +161,47 @@ function isSafeString(v: unknown): v is SafeStringLike {
   return v instanceof runtime.SafeString;
 }
 
+/** Deeper than this a value is not printed at all (JSON.stringify overflows its stack long before). */
+const MAX_TEXT_DEPTH = 10_000;
+
 /**
  * An upper-ish bound of the characters `String(v)` or JSON of `v` would
  * take, walking shared and cyclic structures as the text would (so
  * `[a, a]` nested thirty deep counts its 2^30 leaves), and giving up past
- * `cap`. `indent` adds JSON's indentation per nesting level. Its own work is
- * bounded by `cap`.
+ * `limit` or MAX_TEXT_DEPTH. `indent` adds JSON's indentation per nesting
+ * level. It visits each child when it gets to it, so its own time and
+ * memory are bounded by `limit` too.
  */
 function textSize(v: unknown, limit: number, indent = 0): number {
   // Finite whatever the budget: a cyclic value would otherwise be walked for ever.
   const cap = Math.min(limit, 2 ** 31);
+  const frames: { items: readonly unknown[]; next: number; depth: number }[] = [];
   let total = 0;
-  const stack: [unknown, number][] = [[v, 0]];
-  while (stack.length > 0) {
-    const [x, depth] = stack.pop()!;
+  let x = v;
+  let depth = 0;
+  for (;;) {
     total += 1 + depth * indent;
     if (typeof x === 'string') total += x.length + 2;
     else if (isSafeString(x)) total += x.length + 2;
     else if (typeof x === 'number') total += 24;
     else if (Array.isArray(x)) {
       total += x.length;
-      for (let i = x.length - 1; i >= 0 && total <= cap; i--) stack.push([x[i], depth + 1]);
+      if (x.length > 0) frames.push({ items: x, next: 0, depth: depth + 1 });
     } else if (x !== null && typeof x === 'object') {
-      for (const k of Object.keys(x)) {
-        total += k.length + 4;
-        if (total > cap) break;
-        stack.push([(x as Record<string, unknown>)[k], depth + 1]);
-      }
+      const keys = Object.keys(x);
+      for (const k of keys) total += k.length + 4;
+      if (keys.length > 0) frames.push({ items: keys.map((k) => (x as Record<string, unknown>)[k]), next: 0, depth: depth + 1 });
     } else total += 5;
-    if (total > cap) return cap + 1;
+    if (total > cap || frames.length > MAX_TEXT_DEPTH) return cap + 1;
+    let top = frames[frames.length - 1];
+    while (top && top.next >= top.items.length) {
+      frames.pop();
+      top = frames[frames.length - 1];
+    }
+    if (!top) return total;
+    x = top.items[top.next++];
+    depth = top.depth;
   }
-  return total;
 }
 
 /** What reading `v` costs: its length (strings, lists) or key count (dicts); constants cost nothing. */
@@ -225,6 +235,13 @@ function str(v: unknown): string {
   if (typeof v === 'string') return v;
   if (isSafeString(v)) return v.val;
   return String(v);
+}
+
+/** A value as `%s` and `{}` print it: Python's None, and no function's source. */
+function asString(v: unknown): string {
+  if (v === null || v === undefined) return 'None';
+  if (typeof v === 'function') return '<function>';
+  return str(v);
 }
 
 function int(v: unknown, what: string): number {
@@ -271,7 +288,7 @@ function pad(m: BudgetMeter, s: string, width: unknown, fill: unknown, how: 'cen
   if (w <= s.length) return s;
   m.volume(w, 0);
   const total = w - s.length;
-  // Python centres with the extra space on the right when the string's length is even... and on the left when odd.
+  // CPython's rule: an odd space goes left when the width is odd too, else right.
   const left = how === 'left' ? 0 : how === 'right' ? total : Math.floor(total / 2) + (total & w & 1);
   return f.repeat(left) + s + f.repeat(total - left);
 }
@@ -314,7 +331,8 @@ function pythonMethod(obj: unknown, key: string): ((...args: unknown[]) => unkno
           // Python refuses an empty separator; splitting into characters is `list(s)`.
           if (by === '') throw new Error('ValueError: empty separator');
           const max = typeof maxsplit === 'number' && maxsplit >= 0 ? maxsplit : Infinity;
-          m.volume(occurrences(s, by, max) + 1, 0);
+          // Every part is made (and the tail joined again when maxsplit is given).
+          m.volume(occurrences(s, by) + 1, 0);
           if (max === Infinity) return s.split(by);
           const parts = s.split(by);
           return parts.length > max + 1 ? [...parts.slice(0, max), parts.slice(max).join(by)] : parts;
@@ -391,7 +409,7 @@ function pyFormat(m: BudgetMeter, template: string, args: unknown[]): string {
     if (whole === '{{') return '{';
     if (whole === '}}') return '}';
     const name = field ?? '';
-    const value = name === '' ? args[auto++] : /^\d+$/.test(name) ? args[Number(name)] : kwargs[name];
+    const value = name === '' ? args[auto++] : /^\d+$/.test(name) ? args[Number(name)] : Object.hasOwn(kwargs, name) ? kwargs[name] : undefined;
     const text = formatField(m, value, spec ?? '');
     size += text.length;
     m.output(size, 0);
@@ -411,8 +429,8 @@ function formatField(m: BudgetMeter, value: unknown, spec: string): string {
     text = Math.trunc(Number(value)).toString(type === 'o' ? 8 : type === 'b' ? 2 : 16);
     if (type === 'X') text = text.toUpperCase();
   } else {
-    m.volume(asText(m, value), 0);
-    text = typeof value === 'string' ? value : value === null || value === undefined ? 'None' : String(value);
+    asText(m, value);
+    text = asString(value);
     if (precision) text = text.slice(0, Number(precision));
   }
   const w = width ? Number(width) : 0;
@@ -608,8 +626,8 @@ function formatFilter(fmt: unknown, ...args: unknown[]): string {
       text = Math.trunc(Number(v)).toString(type === 'o' ? 8 : 16);
       if (type === 'X') text = text.toUpperCase();
     } else {
-      m.volume(asText(m, v), 0);
-      text = typeof v === 'string' ? v : v === null || v === undefined ? 'None' : String(v);
+      asText(m, v);
+      text = asString(v);
       if (precision) text = text.slice(0, Number(precision));
     }
     const w = width ? Number(width) : 0;
