@@ -1,27 +1,39 @@
 // The Python sandbox's keeper: a worker thread that owns the sandbox
 // processes, so the thread that expands templates can wait for an answer
 // synchronously (Atomics.wait) while this one keeps its event loop for the
-// child's pipes, the time limit and the memory watch.
+// children's pipes, the time limit and the memory watch.
 //
-// One process serves consecutive runs with the same isolation key (one
-// tenant's expansion); another key gets a fresh process, and a spare is kept
-// booting so that a switch seldom waits for Pyodide to start.
+// A pool of warm processes: Pyodide takes seconds of CPU to start, so
+// processes are started ahead of need and reused. A process serves one
+// isolation key (one tenant) for its whole life — its interpreter is reset
+// between expansions, but a reset is no wall between tenants — and is
+// recycled after a timeout, a crash, MAX_RUNS runs or IDLE_MS unused. At
+// most `limits.processes` live at once; one of them is kept booted and
+// unassigned, so a new key seldom waits for Pyodide to start.
+//
+// Children are started under `setpriv --pdeathsig KILL` where the host has
+// it: when this thread ends (the sandbox closed, or the resolver thread that
+// owns it stopped at its own time limit) the kernel kills them, mid-run or
+// not, instead of leaving a spinning template behind.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { command, args, limits, replyPort } = workerData;
+const { command, args, env, limits, replyPort } = workerData;
 const MAX_RUNS = 200;
 const IDLE_MS = 120_000;
 
-let spare;
-let current;
-let idleTimer;
+/** Assigned processes by isolation key, least recently used first. */
+const assigned = new Map();
+/** Booted (or booting) processes not yet given to a key. */
+const spares = [];
+let started = 0;
 
 function start() {
-  const proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  const child = { proc, alive: true, runs: 0, waiting: undefined, stderr: '' };
+  const proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
+  started++;
+  const child = { proc, alive: true, runs: 0, waiting: undefined, stderr: '', key: undefined, idle: undefined };
   child.ready = new Promise((resolve) => {
     child.onReady = resolve;
   });
@@ -42,6 +54,7 @@ function start() {
   proc.on('exit', (code, signal) => {
     child.alive = false;
     child.onReady(false);
+    forget(child);
     if (child.waiting) {
       child.waiting.done(
         child.killedFor
@@ -54,6 +67,7 @@ function start() {
     child.alive = false;
     child.onReady(false);
     child.stderr += e.message;
+    forget(child);
   });
   proc.unref();
   return child;
@@ -65,9 +79,23 @@ function stderrTail(child) {
 }
 
 function kill(child, why, reason = 'unavailable') {
-  if (!child || !child.alive) return;
+  forget(child);
+  if (!child.alive) return;
   child.killedFor = { why, reason };
   child.proc.kill('SIGKILL');
+}
+
+/** Takes a dead or retired process out of the pool. */
+function forget(child) {
+  clearTimeout(child.idle);
+  if (child.key !== undefined && assigned.get(child.key) === child) assigned.delete(child.key);
+  const i = spares.indexOf(child);
+  if (i >= 0) spares.splice(i, 1);
+}
+
+/** Keeps one spare booting or booted while the pool has room for it. */
+function topUp() {
+  if (spares.length === 0 && assigned.size < limits.processes) spares.push(start());
 }
 
 /** Resident memory of a process in MB (Linux), or undefined where /proc is absent. */
@@ -81,11 +109,23 @@ function rssMb(pid) {
 }
 
 async function childFor(key) {
-  if (current && current.key === key && current.child.alive && current.child.runs < MAX_RUNS) return current.child;
-  if (current) kill(current.child, 'replaced');
-  const child = spare && spare.alive ? spare : start();
-  spare = start();
-  current = { key, child };
+  const own = assigned.get(key);
+  if (own && own.alive && own.runs < MAX_RUNS) {
+    // Most recently used last.
+    assigned.delete(key);
+    assigned.set(key, own);
+    return own;
+  }
+  if (own) kill(own, 'retired');
+  // Room for one more: the least recently used key gives its process up.
+  while (assigned.size >= Math.max(1, limits.processes - 1)) {
+    const [, oldest] = assigned.entries().next().value;
+    kill(oldest, 'replaced');
+  }
+  const child = spares.shift() ?? start();
+  child.key = key;
+  assigned.set(key, child);
+  topUp();
   const boot = setTimeout(() => kill(child, `the Python sandbox did not start within ${limits.bootMs / 1000} s`), limits.bootMs);
   const ok = await child.ready;
   clearTimeout(boot);
@@ -93,49 +133,68 @@ async function childFor(key) {
   return child;
 }
 
-function runOn(child, id, job) {
+function runOn(child, msg) {
+  const { id, job, scope, limitMs } = msg;
   return new Promise((resolve) => {
-    let watch;
-    const timer = setTimeout(() => kill(child, `ran over its time limit of ${limits.runMs / 1000} s and was stopped`, 'limit'), limits.runMs);
-    watch = setInterval(() => {
+    const t0 = performance.now();
+    // The limit is the caller's (what is left of the expansion's allowance): a process that runs
+    // over it is killed, whatever the template does, and a fresh one takes its place.
+    const timer = setTimeout(() => kill(child, 'timeout', 'limit'), limitMs);
+    const watch = setInterval(() => {
       const mb = rssMb(child.proc.pid);
       if (mb !== undefined && mb > limits.memoryMb) kill(child, `used more than ${limits.memoryMb} MB of memory and was stopped`, 'limit');
     }, 50);
     child.waiting = {
       id,
-      done: (msg) => {
+      done: (answer) => {
         clearTimeout(timer);
         clearInterval(watch);
         child.waiting = undefined;
-        resolve(msg.ok ? { ok: true, value: msg.value } : { ok: false, message: msg.message, reason: msg.reason ?? 'exception' });
+        const ms = performance.now() - t0;
+        const timedOut = child.killedFor?.why === 'timeout';
+        resolve(
+          answer.ok
+            ? { ok: true, value: answer.value, ms }
+            : { ok: false, message: answer.message, reason: answer.reason ?? 'exception', ms, ...(timedOut ? { timedOut: true } : {}) },
+        );
       },
     };
     child.runs++;
-    child.proc.stdin.write(`${JSON.stringify({ id, job })}\n`);
+    child.proc.stdin.write(`${JSON.stringify({ id, job, scope })}\n`);
   });
 }
 
-// Jobs arrive one at a time per calling thread, but several threads may share
-// nothing here: each calling thread has its own keeper. Still, serialise.
+function idleOut(child) {
+  clearTimeout(child.idle);
+  // An idle interpreter holds a tenant's module state and ~150 MB: let it go.
+  child.idle = setTimeout(() => kill(child, 'idle'), IDLE_MS);
+  child.idle.unref();
+}
+
+// Jobs come from one calling thread, which waits for each answer; still, serialise.
 let queue = Promise.resolve();
 parentPort.on('message', (msg) => {
+  if (msg.close) {
+    for (const c of [...assigned.values(), ...spares]) kill(c, 'closed');
+    return;
+  }
+  if (msg.warm) {
+    topUp();
+    return;
+  }
   queue = queue.then(async () => {
-    clearTimeout(idleTimer);
     let result;
     try {
       const child = await childFor(msg.key);
-      result = await runOn(child, msg.id, msg.job);
+      clearTimeout(child.idle);
+      result = await runOn(child, msg);
+      if (child.alive) idleOut(child);
     } catch (e) {
       result = { ok: false, message: e instanceof Error ? e.message : String(e), reason: 'unavailable' };
     }
-    replyPort.postMessage({ id: msg.id, result });
+    topUp();
+    replyPort.postMessage({ id: msg.id, result, started, pids: [...assigned.values(), ...spares].filter((c) => c.alive).map((c) => c.proc.pid) });
     Atomics.store(msg.flag, 0, 1);
     Atomics.notify(msg.flag, 0);
-    // An idle interpreter holds a tenant's module state and ~150 MB: let it go.
-    idleTimer = setTimeout(() => {
-      if (current) kill(current.child, 'idle');
-      current = undefined;
-    }, IDLE_MS);
-    idleTimer.unref();
   });
 });

@@ -42,6 +42,10 @@ for (const k of ['getBuiltinModule', 'dlopen', '_linkedBinding', 'kill', 'chdir'
     };
   } catch {}
 }
+// A JavaScript function installed as Error.prepareStackTrace is handed the
+// receivers of the frames on the stack (the classic way from a harmless
+// object to the global one): fix it to nothing before any template runs.
+Object.defineProperty(Error, 'prepareStackTrace', { value: undefined, writable: false, configurable: false });
 
 py.runPython(String.raw`
 import builtins, json, sys, os, traceback, importlib
@@ -98,7 +102,7 @@ safe_load = load
 ''')
 sys.path.insert(0, '/keelson/lib')
 
-_BLOCKED = {'js', 'pyodide_js', 'pyodide', 'micropip', '_pyodide', 'pyodide.ffi', 'pyodide.http'}
+_BLOCKED = {'js', 'pyodide_js', 'pyodide', 'micropip', '_pyodide', '_pyodide_core', 'pyodide.ffi', 'pyodide.http'}
 class _Blocker(object):
     def find_spec(self, name, path=None, target=None):
         if name in _BLOCKED or name.split('.')[0] in _BLOCKED:
@@ -110,7 +114,37 @@ for _m in list(sys.modules):
 sys.meta_path.insert(0, _Blocker())
 
 _runs = [0]
-_baseline = set(sys.modules)
+_scope = [None]
+
+def _snapshot():
+    '''What a new scope starts from: the modules loaded now and what each module binds.'''
+    mods = dict(sys.modules)
+    return {
+        'modules': mods,
+        'dicts': {name: dict(m.__dict__) for name, m in mods.items() if m is not None},
+        'path': list(sys.path),
+        'meta_path': list(sys.meta_path),
+    }
+
+def _reset():
+    '''Back to the snapshot: one scope (one expansion) leaves nothing bound for the next.
+    This is for determinism inside one tenant's process; tenants never share a process.'''
+    base = _baseline
+    for name in [m for m in sys.modules if m not in base['modules']]:
+        del sys.modules[name]
+    for name, m in base['modules'].items():
+        sys.modules[name] = m
+        saved = base['dicts'].get(name)
+        if saved is None:
+            continue
+        now = m.__dict__
+        # Identity, not ==: a value a template planted may define __eq__.
+        if len(now) != len(saved) or any(now.get(k, _reset) is not v for k, v in saved.items()):
+            now.clear()
+            now.update(saved)
+    sys.path[:] = base['path']
+    sys.meta_path[:] = base['meta_path']
+    importlib.invalidate_caches()
 
 def _where(tb, template):
     line = None
@@ -121,6 +155,11 @@ def _where(tb, template):
 
 def _keelson_run(payload):
     req = json.loads(payload, object_hook=_Py2Dict)
+    # Runs of one scope (one expansion) share the interpreter; a run without one has it to itself.
+    run_scope = req.get('scope')
+    if _runs[0] > 0 and (run_scope is None or run_scope != _scope[0]):
+        _reset()
+    _scope[0] = run_scope
     _runs[0] += 1
     root = '/keelson/run%d' % _runs[0]
     os.makedirs(root)
@@ -157,12 +196,19 @@ def _keelson_run(payload):
         except (TypeError, ValueError) as e:
             return json.dumps({'ok': False, 'message': 'GenerateConfig returned something that is neither YAML text nor plain data: %s' % e})
     finally:
-        sys.path.remove(root)
-        for m in [m for m in sys.modules if m not in _baseline]:
+        if root in sys.path:
+            sys.path.remove(root)
+        for m in [m for m in sys.modules if m not in _baseline['modules']]:
             f = getattr(sys.modules[m], '__file__', None) or ''
             if f.startswith(root + '/'):
                 del sys.modules[m]
 `);
+// The JavaScript modules go: with them registered, any template that found
+// the import hook (sys.meta_path) could take `pyodide_js` — the interpreter's
+// whole API — out of it, blocker or no blocker.
+py.unregisterJsModule('js');
+py.unregisterJsModule('pyodide_js');
+py.runPython("_baseline = _snapshot()\n_baseline['dicts']['__main__']['_baseline'] = _baseline");
 const run = py.globals.get('_keelson_run');
 
 answer({ ready: true });
@@ -178,7 +224,7 @@ for await (const line of lines) {
   }
   printed = '';
   try {
-    const out = JSON.parse(run(JSON.stringify(req.job)));
+    const out = JSON.parse(run(JSON.stringify({ ...req.job, scope: req.scope ?? null })));
     answer({ id: req.id, ...out });
   } catch (e) {
     answer({ id: req.id, ok: false, message: `the Python sandbox failed: ${e instanceof Error ? e.message.split('\n').slice(-2).join(' ').trim() : String(e)}` });

@@ -1,9 +1,15 @@
 /**
  * Python templates for Deployment Manager: Pyodide (CPython in WebAssembly,
  * from npm, offline) in a separate process that has no network (a network
- * namespace of its own), reads only Pyodide's files, writes nothing, starts
- * nothing, and cannot turn strings into JavaScript. A template that runs too
- * long or grows too large is killed; the caller gets a message.
+ * namespace of its own), none of the server's environment (an allow-list:
+ * no NEXTAUTH_SECRET, KEELSON_SECRET_KEY, DATABASE_URL), reads only
+ * Pyodide's files, writes nothing, starts nothing, and cannot turn strings
+ * into JavaScript. A template that runs too long or grows too large is
+ * killed; the caller gets a message.
+ *
+ * Time: one expansion's Python templates share `runMs` (10 s): the
+ * sandbox's own limit, well inside a resolution's, is what stops them.
+ * Processes are pooled and reused per tenant (bridge.mjs).
  *
  * The expansion engine is synchronous and pure, so the runner it is given is
  * synchronous too: the calling thread posts the job to a keeper thread
@@ -16,29 +22,38 @@ import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { PythonRunner } from '../engine/dm';
+import type { Json, PythonFailure, PythonRunner } from '../engine/dm';
 
 export interface PythonLimits {
-  /** Wall-clock budget of one template run. */
+  /** Wall-clock budget of one expansion's Python templates, together (one run, when the run belongs to no expansion). */
   runMs: number;
   /** Budget for starting an interpreter (Pyodide takes seconds to boot). */
   bootMs: number;
   /** Resident memory of the sandbox process. */
   memoryMb: number;
+  /** Most sandbox processes alive at once, one of them kept booted for the next tenant (each holds ~150 MB). */
+  processes: number;
 }
 
-export const DEFAULT_PYTHON_LIMITS: PythonLimits = { runMs: 10_000, bootMs: 90_000, memoryMb: 640 };
+export const DEFAULT_PYTHON_LIMITS: PythonLimits = { runMs: 10_000, bootMs: 90_000, memoryMb: 640, processes: 2 };
 
 export interface PythonSandboxOptions extends Partial<PythonLimits> {
+  /** Boot a process at once rather than at the first template. */
+  warm?: boolean;
   /**
-   * Which runs may share an interpreter (its imported modules, any state a
-   * template leaves behind). Default: one expansion's, else one tenant's (`env.project`).
+   * Which runs may share a process (reset between expansions, never a wall
+   * between tenants). Default: one tenant's (`env.project`).
    */
   isolationKey?: (context: Parameters<PythonRunner>[1]) => string;
 }
 
 export interface PythonSandbox {
   run: PythonRunner;
+  /** Starts booting a process now, so that the first template does not wait for Pyodide. */
+  warm(): void;
+  /** Processes started so far and the ones alive (as of the last answer): how a test sees the pool. */
+  stats(): { started: number; pids: number[] };
+  /** Ends every process of the pool. */
   close(): Promise<void>;
 }
 
@@ -55,6 +70,40 @@ function files(): { child: string; bridge: string; pyodide: string } | undefined
 }
 
 let isolation: string[] | null | undefined;
+let deathSignal: string[] | null | undefined;
+
+/** A command's full path on the server's PATH: the sandbox is started with an environment of its own. */
+function commandPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
+
+/**
+ * `setpriv --pdeathsig KILL`, where the host has it: the kernel kills the
+ * sandbox when the thread that started it ends, even mid-run. Without it, a
+ * sandbox whose keeper thread was stopped (a resolution stopped at its time
+ * limit) could spin on alone.
+ */
+function parentDeathSignal(): string[] {
+  if (deathSignal !== undefined) return deathSignal ?? [];
+  deathSignal = null;
+  const setpriv = process.platform === 'linux' ? commandPath('setpriv') : undefined;
+  if (setpriv && spawnSync(setpriv, ['--pdeathsig', 'KILL', 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0) {
+    deathSignal = [setpriv, '--pdeathsig', 'KILL'];
+  }
+  return deathSignal ?? [];
+}
+
+/**
+ * The sandbox's whole environment: an allow-list, not the server's
+ * environment minus some names. Nothing a template could read there
+ * (through an escape we did not foresee) is a secret.
+ */
+export function sandboxEnvironment(): Record<string, string> {
+  return { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' };
+}
 
 /**
  * How to give the sandbox no network: a new network namespace, as root
@@ -64,11 +113,12 @@ let isolation: string[] | null | undefined;
 function networkIsolation(): string[] | null {
   if (isolation !== undefined) return isolation;
   isolation = null;
-  if (process.platform === 'linux') {
+  const unshare = process.platform === 'linux' ? commandPath('unshare') : undefined;
+  if (unshare) {
     for (const flags of [['-n'], ['-r', '-n']]) {
-      const r = spawnSync('unshare', [...flags, 'true'], { stdio: 'ignore', timeout: 5000 });
+      const r = spawnSync(unshare, [...flags, 'true'], { stdio: 'ignore', timeout: 5000 });
       if (r.status === 0) {
-        isolation = ['unshare', ...flags];
+        isolation = [unshare, ...flags];
         break;
       }
     }
@@ -81,24 +131,31 @@ function permissionFlag(): string {
 }
 
 /**
- * The isolation key: runs in one process share interpreter state, so only
- * the runs of one expansion may share one (`context.expansion`, set by the
- * engine's expandDeployment); a caller that sets none is isolated by tenant.
+ * The isolation key: the tenant (`env.project`, the deployment's
+ * namespace). A process serves one tenant for its life; its interpreter is
+ * reset between expansions (`context.expansion`, set by the engine's
+ * expandDeployment), so one configuration's templates leave nothing for the
+ * next, and another tenant never gets the process at all.
  */
 function keyOf(context: Parameters<PythonRunner>[1]): string {
-  if (context.expansion !== undefined) return `expansion-${context.expansion}`;
   return createHash('sha256').update(String(context.env.project ?? '')).digest('hex').slice(0, 16);
 }
+
+/** Expansions whose Python time is remembered (an expansion runs its templates one after another, then is done). */
+const ACCOUNTS = 64;
 
 export const PYTHON_UNAVAILABLE_NO_NETNS =
   'Python templates need a sandbox without network access (a Linux network namespace through `unshare`), which this host does not offer';
 
 export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSandbox {
-  const { isolationKey = keyOf, ...given } = opts;
+  const { isolationKey = keyOf, warm = false, ...given } = opts;
   const limits: PythonLimits = { ...DEFAULT_PYTHON_LIMITS, ...given };
   let keeper: { worker: Worker; port: MessagePort } | undefined;
   let unavailable: string | undefined;
   let next = 0;
+  let seen: { started: number; pids: number[] } = { started: 0, pids: [] };
+  /** Python time each recent expansion has used, in ms. */
+  const used = new Map<number, number>();
 
   function ensure(): { worker: Worker; port: MessagePort } | undefined {
     if (keeper || unavailable) return keeper;
@@ -114,6 +171,7 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
     }
     const args = [
       ...netns.slice(1),
+      ...parentDeathSignal(),
       process.execPath,
       permissionFlag(),
       `--allow-fs-read=${f.pyodide}*`,
@@ -125,7 +183,7 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
       f.pyodide,
     ];
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(f.bridge, { workerData: { command: netns[0], args, limits, replyPort: port2 }, transferList: [port2] });
+    const worker = new Worker(f.bridge, { workerData: { command: netns[0], args, env: sandboxEnvironment(), limits, replyPort: port2 }, transferList: [port2] });
     worker.unref();
     port1.unref();
     worker.on('error', () => {
@@ -138,16 +196,21 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
   const run: PythonRunner = (source, context, modules) => {
     const k = ensure();
     if (!k) return { ok: false, message: unavailable!, reason: 'unavailable' };
+    const expansion = context.expansion;
+    const spent = expansion === undefined ? 0 : (used.get(expansion) ?? 0);
+    const limitMs = limits.runMs - spent;
+    if (limitMs <= 0) return { ok: false, message: overTime(limits.runMs, true), reason: 'limit' };
     const id = ++next;
     const flag = new Int32Array(new SharedArrayBuffer(4));
     // `template` names the file in tracebacks and in the module's __name__.
     const job = { template: context.type, source, context: { env: context.env, properties: context.properties, imports: context.imports }, modules };
-    k.worker.postMessage({ id, key: isolationKey(context), job, flag });
-    const budget = limits.bootMs + limits.runMs + 5000;
-    const deadline = Date.now() + budget;
+    // Runs of one expansion share an interpreter's state; other runs start from a clean one.
+    const scope = expansion === undefined ? null : `expansion-${expansion}`;
+    k.worker.postMessage({ id, key: isolationKey(context), job, scope, limitMs, flag });
+    const deadline = Date.now() + limits.bootMs + limitMs + 5000;
     for (;;) {
-      const got = receiveMessageOnPort(k.port) as { message: { id: number; result: ReturnType<PythonRunner> } } | undefined;
-      if (got && got.message.id === id) return got.message.result;
+      const got = receiveMessageOnPort(k.port) as { message: KeeperAnswer } | undefined;
+      if (got && got.message.id === id) return account(got.message, expansion, spent);
       if (got) continue; // an answer to an earlier run this thread stopped waiting for
       const left = deadline - Date.now();
       if (left <= 0) return { ok: false, message: 'the Python sandbox did not answer in time', reason: 'unavailable' };
@@ -155,14 +218,51 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
     }
   };
 
-  return {
+  /** Books the run's time to its expansion and words a timeout. */
+  function account(answer: KeeperAnswer, expansion: number | undefined, spent: number): ReturnType<PythonRunner> {
+    seen = { started: answer.started, pids: answer.pids };
+    const r = answer.result;
+    if (expansion !== undefined && r.ms !== undefined) {
+      used.delete(expansion);
+      used.set(expansion, spent + r.ms);
+      if (used.size > ACCOUNTS) used.delete(used.keys().next().value!);
+    }
+    if (r.ok) return { ok: true, value: r.value };
+    if (r.timedOut) return { ok: false, message: overTime(limits.runMs, spent > 0), reason: 'limit' };
+    return { ok: false, message: r.message, reason: r.reason };
+  }
+
+  const sandbox: PythonSandbox = {
     run,
+    warm() {
+      ensure()?.worker.postMessage({ warm: true });
+    },
+    stats: () => seen,
     async close() {
       const k = keeper;
       keeper = undefined;
-      if (k) await k.worker.terminate();
+      if (!k) return;
+      k.worker.postMessage({ close: true });
+      await k.worker.terminate();
     },
   };
+  if (warm) sandbox.warm();
+  return sandbox;
+}
+
+interface KeeperAnswer {
+  id: number;
+  result: { ok: true; value: string | Json; ms?: number } | { ok: false; message: string; reason: PythonFailure; ms?: number; timedOut?: boolean };
+  started: number;
+  pids: number[];
+}
+
+/** The sandbox's own time limit, named as such: it, not the resolution's, is what stopped the template. */
+function overTime(runMs: number, shared: boolean): string {
+  const s = runMs / 1000;
+  return shared
+    ? `ran over the Python sandbox's time limit of ${s} s, which one deployment's Python templates share, and was stopped`
+    : `ran over its time limit of ${s} s and was stopped`;
 }
 
 let shared: PythonSandbox | undefined;
@@ -171,7 +271,12 @@ let shared: PythonSandbox | undefined;
 export function pythonSandbox(): PythonSandbox {
   if (!shared) {
     if (process.env.KEELSON_DM_PYTHON === 'off') {
-      shared = { run: () => ({ ok: false, message: 'Python templates are turned off on this server (KEELSON_DM_PYTHON=off)', reason: 'unavailable' }), close: async () => {} };
+      shared = {
+        run: () => ({ ok: false, message: 'Python templates are turned off on this server (KEELSON_DM_PYTHON=off)', reason: 'unavailable' }),
+        warm: () => {},
+        stats: () => ({ started: 0, pids: [] }),
+        close: async () => {},
+      };
     } else {
       const ms = Number(process.env.KEELSON_DM_PYTHON_TIMEOUT_S);
       shared = createPythonSandbox(Number.isFinite(ms) && ms > 0 ? { runMs: ms * 1000 } : {});

@@ -1,16 +1,21 @@
 /**
  * The Python sandbox as a hostile template author meets it: a loop or a
  * memory hog is stopped at its limit and the next template still runs; the
- * host's files, network and JavaScript are out of reach; one tenant's
- * interpreter state never reaches another's. And as a template author meets
- * it: DM's Python 2 names work, `yaml` is there, errors name the line.
+ * host's files, network, environment and JavaScript are out of reach; one
+ * tenant's interpreter state never reaches another's. And as a template
+ * author meets it: DM's Python 2 names work, `yaml` is there, errors name
+ * the line. And as the server meets it: a pool of warm processes, reused,
+ * recycled, and gone when the pool is closed or its thread is stopped.
  */
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
-import type { TemplateContext } from '../engine/dm';
+import { Worker } from 'node:worker_threads';
+import { expandDeployment, usePythonRunner, type TemplateContext } from '../engine/dm';
 import { createPythonSandbox } from './index';
 
 const sandbox = createPythonSandbox({ runMs: 3000, memoryMb: 400 });
@@ -35,8 +40,12 @@ describe('Python sandbox: limits', () => {
     assert.deepEqual(run("def GenerateConfig(c):\n  return {'resources': []}\n"), { ok: true, value: { resources: [] } });
   });
 
-  test('a template that grows without end is stopped at its memory limit', () => {
-    const r = run("def GenerateConfig(c):\n  x = []\n  while True:\n    x.append(bytearray(8 << 20))\n");
+  test('a template that grows without end is stopped at its memory limit', async () => {
+    // A sandbox of its own with a time limit far away, so that only the memory limit can stop it, however loaded the machine;
+    // and memory that is written, so that it is resident.
+    const own = createPythonSandbox({ runMs: 120_000, memoryMb: 400, processes: 1 });
+    const r = own.run("def GenerateConfig(c):\n  x = []\n  while True:\n    x.append(b'x' * (8 << 20))\n", ctx('tenant-a'), {});
+    await own.close();
     assert.equal(r.ok, false);
     assert.equal(!r.ok && r.reason, 'limit');
     assert.match(!r.ok ? r.message : '', /used more than 400 MB of memory/);
@@ -160,5 +169,206 @@ describe('Python sandbox: what DM templates expect', () => {
     assert.deepEqual(run('x = 1\n'), { ok: false, message: 'the template defines no GenerateConfig(context) function', reason: 'exception' });
     const syntax = run('def GenerateConfig(c)\n  return 1\n');
     assert.match(!syntax.ok ? syntax.message : '', /^SyntaxError: .* \(line 1\)$/);
+  });
+});
+
+/** This process's sandbox children (the Pyodide processes this file started), by pid. */
+function sandboxChildren(): number[] {
+  const child = realpathSync(join(process.cwd(), 'server', 'dm-python', 'child.mjs'));
+  const pids: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+      const ppid = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1]);
+      if (cmd.includes(child) && ppid === process.pid && !isGone(Number(d))) pids.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** A process that has exited (a zombie waiting to be reaped counts as gone). */
+function isGone(pid: number): boolean {
+  try {
+    return /State:\s+Z/.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** Polls (no fixed sleep) until `done` or `tries` run out; answers whether it became true. */
+async function eventually(done: () => boolean, tries = 400): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (done()) return true;
+    await new Promise((ok) => setTimeout(ok, 25));
+  }
+  return done();
+}
+
+describe('Python sandbox: none of the server is inside', () => {
+  test("the sandbox process holds none of the server's environment, and a template reads none of it", async () => {
+    const planted = { NEXTAUTH_SECRET: 'planted-nextauth-7f3a', KEELSON_SECRET_KEY: 'planted-secret-key-7f3a', DATABASE_URL: 'postgres://planted:7f3a@db/keelson', KEELSON_PLANTED_OTHER: 'planted-other-7f3a' };
+    const before = new Set(sandboxChildren());
+    Object.assign(process.env, planted);
+    const own = createPythonSandbox({ runMs: 5000, processes: 1 });
+    try {
+      const r = own.run(
+        [
+          'import os',
+          'def GenerateConfig(c):',
+          '  seen = dict(os.environ)',
+          '  try:',
+          '    seen["/proc/self/environ"] = open("/proc/self/environ").read()',
+          '  except Exception as e:',
+          '    seen["/proc/self/environ"] = type(e).__name__',
+          "  return {'resources': [], 'seen': seen}",
+        ].join('\n'),
+        ctx('tenant-env'),
+        {},
+      );
+      assert.equal(r.ok, true, JSON.stringify(r));
+      const text = JSON.stringify(r);
+      for (const [name, value] of Object.entries(planted)) {
+        assert.ok(!text.includes(value), `${name} reached the template`);
+        assert.ok(!text.includes(name), `${name} is set in the template's environment`);
+      }
+      // And the process itself, as the kernel holds it: what a template that escaped the interpreter could read.
+      const pids = sandboxChildren().filter((p) => !before.has(p));
+      assert.ok(pids.length > 0, 'the sandbox process was found');
+      for (const pid of pids) {
+        const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+        for (const [name, value] of Object.entries(planted)) assert.ok(!environ.includes(value), `${name} is in the environment of sandbox process ${pid}`);
+      }
+    } finally {
+      for (const name of Object.keys(planted)) delete process.env[name];
+      await own.close();
+    }
+  });
+
+  test('the import blocker cannot be taken away: no pyodide_js or js by sys.meta_path, __import__, importlib, the import hook or sys.modules', () => {
+    const r = run(
+      [
+        'import sys, gc, importlib, importlib.util',
+        'def GenerateConfig(c):',
+        '  out = {}',
+        '  def attempt(name, f):',
+        '    try:',
+        '      got = f()',
+        '      out[name] = "reached" if got else "refused"',
+        '    except BaseException:',
+        '      out[name] = "refused"',
+        '  # the hook that serves JavaScript modules, taken straight from sys.meta_path',
+        '  attempt("import hook", lambda: [p for m in sys.meta_path for p in getattr(m, "jsproxies", {}).values()])',
+        '  sys.meta_path[:] = [m for m in sys.meta_path if type(m).__name__ != "_Blocker"]',
+        '  for name in ["js", "pyodide_js"]:',
+        '    sys.modules.pop(name, None)',
+        '    attempt("import " + name, lambda: __import__(name))',
+        '    attempt("importlib " + name, lambda: importlib.import_module(name))',
+        '    attempt("find_spec " + name, lambda: importlib.util.find_spec(name))',
+        '  attempt("sys.modules", lambda: [m for m in sys.modules if m in ("js", "pyodide_js")])',
+        '  attempt("gc", lambda: [o for o in gc.get_objects() if type(o).__name__ == "module" and o.__name__ in ("js", "pyodide_js")])',
+        "  return {'resources': [], 'probe': out}",
+      ].join('\n'),
+    );
+    assert.equal(r.ok, true, JSON.stringify(r));
+    const probe = (r.ok && (r.value as { probe: Record<string, string> }).probe) || {};
+    assert.ok(Object.keys(probe).length >= 9, JSON.stringify(probe));
+    for (const [route, outcome] of Object.entries(probe)) assert.equal(outcome, 'refused', `${route}: ${outcome}`);
+  });
+});
+
+describe('Python sandbox: time is the sandbox’s own, per expansion', () => {
+  test("one expansion's Python templates share the limit: the one that runs it out is stopped, named, with the sandbox's limit as the reason", async () => {
+    const own = createPythonSandbox({ runMs: 1500, processes: 1 });
+    usePythonRunner(own.run);
+    try {
+      // Each child template stays under the limit on its own; together they would not.
+      const spin = "import time\ndef GenerateConfig(c):\n  t = time.time()\n  while time.time() - t < 0.6:\n    pass\n  return {'resources': []}\n";
+      const parent = "def GenerateConfig(c):\n  return {'resources': [{'name': 'w%d' % i, 'type': 'spin.py'} for i in range(6)]}\n";
+      const r = expandDeployment({ config: 'resources:\n- {name: top, type: parent.py}\n', imports: { 'parent.py': parent, 'spin.py': spin } }, { deployment: 'd', project: 'tenant-time' });
+      assert.equal(r.errors.length, 1, JSON.stringify(r.errors));
+      assert.equal(r.errors[0]!.code, 'limit');
+      assert.match(r.errors[0]!.message, /Python template 'spin\.py' ran over the Python sandbox's time limit of 1\.5 s, which one deployment's Python templates share, and was stopped/);
+    } finally {
+      usePythonRunner(undefined);
+      await own.close();
+    }
+  });
+});
+
+describe('Python sandbox: a pool of warm processes', () => {
+  test("a tenant's expansions reuse one warm process, each starting from a clean interpreter; a timeout recycles it; closing ends them all", async () => {
+    const own = createPythonSandbox({ runMs: 2000, warm: true });
+    try {
+      const mark = "import json\ndef GenerateConfig(c):\n  seen = getattr(json, 'keelson_mark', None)\n  json.keelson_mark = c.properties['n']\n  return {'resources': [], 'seen': seen}\n";
+      const seen = (n: number, expansion: number) => {
+        const r = own.run(mark, { ...ctx('tenant-pool', { n }), expansion }, {});
+        assert.equal(r.ok, true, JSON.stringify(r));
+        return (r.ok && (r.value as { seen: unknown }).seen) ?? null;
+      };
+      // One expansion's runs share an interpreter; the next expansion's start clean.
+      assert.equal(seen(1, 101), null);
+      assert.equal(seen(2, 101), 1);
+      assert.equal(seen(3, 102), null);
+      assert.equal(seen(4, 103), null);
+      const { started } = own.stats();
+      assert.ok(started <= 2, `${started} processes started for one tenant's three expansions (one in use, one spare)`);
+
+      const stuck = own.run('def GenerateConfig(c):\n  while True:\n    pass\n', { ...ctx('tenant-pool'), expansion: 104 }, {});
+      assert.deepEqual(stuck, { ok: false, message: 'ran over its time limit of 2 s and was stopped', reason: 'limit' });
+      assert.equal(seen(5, 105), null);
+      assert.ok(own.stats().started > started, 'the stopped process was replaced');
+
+      const alive = own.stats().pids;
+      assert.ok(alive.length > 0);
+      await own.close();
+      assert.ok(await eventually(() => alive.every(isGone)), `still running after close: ${alive.filter((p) => !isGone(p)).join(', ')}`);
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('a keeper thread stopped mid-run (its resolver thread stopped at its own limit) takes its Python process with it', async () => {
+    const before = new Set(sandboxChildren());
+    // A module worker, as the resolver's threads are (worker-boot.mjs): the TypeScript loader, then the sandbox.
+    const worker = new Worker(
+      new URL(
+        'data:text/javascript,' +
+          encodeURIComponent(`
+            import { parentPort } from 'node:worker_threads';
+            import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))};
+            register();
+            const { createPythonSandbox } = await import(${JSON.stringify(pathToFileURL(join(process.cwd(), 'server', 'dm-python', 'index.ts')).href)});
+            const sb = createPythonSandbox({ runMs: 120000, processes: 1 });
+            const ctx = { env: { project: 'tenant-orphan', name: 'r', type: 't.py' }, properties: {}, imports: {}, name: 'r', type: 't.py' };
+            sb.run("def GenerateConfig(c):\\n  return {'resources': []}\\n", ctx, {});
+            parentPort.postMessage('ready');
+            sb.run('def GenerateConfig(c):\\n  while True:\\n    pass\\n', ctx, {});
+          `),
+      ),
+    );
+    let spinning: number | undefined;
+    try {
+      await new Promise<void>((ok, no) => {
+        worker.once('message', () => ok());
+        worker.once('error', no);
+      });
+      // The process of the spinning run: this process's newest sandbox child, busy.
+      assert.ok(
+        await eventually(() => {
+          spinning = sandboxChildren().find((p) => !before.has(p) && /State:\s+R/.test(readFileSync(`/proc/${p}/status`, 'utf8')));
+          return spinning !== undefined;
+        }),
+        'the spinning template was seen running',
+      );
+      await worker.terminate();
+      assert.ok(await eventually(() => isGone(spinning!)), `sandbox process ${spinning} still runs after its keeper thread was stopped`);
+    } finally {
+      await worker.terminate();
+      // Never leave a spinning process behind, even when the test fails.
+      for (const p of sandboxChildren()) if (!before.has(p)) process.kill(p, 'SIGKILL');
+    }
   });
 });

@@ -2,9 +2,11 @@
  * Hostile input at scale, property-based (fast-check): the YAML loader and
  * every language a policy can hold — Aptomi expressions (govaluate) and Go
  * templates, Axebow selectors, Landscaper's spiff, DM's Jinja — fed text
- * built from their own tokens and from mutated valid sources. Whatever comes
- * in: nothing throws, nothing runs past its limits, and a refusal is data
- * with a message (and, for syntax errors, a position).
+ * built from their own tokens and from mutated valid sources, and DM's Jinja
+ * also from pieces that build large values or loop. Whatever comes in:
+ * nothing throws, nothing runs past its limits, and a refusal is data with a
+ * message (and, for syntax errors, a position). DM's Python templates meet
+ * their hostile cases in server/dm-python/sandbox.test.ts.
  *
  * `npm test` tries a thousand inputs per language; `npm run
  * test:reliability` (KEELSON_FUZZ_RUNS) tries more and prints the counts.
@@ -142,6 +144,35 @@ describe('hostile input, property-based', () => {
       }),
       { numRuns: RUNS },
     );
+  });
+
+  test('DM Jinja templates built to grow or to loop: each ends as a per-object error, a budget one naming the template and what ran out', () => {
+    // Pieces that build large values or loop, joined at random after a seed string: what a user with no right to wait on the server sends.
+    const growish = tokens([
+      "{% set s = s ~ s %}", "{% set s = s + s %}", "{% set s = [s, s] %}", "{% set s = s * 1000 %}", "{% set l = l + l %}", "{% set l = l * 1000 %}",
+      '{% for i in range(100000) %}', '{% for x in l %}', '{% endfor %}', '{{ s }}', '{{ l }}', '{{ s|tojson }}', '{{ l|join(s) }}',
+      "{{ s|center(1000000000) }}", "{{ s.ljust(1000000000) }}", "{{ s|indent(1000000000) }}", "{{ s|replace('', s) }}", "{{ s.replace('x', s) }}",
+      "{{ s.split('') }}", "{{ s|list }}", '{{ l.append(l) }}', '{{ l.extend(l) }}', "{{ '{:>999999999}'.format(s) }}", "{{ '%999999999s'|format(s) }}",
+      '{{ l|batch(999999999, 1) }}', '{{ l|slice(999999999) }}', '{{ l|sort }}', "{% if 'zz' in s %}{% endif %}",
+      '{% macro f(n) %}{{ f(n) }}{{ f(n) }}{% endmacro %}', '{{ f(1) }}', "{% include 't.jinja' %}{% include 't.jinja' %}",
+    ], 12);
+    const budgets = new Set<string>();
+    fc.assert(
+      fc.property(growish, (body) => {
+        const src = `resources: []\n{% set s = 'xxxxxxxxxx' %}{% set l = range(1000)|list %}${body}`;
+        const r = survive('jinja budgets', () => expand({ config: 'resources:\n- {name: t, type: t.jinja}\n', imports: { 't.jinja': src } }), (x) => x.errors.length > 0);
+        for (const e of r.errors) {
+          assert.match(e.message, /^ExpansionError: /);
+          if (e.budget) {
+            budgets.add(e.budget);
+            assert.equal(e.code, 'limit');
+            assert.match(e.message, /Template 't\.jinja' (ran out of (steps|volume|time)|would build a string or list longer than the output limit|nests includes and imports deeper than)/);
+          }
+        }
+      }),
+      { numRuns: Math.max(50, Math.floor(RUNS / 5)) },
+    );
+    assert.ok(budgets.has('output'), `budgets seen: ${[...budgets].join(', ')}`);
   });
 
   test('figures', () => {

@@ -10,7 +10,7 @@
  * the caller falls back to a full resolution.
  */
 import { EngineSession, type EngineInput, type EngineObject, type ObjectChange } from '../engine';
-import { expandDeployment, usePythonRunner, type ExpandInput, type ExpandResult, type TemplateEnv } from '../engine/dm';
+import { expandDeployment, usePythonRunner, useTemplateClock, type ExpandInput, type ExpandResult, type TemplateEnv } from '../engine/dm';
 import { pythonSandbox } from '../dm-python';
 import type { ClaimOutcome, DesiredState } from '../engine/state';
 import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/usage';
@@ -45,6 +45,9 @@ export type ResolverAnswer<R extends ResolverRequest> = R extends { op: 'full' |
 
 // Deployment Manager's Python templates run in this thread's sandbox (server/dm-python): a resolver thread, never the HTTP thread in production.
 usePythonRunner((source, context, modules) => pythonSandbox().run(source, context, modules));
+// And its Jinja templates have 5 s per deployment on this thread's clock (the engine reads none): far more than
+// any real one needs, far less than a resolution's limit.
+useTemplateClock(() => performance.now(), 5000);
 
 const keyOf = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
 

@@ -3,6 +3,8 @@
  * with resolver threads: the save answers at once (it does not run Python),
  * the deployment resolves to the time-limit error, reads keep answering
  * while the sandbox runs, and a sound Python deployment resolves afterwards.
+ * And templates that each stay under the limit but together would not: the
+ * sandbox's own limit, shared by the deployment's templates, stops them.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -64,5 +66,22 @@ describe('a Python template that never ends, on a serving server', () => {
     const web = (await services.resolution.ensure(ok.generation)).state.claims.find((c) => c.kind === 'deployment' && c.name === 'web')!;
     assert.equal(web.status, 'resolved', web.errors.join('\n'));
     assert.equal(web.instances?.length, 1);
+  });
+
+  test("a deployment's Python templates share the sandbox's time limit: it, not the resolution's, stops them, naming the template", async () => {
+    // Each child spins 0.8 s, under the 2 s limit; eight of them would run 6.4 s.
+    const spin = "import time\ndef GenerateConfig(c):\n  t = time.time()\n  while time.time() - t < 0.8:\n    pass\n  return {'resources': []}\n";
+    const parent = "def GenerateConfig(c):\n  return {'resources': [{'name': 'w%d' % i, 'type': 'spin.py'} for i in range(8)]}\n";
+    const text = stringify({
+      kind: 'deployment',
+      metadata: { namespace: 'main', name: 'many' },
+      target: 'k8s-example',
+      configuration: { resources: [{ name: 'top', type: 'parent.py' }] },
+      imports: { 'parent.py': parent, 'spin.py': spin },
+    });
+    const w = await services.policy.apply(sam, { text, baseGeneration: await services.policy.head(sam) });
+    const many = (await services.resolution.ensure(w.generation)).state.claims.find((c) => c.kind === 'deployment' && c.name === 'many')!;
+    assert.equal(many.status, 'error');
+    assert.match(many.errors.join('\n'), /Python template 'spin\.py' ran over the Python sandbox's time limit of 2 s, which one deployment's Python templates share, and was stopped/);
   });
 });

@@ -167,6 +167,9 @@ export function findRuleForInterface(policy: Policy, iface: TypeRef): { key: str
 
 // -------------------------------------------------------------- filters
 
+/** RE2's work budget for one path match (path length × program size). */
+const PATH_WORK = 20_000_000;
+
 /** Compiled path patterns: a policy names few, and compiling one costs more than matching it many times. */
 const patterns = new Map<string, ReturnType<typeof compileRe2>>();
 function compiledPath(pattern: string): ReturnType<typeof compileRe2> {
@@ -192,7 +195,10 @@ export function checkConstraints(impl: Implementation, constraints: Implementati
     const re = compiledPath(constraints.path);
     // Go's regexp.Match: unanchored; an invalid pattern matches nothing.
     if (!re.ok) return { pass: false, constraint: 'path', reason: `path pattern ${JSON.stringify(constraints.path)} does not compile: ${re.error.message}` };
-    if (re.value.test(impl.path) !== true) return { pass: false, constraint: 'path', reason: `path does not match pattern ${JSON.stringify(constraints.path)}` };
+    // Paths are short; the work cap only refuses a pattern-and-path pair too costly to match.
+    const matched = re.value.test(impl.path, PATH_WORK);
+    if (matched === undefined) return { pass: false, constraint: 'path', reason: `path is too long to match against pattern ${JSON.stringify(constraints.path)}` };
+    if (!matched) return { pass: false, constraint: 'path', reason: `path does not match pattern ${JSON.stringify(constraints.path)}` };
   }
   const attrs = constraints.attributes ?? [];
   if (attrs.length > 0) {

@@ -15,6 +15,13 @@
  */
 import { compileRe2 } from '../lang/re2';
 
+/**
+ * RE2's work budget for one `pattern` match (input length × program size):
+ * a value is user input, and RE2, linear as it is, would still take seconds
+ * on a megabyte against a large pattern.
+ */
+const PATTERN_WORK = 20_000_000;
+
 type Schema = Record<string, unknown> | boolean;
 
 /** How deep `$ref`s and nesting may go before the schema is treated as hostile. */
@@ -110,7 +117,10 @@ function check(schema: Schema, value: unknown, path: (string | number)[], root: 
     if (typeof s.maxLength === 'number' && len > s.maxLength) report(`String length must be less than or equal to ${s.maxLength}`);
     if (typeof s.pattern === 'string') {
       const re = compileRe2(s.pattern);
-      if (re.ok && re.value.test(value) === false) report(`Does not match pattern '${s.pattern}'`);
+      const matched = re.ok ? re.value.test(value, PATTERN_WORK) : true;
+      if (matched === false) report(`Does not match pattern '${s.pattern}'`);
+      // A value that cannot be checked is not admitted unchecked.
+      if (matched === undefined) report(`Is too long to check against pattern '${s.pattern}'`);
     }
   }
   if (typeof value === 'number') {
@@ -152,7 +162,7 @@ function check(schema: Schema, value: unknown, path: (string | number)[], root: 
       }
       for (const [pattern, ps] of Object.entries(patterns)) {
         const re = compileRe2(pattern);
-        if (re.ok && re.value.test(k)) {
+        if (re.ok && re.value.test(k, PATTERN_WORK)) {
           known = true;
           check(ps, obj[k], [...path, k], root, errors, depth + 1);
         }

@@ -16,6 +16,7 @@ import {
   expand,
   expandDeployment,
   usePythonRunner,
+  useTemplateClock,
   extractWithJsonPath,
   findReferences,
   hasReference,
@@ -545,7 +546,157 @@ describe('templates cannot reach the server, nor hold it', () => {
   test('nested loops are counted in full and stop at the budget, with a clear error', () => {
     const r = render(`{% for a in range(2000) %}{% for b in range(2000) %}{% endfor %}{% endfor %}resources: []\n`);
     assert.equal(r.errors.length, 1);
-    assert.match(r.errors[0]!.message, /loops ran over the limit of 1000000 iterations/);
+    assert.match(r.errors[0]!.message, /Template 't\.jinja' ran out of steps: the expansion's templates may take 1000000 loop iterations, calls and includes in all/);
+    assert.equal(r.errors[0]!.code, 'limit');
+    assert.equal(r.errors[0]!.budget, 'steps');
     assert.deepEqual(render(`{% for a in range(100) %}{% for b in range(100) %}{% endfor %}{% endfor %}resources: []\n`).errors, []);
+  });
+});
+
+describe('Jinja runs under one budget, counted as it runs', () => {
+  const one = (template: string, options: ExpandOptions = {}) =>
+    expand({ config: 'resources:\n- {name: a, type: t.jinja}\n', imports: { 't.jinja': `resources: []\n${template}` } }, options);
+  const refusal = (r: ExpandResult) => {
+    assert.equal(r.errors.length, 1, JSON.stringify(r.errors));
+    return r.errors[0]!;
+  };
+
+  test('what would grow past the output limit is refused before it is built, naming the template, the budget and the line', () => {
+    // Each of these, built first and checked after (or not at all), held the thread for seconds and the heap for gigabytes.
+    for (const template of [
+      "{{ ''|center(1000000000) }}",
+      "{{ 'x'.center(1000000000) }}",
+      "{{ 'x'.ljust(1000000000) }}",
+      "{{ 'x'.rjust(1000000000, '-') }}",
+      "{{ '{:>1000000000}'.format(1) }}",
+      "{{ '%1000000000d'|format(1) }}",
+      "{{ 'a\\nb'|indent(1000000000) }}",
+      "{{ 'a' * 1000000000 }}",
+      "{{ [1] * 1000000000 }}",
+      "{{ ('x' * 100000)|replace('x', 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy') }}",
+      "{{ ('x' * 100000).replace('', 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy') }}",
+      "{{ range(100000)|join('-' * 100) }}",
+      "{{ ('-' * 100).join(range(100000)) }}",
+      "{{ [1]|batch(1000000000, 'x') }}",
+      "{{ [1]|slice(1000000000) }}",
+      "{% set s = 'xxxxxxxxxx' %}{% for i in range(40) %}{% set s = s ~ s %}{% endfor %}",
+      "{% set s = 'xxxxxxxxxx' %}{% for i in range(40) %}{% set s = s + s %}{% endfor %}",
+      "{% set l = range(1000) %}{% for i in range(40) %}{% set l = l + l %}{% endfor %}",
+      "{% set l = [1] %}{% for i in range(40) %}{{ l.extend(l) }}{% endfor %}",
+      // Shared references: thirty levels of [l, l] are 2^30 leaves once printed.
+      "{% set l = [1] %}{% for i in range(40) %}{% set l = [l, l] %}{% endfor %}{{ l }}",
+      "{% set l = [1] %}{% for i in range(40) %}{% set l = [l, l] %}{% endfor %}{{ l|tojson }}",
+      "{% set l = [1] %}{% for i in range(40) %}{% set l = [l, l] %}{% endfor %}{{ l|join(',') }}",
+    ]) {
+      const e = refusal(one(template));
+      assert.equal(e.code, 'limit', template);
+      assert.equal(e.budget, 'output', template);
+      assert.match(e.message, /^ExpansionError: Template 't\.jinja' would build a string or list longer than the output limit of 4194304 characters or items \(line 2\)\. Resource: a \(t\.jinja\)$/, template);
+    }
+  });
+
+  test('loops, calls and reads count as they run: a template that never builds anything large still runs out', () => {
+    const small = { limits: { templateSteps: 50_000 } };
+    const steps = refusal(one('{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(40) }}', small));
+    assert.equal(steps.budget, 'steps');
+    assert.match(steps.message, /Template 't\.jinja' ran out of steps \(line 2\): the expansion's templates may take 50000 loop iterations, calls and includes in all/);
+    // A list that grows while it is looped over.
+    assert.equal(refusal(one('{% set l = [1] %}{% for x in l %}{{ l.append(x) }}{% endfor %}', small)).budget, 'steps');
+    const volume = refusal(one("{% set s = 'x' * 4000000 %}{% for i in range(1000) %}{% set t = s|upper %}{% endfor %}"));
+    assert.equal(volume.budget, 'volume');
+    assert.match(volume.message, /Template 't\.jinja' ran out of volume \(line 2\): the expansion's templates may read or build 134217728 characters and items in all/);
+    assert.equal(refusal(one("{% set s = 'x' * 4000000 %}{% for i in range(1000) %}{% if 'zz' in s %}{% endif %}{% endfor %}")).budget, 'volume');
+    assert.equal(refusal(one('{% set l = [] %}{% for i in range(100000) %}{{ l.append(l) }}{% endfor %}{{ l }}')).code, 'limit');
+  });
+
+  test("one expansion's templates share the budget: many resources cannot each spend a full one", () => {
+    const config = `resources:\n${Array.from({ length: 200 }, (_, i) => `- {name: r${i}, type: loop.jinja}`).join('\n')}\n`;
+    // Each render alone is far inside the budget; all of them are not.
+    const r = expand({ config, imports: { 'loop.jinja': 'resources: []\n{% for i in range(1000) %}{% endfor %}' } }, { limits: { templateSteps: 50_000 } });
+    const e = refusal(r);
+    assert.equal(e.budget, 'steps');
+    assert.match(e.message, /Template 'loop\.jinja' ran out of steps/);
+  });
+
+  test("the host's deadline stops templates as they run, and that answer is not remembered", () => {
+    // A clock that moves one millisecond each time it is read: the deadline comes after a few hundred readings, whatever the machine's speed.
+    let ms = 0;
+    const clock = () => ms++;
+    const e = refusal(one('{% for a in range(1000) %}{% for b in range(900) %}{% endfor %}{% endfor %}', { deadline: { now: clock, at: 200, ms: 200 } }));
+    assert.equal(e.budget, 'time');
+    assert.match(e.message, /Template 't\.jinja' ran out of time \(line 2\): the expansion's templates have 200 ms/);
+    // expandDeployment keeps answers, but not one a deadline gave.
+    const input = { config: 'resources:\n- {name: a, type: t.jinja}\n', imports: { 't.jinja': 'resources: []\n{% for a in range(1000) %}{% endfor %}' } };
+    ms = 0;
+    assert.equal(expandDeployment(input, { deployment: 'd', project: 'p' }, { deadline: { now: () => ms++, at: -1, ms: 1 } }).errors[0]?.budget, 'time');
+    assert.deepEqual(expandDeployment(input, { deployment: 'd', project: 'p' }).errors, []);
+  });
+
+  test("the host grants the clock (useTemplateClock); the Python templates' time is theirs, not the Jinja templates'", () => {
+    let ms = 0;
+    // (A configuration no other test expands: expandDeployment remembers what expanded.)
+    const input = { config: 'resources:\n- {name: a, type: t.jinja}\n', imports: { 't.jinja': 'resources: []\n{% for clock in range(1000) %}{% endfor %}' } };
+    // Each reading of this clock is 50 ms later than the one before.
+    useTemplateClock(() => (ms += 50), 100);
+    try {
+      const e = refusal(expandDeployment(input, { deployment: 'd', project: 'p' }));
+      assert.equal(e.budget, 'time');
+      assert.match(e.message, /the expansion's templates have 100 ms/);
+    } finally {
+      useTemplateClock(undefined);
+    }
+    // A Python template that takes ten seconds of the clock leaves the Jinja template it produces all of its time.
+    ms = 0;
+    const r = expand(
+      { config: 'resources:\n- {name: p, type: p.py}\n', imports: { 'p.py': 'def GenerateConfig(c): pass', 't.jinja': 'resources: []\n{% for a in range(10) %}{% endfor %}' } },
+      {
+        deadline: { now: () => ms, at: 1000, ms: 1000 },
+        runPython: () => {
+          ms += 10_000;
+          return { ok: true, value: { resources: [{ name: 'j', type: 't.jinja' }] } };
+        },
+      },
+    );
+    assert.deepEqual(r.errors, []);
+  });
+
+  test("JavaScript's own methods and regular expressions are out of reach", () => {
+    for (const template of ["{{ 'x'.repeat(10) }}", "{{ 'x'.padStart(100) }}", "{{ [1].fill(0) }}", "{{ 'aaaa!'.match('(a+)+$') }}"]) {
+      assert.match(refusal(one(template)).message, /Unable to call/, template);
+    }
+    const regex = refusal(one("{{ 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!'|replace(r/(a+)+$/, 'x') }}"));
+    assert.match(regex.message, /regular expressions \(r\/\.\.\.\/\) are not available in templates/);
+    assert.match(refusal(one("{{ ('x' * 100).split('') }}")).message, /ValueError: empty separator/);
+  });
+
+  test("what Jinja2 templates write still renders as Jinja2 renders it", () => {
+    const r = expand(
+      {
+        config: 'resources:\n- {name: a, type: t.jinja}\n',
+        imports: {
+          't.jinja': [
+            'resources:',
+            "- name: \"{{ 'ab'.center(7, '*') }}\"",
+            '  type: T',
+            '  properties:',
+            "    dashes: \"{{ '-' * 3 }}\"",
+            "    list: {{ ([1, 2] + [3]) | tojson }}",
+            "    zeros: {{ ([0] * 3) | tojson }}",
+            "    spaced: \"{{ 'abc'.replace('', '-') }}\"",
+            "    formatted: \"{{ '{}-{:>4}|{:03d}'.format('a', 'b', 7) }} {{ '%s=%05d'|format('k', 7) }}\"",
+            "    padded: \"{{ 'x'.ljust(3, '.') }}{{ 'y'.rjust(3, '.') }}{{ '-5'.zfill(4) }}\"",
+            "    wrapped: {{ 'aa bb cc'|wordwrap(5)|tojson }}",
+            "    last: {{ [1, 2, 3][-1] }}",
+          ].join('\n'),
+        },
+      },
+      { outputs: false },
+    );
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.config.resources[0], {
+      name: '***ab**',
+      type: 'T',
+      properties: { dashes: '---', list: [1, 2, 3], zeros: [0, 0, 0], spaced: '-a-b-c-', formatted: 'a-   b|007 k=00007', padded: 'x....y-005', wrapped: 'aa bb\ncc', last: 3 },
+    });
   });
 });

@@ -8,7 +8,7 @@
  * catches them at the boundary and returns them as data.
  */
 import { isObject, languageOf, normalizeImports, parseConfig, parseYaml } from './config';
-import { renderJinja } from './jinja';
+import { jinjaSession, JINJA_STEPS, renderJinja, type JinjaLimits, type JinjaSession } from './jinja';
 import { collectReferences, substituteReferences } from './references';
 import { clone, validateProperties } from './schema';
 import type {
@@ -22,6 +22,7 @@ export const DEFAULT_LIMITS: ExpandLimits = {
   depth: 32,
   resources: 10_000,
   configSource: 1 << 20,
+  templateSteps: JINJA_STEPS,
 };
 
 /** Largest `range()` inside a Jinja template. */
@@ -47,7 +48,7 @@ interface Processed {
   outputs?: JsonObject;
 }
 
-function fail(code: DmErrorCode, message: string, stack: Frame[], resource?: string): never {
+function fail(code: DmErrorCode, message: string, stack: Frame[], resource?: string, budget?: DmError['budget']): never {
   // DM appended the resource after a space; a multi-line message (collected schema errors) gets its own line.
   const where = resource === undefined ? '' : `${message.includes('\n') ? '\n' : ' '}Resource: ${resource}`;
   throw new ExpansionFailure({
@@ -55,6 +56,7 @@ function fail(code: DmErrorCode, message: string, stack: Frame[], resource?: str
     message: `ExpansionError: ${message}${where}`,
     ...(resource !== undefined ? { resource } : {}),
     ...(stack.length ? { path: stack.map((f) => ({ ...f })) } : {}),
+    ...(budget ? { budget } : {}),
   });
 }
 
@@ -65,6 +67,11 @@ function describeResource(name: string, type: string): string {
 class Expander {
   private processed = 0;
   private readonly files: Map<string, string>;
+  private readonly jinjaLimits: JinjaLimits;
+  /** One budget for every Jinja template of the expansion (10,000 resources must not each get a full one), and each template compiled once. */
+  private jinja: JinjaSession | undefined;
+  /** Time the expansion's Python templates took, on the deadline's clock: the sandbox's, not the Jinja templates'. */
+  private pythonTime = 0;
 
   constructor(
     private readonly imports: Map<string, ImportFile>,
@@ -72,6 +79,15 @@ class Expander {
     private readonly limits: ExpandLimits,
   ) {
     this.files = new Map([...imports].map(([k, v]) => [k, v.content]));
+    const deadline = options.deadline;
+    this.jinjaLimits = {
+      source: limits.templateSource,
+      output: limits.templateOutput,
+      range: JINJA_RANGE_LIMIT,
+      steps: limits.templateSteps,
+      // The clock stops while Python runs: that time is the sandbox's own limit's.
+      ...(deadline ? { deadline: { ...deadline, now: () => deadline.now() - this.pythonTime } } : {}),
+    };
   }
 
   /** One level's resources: names unique at this level, then each one depth-first. */
@@ -156,19 +172,19 @@ class Expander {
     if (language === 'python') {
       if (this.options.deferPython) return { resources: [] };
       if (!this.options.runPython) fail('python_unsupported', `${PYTHON_UNSUPPORTED}: '${type}'.`, stack, label);
+      const clock = this.options.deadline?.now;
+      const started = clock?.();
       const ran = this.options.runPython(file.content, context, Object.fromEntries(this.files));
+      if (clock && started !== undefined) this.pythonTime += clock() - started;
       if (!ran.ok && ran.reason === 'limit') fail('limit', `Python template '${type}' ${ran.message}.`, stack, label);
       if (!ran.ok && ran.reason === 'unavailable') fail('python_unavailable', `Python template '${type}' could not run: ${ran.message}.`, stack, label);
       if (!ran.ok) fail('template', `Exception in template '${type}': ${ran.message}`, stack, label);
       if (typeof ran.value !== 'string') return ran.value;
       return this.parseOutput(ran.value, type, stack, label);
     }
-    const rendered = renderJinja(type, file.content, context, this.files, {
-      source: this.limits.templateSource,
-      output: this.limits.templateOutput,
-      range: JINJA_RANGE_LIMIT,
-    });
-    if (!rendered.ok) fail(/over the limit/.test(rendered.message) ? 'limit' : 'template', rendered.message, stack, label);
+    this.jinja ??= jinjaSession(this.files, this.jinjaLimits);
+    const rendered = renderJinja(type, file.content, context, this.files, this.jinjaLimits, this.jinja);
+    if (!rendered.ok) fail(rendered.limit ? 'limit' : 'template', rendered.message, stack, label, rendered.budget);
     return this.parseOutput(rendered.text, type, stack, label);
   }
 

@@ -11,6 +11,7 @@
  * `usePythonRunner` (server/dm-python) and `expandDeployment` uses it.
  */
 import { expandConfiguration } from './expand';
+import { deadlineIn, type Deadline } from '../lang/budget';
 import type { ExpandInput, ExpandOptions, ExpandResult, PythonRunner, TemplateEnv } from './types';
 
 export { DEFAULT_LIMITS, PYTHON_UNSUPPORTED } from './expand';
@@ -29,6 +30,7 @@ export function expand(input: ExpandInput, options: ExpandOptions = {}): ExpandR
 }
 
 let hostRunner: PythonRunner | undefined;
+let hostClock: { now: () => number; ms: number } | undefined;
 let expansions = 0;
 const memo = new Map<string, ExpandResult>();
 const MEMO_ENTRIES = 64;
@@ -44,6 +46,16 @@ export function usePythonRunner(runner: PythonRunner | undefined): void {
   memo.clear();
 }
 
+/**
+ * The host grants a clock too: each `expandDeployment` then gives its Jinja
+ * templates `ms` of it (Python's time is the sandbox's own, and not counted
+ * here), so that no budget but time is what ends a template that is slow
+ * without being large.
+ */
+export function useTemplateClock(now: (() => number) | undefined, ms = 0): void {
+  hostClock = now ? { now, ms } : undefined;
+}
+
 /** The runner, with every run of one expansion marked as that expansion's. */
 function isolated(runner: PythonRunner): PythonRunner {
   const expansion = ++expansions;
@@ -57,12 +69,13 @@ function isolated(runner: PythonRunner): PythonRunner {
  * function of its input, so results are kept (a few dozen) and a stage
  * that recomputes does not run the same templates again.
  */
-export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { python?: 'run' | 'defer'; validateSchema?: boolean } = {}): ExpandResult {
+export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { python?: 'run' | 'defer'; validateSchema?: boolean; deadline?: Deadline } = {}): ExpandResult {
   const python = opts.python ?? 'run';
   const options: ExpandOptions = {
     env,
     ...(opts.validateSchema === false ? { validateSchema: false } : {}),
     ...(python === 'defer' ? { deferPython: true } : hostRunner ? { runPython: isolated(hostRunner) } : {}),
+    ...(opts.deadline ? { deadline: opts.deadline } : hostClock ? { deadline: deadlineIn(hostClock.ms, hostClock.now) } : {}),
   };
   const key = JSON.stringify([input, env, python, opts.validateSchema !== false]);
   if (key.length > MEMO_KEY_CHARS) return expandConfiguration(input, options);
@@ -73,8 +86,8 @@ export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { p
     return known;
   }
   const r = expandConfiguration(input, options);
-  // A sandbox that could not start or answer is no property of the input: do not keep that answer.
-  if (!r.errors.some((e) => e.code === 'python_unavailable')) {
+  // A sandbox that could not start or answer, or a deadline that came, is no property of the input: do not keep that answer.
+  if (!r.errors.some((e) => e.code === 'python_unavailable' || e.budget === 'time')) {
     memo.set(key, r);
     if (memo.size > MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
   }

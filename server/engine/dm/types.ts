@@ -9,6 +9,8 @@
  * rejects a property must come back as a message, never as a crash.
  */
 
+import type { BudgetKind, Deadline } from '../lang/budget';
+
 /** A YAML/JSON value as templates and schemas see it. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -108,6 +110,8 @@ export interface ExpandLimits {
   resources: number;
   /** Largest configuration text (the top-level config). */
   configSource: number;
+  /** Steps (loop iterations, calls, includes) all of one expansion's Jinja templates may take together. */
+  templateSteps: number;
 }
 
 export interface ExpandOptions {
@@ -126,6 +130,8 @@ export interface ExpandOptions {
   /** Leave Python templates unexpanded, as if they produced nothing (a save-time check that must not wait for an interpreter). */
   deferPython?: boolean;
   limits?: Partial<ExpandLimits>;
+  /** When the expansion must stop (the host's clock): its templates are stopped as they run, with a `limit` error. */
+  deadline?: Deadline;
 }
 
 export type DmErrorCode =
@@ -151,6 +157,8 @@ export interface DmError {
   resource?: string;
   /** The `(type, name)` chain from the top-level configuration down to the failing resource. */
   path?: { name: string; type: string }[];
+  /** For a `limit` error of a template's budget: which budget ran out. */
+  budget?: BudgetKind;
 }
 
 /** A `$(ref.NAME.PATH)` left for deploy time: `from` must be created after `to`. */

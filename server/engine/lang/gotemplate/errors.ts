@@ -34,5 +34,9 @@ export const templateOverBudget: OverBudget = (kind, limit, at) => {
       return failAt('template_limit', `template output is larger than ${limit} characters`, at);
     case 'depth':
       return failAt('template_limit', `template nests deeper than ${limit} levels`, at);
+    case 'volume':
+      return failAt('template_limit', `template built more than ${limit} characters in all`, at);
+    case 'time':
+      return failAt('template_limit', `template ran out of its time (${limit} ms)`, at);
   }
 };

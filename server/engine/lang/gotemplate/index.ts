@@ -31,7 +31,7 @@
  * This file is the dialect's public API.
  */
 
-import type { Budget } from '../budget';
+import type { Budget, Deadline } from '../budget';
 import { FormatLimitError, isRecord } from '../gofmt';
 import { fail, lineColumn, LangFailure, ok, type LangError, type Result } from '../result';
 import { locate, templateLabel } from './errors';
@@ -82,6 +82,8 @@ export interface RenderOptions {
   /** Overrides the compiled template's name in error messages. */
   name?: string;
   limits?: Partial<TemplateLimits>;
+  /** When the render must stop (the host's clock; see lang/budget.ts). */
+  deadline?: Deadline;
 }
 
 /** Compiled templates keyed by source (compile errors are cached too). */
@@ -140,7 +142,8 @@ function storable(compiled: CompiledTemplate, out: string, options?: RenderOptio
 }
 
 function renderWithExecutor(compiled: CompiledTemplate, data: unknown, options?: RenderOptions): Result<string> {
-  const budget = options?.limits ? renderBudget({ ...DEFAULT_TEMPLATE_LIMITS, ...options.limits }) : DEFAULT_RENDER_BUDGET;
+  const limited = options?.limits ? renderBudget({ ...DEFAULT_TEMPLATE_LIMITS, ...options.limits }) : DEFAULT_RENDER_BUDGET;
+  const budget = options?.deadline ? { ...limited, deadline: options.deadline } : limited;
   // Built only on failure: rendering is on the resolver's hot path.
   function label() {
     return templateLabel(compiled.source, options?.name ?? compiled.name);

@@ -76,6 +76,10 @@ const evalOverBudget: OverBudget = (kind, limit, at) => {
       return new LangFailure({ code: 'expr_limit', message: `string longer than ${limit} characters`, column: at + 1 });
     case 'depth':
       return new LangFailure({ code: 'expr_limit', message: `expression nests deeper than ${limit} levels`, column: at + 1 });
+    case 'volume':
+      return new LangFailure({ code: 'expr_limit', message: `expression evaluation built more than ${limit} characters in all`, column: at + 1 });
+    case 'time':
+      return new LangFailure({ code: 'expr_limit', message: `expression evaluation ran out of its time (${limit} ms)`, column: at + 1 });
   }
 };
 

@@ -40,7 +40,7 @@
  * (evaluation). This file is the dialect's public API.
  */
 
-import type { Budget } from '../budget';
+import type { Budget, Deadline } from '../budget';
 import { FormatLimitError } from '../gofmt';
 import { fail, LangFailure, ok, type Result } from '../result';
 import { evaluate, type ExprOutcome, type ExprParams } from './eval';
@@ -94,6 +94,8 @@ export interface EvalOptions {
    */
   coerceLabels?: boolean;
   limits?: Partial<ExprLimits>;
+  /** When the evaluation must stop (the host's clock; see lang/budget.ts). */
+  deadline?: Deadline;
 }
 
 /** Compiled expressions keyed by source (compile errors are cached too); a
@@ -144,7 +146,8 @@ export function evalExpr(compiled: CompiledExpr, params: ExprParams, options?: E
 /** Like `evalExpr`, but also reports which missing parameter forced `false`. */
 export function evalExprDetailed(compiled: CompiledExpr, params: ExprParams, options?: EvalOptions): Result<ExprOutcome> {
   const lim = options?.limits ? { ...DEFAULT_EXPR_LIMITS, ...options.limits } : DEFAULT_EXPR_LIMITS;
-  const budget = options?.limits ? evalBudget(lim) : DEFAULT_EVAL_BUDGET;
+  const limited = options?.limits ? evalBudget(lim) : DEFAULT_EVAL_BUDGET;
+  const budget = options?.deadline ? { ...limited, deadline: options.deadline } : limited;
   try {
     return ok(evaluate(compiled.root, params, options?.coerceLabels === true, budget, lim.maxRegexWork));
   } catch (e) {

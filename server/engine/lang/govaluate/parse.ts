@@ -41,7 +41,10 @@ const parseOverBudget: OverBudget = (kind, limit, at) => {
     case 'depth':
       return new LangFailure({ code: 'expr_limit', message: `expression nests deeper than ${limit} levels`, column: at + 1 });
     case 'output':
+    case 'volume':
       return new LangFailure({ code: 'expr_limit', message: `expression is longer than ${limit} characters`, column: at + 1 });
+    case 'time':
+      return new LangFailure({ code: 'expr_limit', message: `expression parsing ran out of its time (${limit} ms)`, column: at + 1 });
   }
 };
 

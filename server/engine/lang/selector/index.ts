@@ -7,6 +7,7 @@
  * never crash a selection or silently admit.
  */
 
+import type { Budget } from '../budget';
 import { compileSelector } from './compile';
 import { runSelector } from './run';
 import type { SelectorContext, SelectorError } from './types';
@@ -45,11 +46,11 @@ export interface SelectorOutcome {
  * `selectEnvironmentService`, false for `selectAcceptEnvironmentService`:
  * acceptance stays manual unless a rule grants it).
  */
-export function evaluateSelector(program: unknown, ctx: SelectorContext, absent: boolean): SelectorOutcome {
+export function evaluateSelector(program: unknown, ctx: SelectorContext, absent: boolean, budget?: Budget): SelectorOutcome {
   if (program === undefined || program === null) return { value: absent };
   const compiled = compileSelector(program);
   if (!compiled.ok) return { value: false, reason: compiled.errors.map((e) => e.message).join('; '), error: compiled.errors[0] };
-  const run = runSelector(compiled.program, ctx);
+  const run = runSelector(compiled.program, ctx, budget);
   if (!run.ok) return { value: false, reason: run.error.message, error: run.error };
   return { value: run.value };
 }

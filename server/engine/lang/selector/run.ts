@@ -15,6 +15,7 @@
  * makes this throw or hang. The first error stops the run.
  */
 
+import { BudgetMeter, type Budget, type OverBudget } from '../budget';
 import { selectorError, typeName, type CompiledItem, type CompiledSelector, type SelectorContext, type SelectorError } from './types';
 
 export type RunResult = { ok: true; value: boolean } | { ok: false; error: SelectorError };
@@ -24,16 +25,22 @@ type RefItem = Extract<CompiledItem, { kind: 'ref' }>;
 type Slot = { ref: RefItem } | { ref?: undefined; value: unknown };
 
 /** Internal control flow; caught in `runSelector`, never leaves this module. */
-class SelectorFailure {
-  constructor(readonly error: SelectorError) {}
+class SelectorFailure extends Error {
+  constructor(readonly error: SelectorError) {
+    super(error.message);
+  }
 }
 
 const MISSING: unique symbol = Symbol('missing');
 
-export function runSelector(compiled: CompiledSelector, ctx: SelectorContext): RunResult {
+/** A program is short (MAX_PROGRAM_LENGTH) and loops nowhere; the budget is the host's deadline, and a cap on operations for whoever wants one. */
+const selectorOverBudget: OverBudget = (kind, limit, pc) =>
+  new SelectorFailure(selectorError.overBudget(kind === 'time' ? 'time' : 'steps', limit, pc));
+
+export function runSelector(compiled: CompiledSelector, ctx: SelectorContext, budget: Budget = {}): RunResult {
   const at = { pc: 0, op: '(result)' };
   try {
-    return { ok: true, value: run(compiled, ctx, at) };
+    return { ok: true, value: run(compiled, ctx, at, new BudgetMeter(budget, selectorOverBudget)) };
   } catch (e) {
     if (e instanceof SelectorFailure) return { ok: false, error: e.error };
     // Only exotic context objects (a Proxy whose traps throw) get here; JSON data never does.
@@ -41,12 +48,14 @@ export function runSelector(compiled: CompiledSelector, ctx: SelectorContext): R
   }
 }
 
-function run(compiled: CompiledSelector, ctx: SelectorContext, at: { pc: number; op: string }): boolean {
+function run(compiled: CompiledSelector, ctx: SelectorContext, at: { pc: number; op: string }, meter: BudgetMeter): boolean {
   const stack: Slot[] = [];
   const items = compiled.items;
   for (let pc = 0; pc < items.length; pc++) {
     const item = items[pc]!;
     at.pc = pc;
+    meter.step(pc);
+    meter.time(pc);
     if (item.kind === 'lit') {
       stack.push({ value: item.value });
       continue;

@@ -88,7 +88,8 @@ export type SelectorError =
   | { code: 'BadResult'; depth: number; got?: string; message: string }
   | { code: 'TooLong'; length: number; limit: number; message: string }
   | { code: 'TooDeep'; depth: number; limit: number; pc: number; message: string }
-  | { code: 'NotAProgram'; pc?: number; message: string };
+  | { code: 'NotAProgram'; pc?: number; message: string }
+  | { code: 'OverBudget'; budget: 'steps' | 'time'; limit: number; pc: number; message: string };
 
 export type SelectorErrorCode = SelectorError['code'];
 
@@ -150,6 +151,13 @@ export const selectorError = {
     limit: MAX_STACK_DEPTH,
     pc,
     message: `the stack reaches ${depth} values at ${pc}, the limit is ${MAX_STACK_DEPTH}`,
+  }),
+  overBudget: (budget: 'steps' | 'time', limit: number, pc: number): SelectorError => ({
+    code: 'OverBudget',
+    budget,
+    limit,
+    pc,
+    message: budget === 'time' ? `the run ran out of its time (${limit} ms) at ${pc}` : `the run took more than ${limit} steps (at ${pc})`,
   }),
   notAProgram: (why: string, pc?: number): SelectorError =>
     pc === undefined ? { code: 'NotAProgram', message: `a selector must be a JSON array: ${why}` } : { code: 'NotAProgram', pc, message: `element ${pc} is not JSON: ${why}` },

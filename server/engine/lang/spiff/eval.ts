@@ -11,7 +11,7 @@
  * map into the enclosing map, or a list into the enclosing list when it is
  * the only key of a list item.
  */
-import type { Budget } from '../budget';
+import { BudgetMeter, type Budget, type OverBudget } from '../budget';
 import { formatPath, SpiffFailure } from './errors';
 import { parseExpression, type Expr } from './parse';
 
@@ -42,26 +42,41 @@ export interface DocumentRun {
   budget: Budget;
 }
 
+/** spiff's wording for an exhausted budget. */
+const spiffOverBudget: OverBudget = (kind, limit, at) => {
+  switch (kind) {
+    case 'steps':
+      return new SpiffFailure('spiff_limit', `evaluation took more than ${limit} steps`, at);
+    case 'output':
+      return new SpiffFailure('spiff_limit', `value is larger than ${limit} characters or items`, at);
+    case 'volume':
+      return new SpiffFailure('spiff_limit', `evaluation built more than ${limit} characters or items in all`, at);
+    case 'depth':
+      return new SpiffFailure('spiff_limit', `evaluation nests deeper than ${limit} levels`, at);
+    case 'time':
+      return new SpiffFailure('spiff_limit', `evaluation ran out of its time (${limit} ms)`, at);
+  }
+};
+
 export class Evaluator {
-  private steps = 0;
+  private readonly meter: BudgetMeter;
   private readonly maxSteps: number;
-  private readonly maxOutput: number;
   private readonly memo = new Map<string, unknown>();
   private readonly pending = new Set<string>();
   private readonly parsed = new Map<string, Expr>();
 
   constructor(private readonly run: DocumentRun) {
+    this.meter = new BudgetMeter(run.budget, spiffOverBudget);
     this.maxSteps = run.budget.steps ?? Number.POSITIVE_INFINITY;
-    this.maxOutput = run.budget.output ?? Number.POSITIVE_INFINITY;
   }
 
   step(pos: number): void {
-    if (++this.steps > this.maxSteps) throw new SpiffFailure('spiff_limit', `evaluation took more than ${this.maxSteps} steps`, pos);
+    this.meter.step(pos);
   }
 
   /** Strings, lists and maps may not grow past the output budget. */
   size(n: number, pos: number): void {
-    if (n > this.maxOutput) throw new SpiffFailure('spiff_limit', `value is larger than ${this.maxOutput} characters or items`, pos);
+    this.meter.output(n, pos);
   }
 
   // -------------------------------------------------------------------------

@@ -22,7 +22,7 @@
  * ends with `spiff_limit` instead of stalling a resolution. Errors are data
  * carrying the expression, the offset in it, and the document path.
  */
-import type { Budget } from '../budget';
+import type { Budget, Deadline } from '../budget';
 import { formatPath, SpiffFailure, type SpiffError, type SpiffResult } from './errors';
 import { DELETE, Evaluator } from './eval';
 import { parseExpression, type Expr } from './parse';
@@ -35,13 +35,15 @@ export interface SpiffLimits {
   maxSteps: number;
   /** Longest string and longest list a run may build. */
   maxOutput: number;
+  /** When a run must stop (the host's clock; see lang/budget.ts). */
+  deadline?: Deadline;
 }
 
 export const DEFAULT_SPIFF_LIMITS: Readonly<SpiffLimits> = Object.freeze({ maxSteps: 100_000, maxOutput: 1024 * 1024 });
 
 function budgetOf(limits?: Partial<SpiffLimits>): Budget {
   const l = { ...DEFAULT_SPIFF_LIMITS, ...limits };
-  return { steps: l.maxSteps, output: l.maxOutput };
+  return { steps: l.maxSteps, output: l.maxOutput, ...(l.deadline ? { deadline: l.deadline } : {}) };
 }
 
 function toError(err: unknown): SpiffError {
