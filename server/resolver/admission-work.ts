@@ -6,7 +6,8 @@
  * it". The same functions answer in process when the resolver is inline.
  */
 import { parseDocument } from 'yaml';
-import { identifyObjects, loadObjects, type AnyLoadedObject, type IdentifyResult } from '../engine/model/validate';
+import { parseYamlObjects, type ParseResult } from '../engine/model/source';
+import { identifyParsed, loadObjects, loadParsed, type AnyLoadedObject, type IdentifyResult } from '../engine/model/validate';
 import type { Diagnostic } from '../engine/diagnostics';
 import { tryCapact, type TryItInput, type TryItResult } from '../engine/resolve/capact-try';
 
@@ -38,13 +39,26 @@ export function isAdmissionRequest(req: { op: string }): req is AdmissionRequest
   return OPS.has(req.op);
 }
 
+/**
+ * The parse of the text last identified here, kept for its load (which
+ * follows once the rights are checked): a 10 MiB text is parsed once, not
+ * twice. Dropped by that load, or replaced by the next identify.
+ */
+let identified: { text: string; file: string | undefined; parsed: ParseResult } | undefined;
+
 export function admissionWork(req: AdmissionRequest): IdentifyResult | LoadAnswer | TryItResult | { hubError: string } {
   switch (req.op) {
-    case 'identify':
-      return identifyObjects(req.text, req.file);
+    case 'identify': {
+      const parsed = parseYamlObjects(req.text, req.file);
+      identified = { text: req.text, file: req.file, parsed };
+      return identifyParsed(parsed);
+    }
     case 'load': {
+      const kept = identified && !req.imports && identified.file === req.file && identified.text === req.text ? identified.parsed : undefined;
+      identified = undefined;
       const text = req.imports ? withImports(req.text, req.imports) : req.text;
-      const r = loadObjects(text, req.file, undefined, { cleared: new Set(req.cleared) });
+      const cleared = { cleared: new Set(req.cleared) };
+      const r = kept ? loadParsed(kept, undefined, cleared) : loadObjects(text, req.file, undefined, cleared);
       return { objects: r.objects.map(({ locate: _locate, ...o }) => o as AdmittedObject), diagnostics: r.diagnostics, text };
     }
     case 'capactTry':

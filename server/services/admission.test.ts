@@ -84,15 +84,15 @@ describe('rights before work: request text is read only after the right to it is
     test(`a user with no role sending ${p.name} is refused (FORBIDDEN) by save, apply, delete, preview and Capact's Try it; nothing is written`, async () => {
       const head = await repos.policy.head();
       const text = p.text('social');
-      const doors: [string, Promise<unknown>][] = [
-        ['policy.applyText', as(nobody).policy.applyText({ text, baseGeneration: head })],
-        ['policy.save', as(nobody).policy.save({ text, baseGeneration: head })],
-        ['policy.deleteText', as(nobody).policy.deleteText({ text, baseGeneration: head })],
-        ['revisions.preview', as(nobody).revisions.preview({ text })],
-        ['capact.tryIt', as(nobody).capact.tryIt({ interface: { path: 'cap.interface.database.postgresql.install' }, draft: text })],
+      const doors: [string, () => Promise<unknown>][] = [
+        ['policy.applyText', () => as(nobody).policy.applyText({ text, baseGeneration: head })],
+        ['policy.save', () => as(nobody).policy.save({ text, baseGeneration: head })],
+        ['policy.deleteText', () => as(nobody).policy.deleteText({ text, baseGeneration: head })],
+        ['revisions.preview', () => as(nobody).revisions.preview({ text })],
+        ['capact.tryIt', () => as(nobody).capact.tryIt({ interface: { path: 'cap.interface.database.postgresql.install' }, draft: text })],
       ];
       for (const [door, call] of doors) {
-        assert.match(await outcome(call), /^FORBIDDEN: You may not .*: you have no role that lets you change policy in any namespace/, door);
+        assert.match(await outcome(call()), /^FORBIDDEN: You may not .*: you have no role that lets you change policy in any namespace/, door);
       }
       assert.equal(await repos.policy.head(), head, 'nothing was written');
     });

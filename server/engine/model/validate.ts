@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import { objectRef, type Diagnostic, type SourcePos } from '../diagnostics';
 import { KINDS, MAX_OBJECT_BYTES, SYSTEM_NAMESPACE, type Kind, type KindRegistry, type ObjectOfKind } from './kinds';
-import { parseYamlObjects, type SourceObject } from './source';
+import { parseYamlObjects, type ParseResult, type SourceObject } from './source';
 import { deepFreeze } from '../values';
 
 export { findComponentCycle } from './sources/aptomi-checks';
@@ -61,7 +61,11 @@ export interface IdentifyResult {
  * is left out: it cannot be saved, and its load says why.
  */
 export function identifyObjects(text: string, file?: string, registry: KindRegistry = KINDS): IdentifyResult {
-  const parsed = parseYamlObjects(text, file);
+  return identifyParsed(parseYamlObjects(text, file), registry);
+}
+
+/** `identifyObjects` of text already parsed (the caller keeps the parse for the load that follows). */
+export function identifyParsed(parsed: ParseResult, registry: KindRegistry = KINDS): IdentifyResult {
   const objects: ObjectIdentity[] = [];
   for (const src of parsed.objects) {
     const id = identityOf(src.value as Record<string, unknown>, registry);
@@ -95,15 +99,19 @@ export function loadObjects(text: string, file?: string, registry: KindRegistry 
   const memoKey = registry === KINDS && !opts.cleared && text.length <= MEMO_MAX_TEXT ? `${file ?? ''}\u0000${text}` : undefined;
   const hit = memoKey === undefined ? undefined : memo.get(memoKey);
   if (hit) return { objects: [...hit.objects], diagnostics: [...hit.diagnostics] };
-  const parsed = parseYamlObjects(text, file);
-  const out = validateSourceObjects(parsed.objects, registry, opts);
-  const result = { objects: out.objects, diagnostics: [...parsed.diagnostics, ...out.diagnostics] };
+  const result = loadParsed(parseYamlObjects(text, file), registry, opts);
   if (memoKey !== undefined) {
     if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
     memo.set(memoKey, deepFreeze(result));
     return { objects: [...result.objects], diagnostics: [...result.diagnostics] };
   }
   return result;
+}
+
+/** `loadObjects` of text already parsed. */
+export function loadParsed(parsed: ParseResult, registry: KindRegistry = KINDS, opts: LoadOptions = {}): ValidateResult {
+  const out = validateSourceObjects(parsed.objects, registry, opts);
+  return { objects: out.objects, diagnostics: [...parsed.diagnostics, ...out.diagnostics] };
 }
 
 /**
