@@ -11,8 +11,8 @@ import { identifyParsed, loadObjects, loadParsed, type AnyLoadedObject, type Ide
 import type { Diagnostic } from '../engine/diagnostics';
 import { tryCapact, type TryItInput, type TryItResult } from '../engine/resolve/capact-try';
 
-/** A loaded object as it crosses threads: without `locate` (a function over the parse tree, which stays behind). */
-export type AdmittedObject = Omit<AnyLoadedObject, 'locate'>;
+/** A loaded object; one that crossed threads has no `locate` (a function over the parse tree, which stays behind). */
+export type AdmittedObject = AnyLoadedObject;
 
 export interface LoadAnswer {
   objects: AdmittedObject[];

@@ -6,7 +6,7 @@
 import { parseDocument, stringify } from 'yaml';
 import { sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
 import { jsonSchemaForKind, KNOWN_KINDS, normaliseKind } from '../engine/model/kinds';
-import { objectKey } from '../engine/model/validate';
+import { objectKey, type AnyLoadedObject } from '../engine/model/validate';
 import type { ExpandInput, ExpandResult, TemplateEnv } from '../engine/dm';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { GenerationInfo, ObjectId, Repos, StoredObject } from '../repo/types';
@@ -14,7 +14,7 @@ import type { TemplateFetcher } from './dm-templates';
 import { InlineResolver } from '../resolver';
 import type { Actor, MaybeActor } from './actor';
 import { AccessService } from './access';
-import { PolicyAdmission, refuseErrors, type AdmittedObject } from './admission';
+import { PolicyAdmission, refuseErrors } from './admission';
 import { AppError, isAppError, notFound, unauthorized } from './errors';
 import type {
   ApplyTextInput,
@@ -64,10 +64,10 @@ export class PolicyService {
    * stored is what expands. Runs after the writer's rights were checked: an
    * anonymous or unauthorised request makes the server fetch nothing.
    */
-  private async fetchTemplates(objects: AdmittedObject[], diagnostics: Diagnostic[], file?: string): Promise<{ objects: AdmittedObject[]; diagnostics: Diagnostic[] }> {
+  private async fetchTemplates(objects: AnyLoadedObject[], diagnostics: Diagnostic[], file?: string): Promise<{ objects: AnyLoadedObject[]; diagnostics: Diagnostic[] }> {
     const dm = this.dmTemplates;
     if (!dm || !objects.some((o) => o.kind === 'deployment')) return { objects, diagnostics };
-    const out: AdmittedObject[] = [];
+    const out: AnyLoadedObject[] = [];
     const notes: Diagnostic[] = [];
     for (const o of objects) {
       if (o.kind !== 'deployment') {
@@ -252,7 +252,7 @@ export class PolicyService {
     actor: Actor,
     baseGeneration: number,
     message: string | undefined,
-    objects: AdmittedObject[],
+    objects: AnyLoadedObject[],
     deletes: ObjectId[],
     diagnostics: Diagnostic[],
     restoredFrom?: number,
@@ -351,7 +351,7 @@ export class PolicyService {
   }
 
   /** The redaction placeholder must never be saved as a credential (someone copied what they were shown). */
-  private async keepSecrets(objects: AdmittedObject[]) {
+  private async keepSecrets(objects: AnyLoadedObject[]) {
     for (const o of objects) {
       if (o.kind === 'cluster' && JSON.stringify(o.spec).indexOf(REDACTED) >= 0) {
         throw new AppError('INVALID_INPUT', `cluster ${o.namespace}/${o.name}: the kubeconfig shows "${REDACTED}"; paste the real value or remove the field. Nothing was saved.`);
@@ -422,7 +422,7 @@ function redactSecrets<T extends StoredObject>(o: T): T {
   return { ...o, spec, text: stringify(scrub(whole), { aliasDuplicateObjects: false, lineWidth: 0 }) };
 }
 
-function defaultMessage(objects: AdmittedObject[], deletes: ObjectId[]): string {
+function defaultMessage(objects: AnyLoadedObject[], deletes: ObjectId[]): string {
   const parts: string[] = [];
   if (objects.length === 1) parts.push(`Save ${objects[0]!.kind} ${objects[0]!.namespace}/${objects[0]!.name}`);
   else if (objects.length > 1) parts.push(`Apply ${objects.length} objects`);
