@@ -17,7 +17,7 @@ import { createCaller } from '../api/root';
 import { loadLocalUsers } from '../auth/users';
 import { memoryRepos } from '../repo/memory';
 import type { Repos } from '../repo/types';
-import { InlineResolver, type Resolver } from '../resolver';
+import { createResolver, InlineResolver, type Resolver } from '../resolver';
 import { seedDemo } from '../seed/demo';
 import { AccessService } from './access';
 import type { Actor } from './actor';
@@ -176,5 +176,19 @@ describe('admission: what is evaluated is read on the resolver’s admission lan
     assert.deepEqual([claim.objects.map((o) => o.kind), ops.splice(0)], [['claim'], []]);
     const big = await admit(longString('social'));
     assert.deepEqual([big.diagnostics.map((d) => d.code), ops.splice(0)], [['too_large'], ['identify', 'load']]);
+  });
+
+  test('over the admission lane’s budget, the text is refused with the budget named (the thread is replaced; the server carries on)', async () => {
+    // A budget far below what parsing 10 MiB of YAML takes on any machine (seconds): the thread's start is not counted in it.
+    const pool = createResolver({ threads: 1, admissionThreads: 1, admissionTimeoutMs: 100 });
+    try {
+      const admission = new PolicyAdmission(new AccessService(repos, []), pool);
+      await assert.rejects(
+        admission.admit(person('John'), manyLabels('social'), { verb: 'change policy', claimVerb: 'save' }),
+        (e: Error & { code?: string }) => e.code === 'LIMIT_EXCEEDED' && /^The server stopped reading this policy: it took longer than 0\.1 s \(reading a request\)\. Nothing was saved\.$/.test(e.message),
+      );
+    } finally {
+      await pool.close();
+    }
   });
 });
