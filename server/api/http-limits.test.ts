@@ -131,3 +131,42 @@ describe('HTTP request limits', () => {
     assert.equal(batch.status, 400);
   });
 });
+
+describe('a large body is parsed only for a caller who may change something somewhere', () => {
+  // Imported here: the limits above need no services.
+  const setup = async () => {
+    const { memoryRepos } = await import('../repo/memory');
+    const { seedDemo } = await import('../seed/demo');
+    const { createServices } = await import('../services');
+    const { serveEveryDoorForTests } = await import('../testing/console');
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    const services = createServices(repos, { usersFile: undefined, domainAdmins: [] });
+    return { services, server: await serveEveryDoorForTests(services) };
+  };
+  /** 100 KiB that is not JSON: parsed, it is a 400 (tRPC: PARSE_ERROR); refused first, it is never parsed. */
+  const notJson = 'x'.repeat(100 * 1024);
+
+  test('tRPC and REST alike: 403 to a user with no role, 401 anonymous, before the body is parsed; parsed (and found wanting) for a role holder', async () => {
+    const { services, server } = await setup();
+    try {
+      const send = async (path: string, user: string | null) => {
+        const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(user ? { authorization: `Bearer test:${user}` } : {}) }, body: notJson });
+        return { status: res.status, text: await res.text() };
+      };
+      for (const path of ['/api/trpc/policy.applyText', '/api/1.0-beta/tenant/acme/service/x', '/api/dm/expand']) {
+        const nobody = await send(path, 'nina');
+        assert.equal(nobody.status, 403, `${path}: ${nobody.text}`);
+        assert.match(nobody.text, /You may not send a body of 102400 bytes: you have no role that lets you change policy in any namespace/);
+        assert.equal((await send(path, null)).status, 401, path);
+        // John (a namespace admin) gets his body parsed: it is not JSON.
+        const john = await send(path, 'John');
+        assert.equal(john.status, 400, `${path}: ${john.text}`);
+        assert.match(john.text, /JSON|json|parse/i);
+      }
+    } finally {
+      await server.close();
+      await services.resolution.close();
+    }
+  });
+});

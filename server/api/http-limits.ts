@@ -9,8 +9,12 @@
  *    counted as tRPC counts them, after decoding the path.
  */
 import { MAX_REQUEST_BYTES } from '../engine/model/kinds';
+import type { AccessService } from '../services/access';
+import type { MaybeActor } from '../services/actor';
+import { isAppError, unauthorized, type AppError } from '../services/errors';
 import { MAX_BATCH } from './batch';
 import { BAD_PATH_ENCODING, decodesCleanly } from './percent-encoding';
+import { APP_ERROR_TO_TRPC } from './errors';
 import { readCapped } from './read-capped';
 
 export { MAX_BATCH };
@@ -64,4 +68,39 @@ export async function guardRequest(req: Request, opts: { endpoint: string; maxBy
 
 function mib(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
+
+/**
+ * A body over this many bytes is parsed only for a caller who may change
+ * something somewhere. Nothing someone with no role may do takes more (a
+ * tenant, a token, an invitation are a few hundred bytes); the doors that
+ * take policy text refuse them anyway (services/admission.ts), but only
+ * after the transport has parsed the body — for 10 MiB of JSON, a stall of
+ * the thread that answers everyone.
+ */
+export const OPEN_BODY_BYTES = 64 * 1024;
+
+/** The refusal (401, 403) of a body of `bytes` from this caller before it is parsed, or undefined. Used by tRPC's route and the REST dispatcher alike. */
+export async function largeBodyRefusal(bytes: number, actor: MaybeActor, access: Pick<AccessService, 'assertMayManageSomewhere'>): Promise<AppError | undefined> {
+  if (bytes <= OPEN_BODY_BYTES) return undefined;
+  if (!actor) return unauthorized(`send a body of ${bytes} bytes`);
+  try {
+    await access.assertMayManageSomewhere(actor, `send a body of ${bytes} bytes`);
+    return undefined;
+  } catch (e) {
+    if (isAppError(e)) return e;
+    throw e;
+  }
+}
+
+/**
+ * For tRPC's route: the refusal of a request whose body (read and counted by
+ * `guardRequest`) is large and whose caller may not send one — before tRPC
+ * parses it. `context` is the request's (who is asking).
+ */
+export async function trpcBodyRefusal(req: Request, context: { actor: MaybeActor; services: { access: Pick<AccessService, 'assertMayManageSomewhere'> } }): Promise<Response | undefined> {
+  const refused = await largeBodyRefusal(Number(req.headers.get('content-length') ?? 0), context.actor, context.services.access);
+  if (!refused) return undefined;
+  const m = APP_ERROR_TO_TRPC[refused.code];
+  return refuse(m.http, m.trpc, refused.message);
 }

@@ -8,12 +8,17 @@
  * Lanes: stored generations go to the first thread, which keeps the newest
  * session warm for incremental updates and decision traces; previews of
  * unsaved edits, and traces of generations the session does not hold, go
- * to the others, so a slow preview never delays a save.
+ * to the others, so a slow preview never delays a save. Request text a
+ * writer's rights were checked for (YAML, and the kinds' checks, which
+ * compile templates and render Jinja: server/services/admission.ts) goes
+ * to threads of its own with a budget of its own: neither waits for the
+ * other, and none of it runs on the thread that answers requests.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { parseRemembered, rememberText } from '../db/gz-json';
+import { isAdmissionRequest } from './admission-work';
 import { SessionResolver, type ResolverAnswer, type ResolverRequest } from './session';
 import { decodeState, type StateChange } from './state-delta';
 
@@ -44,9 +49,13 @@ export interface ResolverOptions {
   timeoutMs: number;
   /** Heap budget of a resolver thread. */
   memoryMb: number;
+  /** Threads reading request text (when `threads` > 0). */
+  admissionThreads: number;
+  /** Wall-clock budget of reading one request's text: its YAML and its kinds' checks. */
+  admissionTimeoutMs: number;
 }
 
-export const DEFAULT_RESOLVER: ResolverOptions = { threads: 0, timeoutMs: 60_000, memoryMb: 2048 };
+export const DEFAULT_RESOLVER: ResolverOptions = { threads: 0, timeoutMs: 60_000, memoryMb: 2048, admissionThreads: 1, admissionTimeoutMs: 20_000 };
 
 export function createResolver(opts: Partial<ResolverOptions> = {}): Resolver {
   const o = { ...DEFAULT_RESOLVER, ...opts };
@@ -78,6 +87,7 @@ function workerBootFile(): string | undefined {
 }
 
 interface Slot {
+  lane: 'generations' | 'drafts' | 'admission';
   worker?: Worker;
   ready?: Promise<Worker>;
   /** Requests run one at a time per thread; this is the tail of its queue. */
@@ -91,6 +101,7 @@ type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
 
 class WorkerPool implements Resolver {
   private readonly slots: Slot[];
+  private readonly admission: Slot[];
   private nextDraft = 0;
   private seq = 0;
   private closed = false;
@@ -99,7 +110,8 @@ class WorkerPool implements Resolver {
     private readonly boot: string,
     private readonly opts: ResolverOptions,
   ) {
-    this.slots = Array.from({ length: Math.max(1, opts.threads) }, () => ({ tail: Promise.resolve(), waiting: 0 }));
+    this.slots = Array.from({ length: Math.max(1, opts.threads) }, (_, i) => ({ lane: i === 0 || opts.threads <= 1 ? 'generations' : 'drafts', tail: Promise.resolve(), waiting: 0 }));
+    this.admission = Array.from({ length: Math.max(1, opts.admissionThreads) }, () => ({ lane: 'admission', tail: Promise.resolve(), waiting: 0 }));
   }
 
   run<R extends ResolverRequest>(req: R): Promise<ResolverAnswer<R>> {
@@ -112,6 +124,7 @@ class WorkerPool implements Resolver {
   }
 
   private slotFor(req: ResolverRequest): Slot {
+    if (isAdmissionRequest(req)) return this.admission.reduce((best, s) => (s.waiting < best.waiting ? s : best));
     if ((req.op !== 'draft' && req.op !== 'dmExpand' && req.op !== 'explainDraft') || this.slots.length === 1) return this.slots[0]!;
     // Drafts: the least busy of the other threads.
     const others = this.slots.slice(1);
@@ -124,8 +137,8 @@ class WorkerPool implements Resolver {
     const worker = new Worker(this.boot, {
       // A fresh thread: the parent's flags (a test runner's, say) are not the worker's business.
       execArgv: [],
-      // Drafts (dry runs, previews, Deployment Manager expansions) run on the other threads, at a lower priority.
-      workerData: { lane: slot === this.slots[0] || this.slots.length === 1 ? 'generations' : 'drafts' },
+      // Drafts (dry runs, previews, Deployment Manager expansions) and request text run on threads of lower priority.
+      workerData: { lane: slot.lane },
       resourceLimits: { maxOldGenerationSizeMb: this.opts.memoryMb },
     });
     slot.worker = worker;
@@ -156,6 +169,7 @@ class WorkerPool implements Resolver {
 
   private async exec(slot: Slot, req: ResolverRequest): Promise<unknown> {
     const worker = await this.start(slot);
+    const [budgetMs, budgetName] = slot.lane === 'admission' ? [this.opts.admissionTimeoutMs, 'reading a request'] : [this.opts.timeoutMs, 'KEELSON_RESOLVE_TIMEOUT_S'];
     const id = ++this.seq;
     // Keep the process alive while a request is out (the thread is unref'd when idle).
     worker.ref();
@@ -204,8 +218,8 @@ class WorkerPool implements Resolver {
         const timer = setTimeout(() => {
           done();
           this.forget(slot, worker);
-          p.reject(new ResolverFailure(`it took longer than ${formatSeconds(this.opts.timeoutMs)} (KEELSON_RESOLVE_TIMEOUT_S)`));
-        }, this.opts.timeoutMs);
+          p.reject(new ResolverFailure(`it took longer than ${formatSeconds(budgetMs)} (${budgetName})`));
+        }, budgetMs);
         worker.on('message', onMessage);
         worker.once('error', onError);
         worker.once('exit', onExit);
@@ -220,7 +234,7 @@ class WorkerPool implements Resolver {
     this.closed = true;
     // An idle thread is unref'd: ref it, or the process may end before its exit is reported and close() never settles.
     await Promise.all(
-      this.slots.map((s) => {
+      [...this.slots, ...this.admission].map((s) => {
         s.worker?.ref();
         return s.worker?.terminate().catch(() => undefined);
       }),

@@ -14,6 +14,7 @@ import { expandDeployment, usePythonRunner, useTemplateClock, type ExpandInput, 
 import { pythonSandbox } from '../dm-python';
 import type { ClaimOutcome, DesiredState } from '../engine/state';
 import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/usage';
+import { admissionWork, type AdmissionAnswer, type AdmissionRequest } from './admission-work';
 
 export type ResolverRequest =
   | { op: 'full'; generation: number; input: EngineInput }
@@ -29,9 +30,13 @@ export type ResolverRequest =
   | { op: 'probe'; generation: number; claims: readonly EngineObject[] }
   /** A probe whose state is measured here (usage, costs): only the figures cross back, not the whole state. */
   | { op: 'probeMeasure'; generation: number; claims: readonly EngineObject[]; measure: ProbeMeasure }
-  | { op: 'dmExpand'; input: ExpandInput; env: TemplateEnv; validateSchema?: boolean };
+  | { op: 'dmExpand'; input: ExpandInput; env: TemplateEnv; validateSchema?: boolean }
+  /** Request text, read on the admission lane (./admission-work.ts). */
+  | AdmissionRequest;
 
-export type ResolverAnswer<R extends ResolverRequest> = R extends { op: 'full' | 'draft' }
+export type ResolverAnswer<R extends ResolverRequest> = R extends AdmissionRequest
+  ? AdmissionAnswer<R>
+  : R extends { op: 'full' | 'draft' }
   ? DesiredState
   : R extends { op: 'update' | 'probe' | 'state' }
     ? DesiredState | null
@@ -55,8 +60,12 @@ export class SessionResolver {
   /** The warm session, and the keys of the objects it holds (a probe may only add new ones). */
   private current: { generation: number; session: EngineSession; keys: Set<string> } | undefined;
 
-  handle(req: ResolverRequest): DesiredState | ExpandResult | ProbeMeasured | { outcome: ClaimOutcome | undefined } | boolean | null {
+  handle(req: ResolverRequest): DesiredState | ExpandResult | ProbeMeasured | { outcome: ClaimOutcome | undefined } | boolean | null | ReturnType<typeof admissionWork> {
     switch (req.op) {
+      case 'identify':
+      case 'load':
+      case 'capactTry':
+        return admissionWork(req);
       case 'full':
         return this.full(req.generation, req.input).state();
       case 'update':

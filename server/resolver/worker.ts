@@ -15,7 +15,9 @@ import { encodeState, type SentState } from './state-delta';
 // requests a second on two. On Linux a thread's nice value is its own
 // (setpriority of "process 0" is the calling thread); elsewhere it would be
 // the whole process's, so only there.
-if ((workerData as { lane?: string } | null)?.lane === 'drafts' && process.platform === 'linux') {
+// Request text a writer sent (admission) is evaluated at the same lower priority: it is untrusted work too.
+const lane = (workerData as { lane?: string } | null)?.lane;
+if ((lane === 'drafts' || lane === 'admission') && process.platform === 'linux') {
   try {
     setPriority(0, 10);
   } catch {

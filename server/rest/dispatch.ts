@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { clientAddress } from '../auth/rate-limit';
-import { MAX_BODY_BYTES } from '../api/http-limits';
+import { largeBodyRefusal, MAX_BODY_BYTES } from '../api/http-limits';
 import { encodingProblem } from '../api/percent-encoding';
 import type { MaybeActor } from '../services/actor';
 import { isAppError } from '../services/errors';
@@ -118,7 +118,18 @@ function issues(where: string, e: z.ZodError): { where: string; path: string; me
   return e.issues.map((i) => ({ where, path: i.path.map(String).join('.'), message: i.message }));
 }
 
-async function readBody(req: RestRequest, limit: number, takesForm: boolean): Promise<{ value: unknown; form?: boolean } | { refuse: RestReply }> {
+/**
+ * The body, parsed. `admit` is asked with its size once it is read (bytes
+ * only: an answer before the client finished sending would reset its
+ * connection) and before anything is parsed: a large body from a caller
+ * with no role is refused for the price of a rights check.
+ */
+async function readBody(
+  req: RestRequest,
+  limit: number,
+  takesForm: boolean,
+  admit: (bytes: number) => Promise<RestReply | undefined>,
+): Promise<{ value: unknown; form?: boolean } | { refuse: RestReply }> {
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
@@ -129,6 +140,8 @@ async function readBody(req: RestRequest, limit: number, takesForm: boolean): Pr
   const read = await readCapped(req.body, limit);
   if ('over' in read) return { refuse: errorReply(413, 'PayloadTooLarge', { message: `The body is over the limit of ${limit} bytes.` }) };
   const whole = read.bytes;
+  const refused = await admit(whole.byteLength);
+  if (refused) return { refuse: refused };
   if (whole.byteLength === 0) return { value: undefined };
   if (takesForm && type === 'multipart/form-data') {
     try {
@@ -217,7 +230,10 @@ export function createRestCore(opts: RestHandlerOptions): RestCore {
     let bodyValue: unknown;
     let isForm = false;
     if (route.body || route.form) {
-      const read = await readBody(req, maxBody, route.form !== undefined);
+      const read = await readBody(req, maxBody, route.form !== undefined, async (bytes) => {
+        const refused = await largeBodyRefusal(bytes, actor, (await opts.services()).access);
+        return refused && errorReply(REST_ERRORS[refused.code].status, REST_ERRORS[refused.code].code, { message: refused.message });
+      });
       if ('refuse' in read) return read.refuse;
       bodyValue = read.value;
       isForm = read.form === true;

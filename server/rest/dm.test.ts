@@ -2,7 +2,10 @@
  * Deployment Manager's read API over HTTP, as DM's clients used it: a
  * deployment's manifests follow its changes (one per generation, an empty
  * one when it is deleted), types and where they are used, a dry-run
- * expand — every route refused to anonymous callers and open to readers.
+ * expand — every route refused to anonymous callers and open to readers,
+ * but expand: expanding is writing a deployment without saving it, so it
+ * needs the right to manage deployments somewhere, asked before the
+ * template is read.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -80,13 +83,23 @@ describe('Deployment Manager API (/api/dm)', () => {
 
   test('a dry-run expand stores nothing; a bad template is 400 with DM’s words', async () => {
     const head = await services.policy.head(sam);
-    const ok = await post('/expand', { name: 'try', content: stringify({ imports: ['t.jinja'], resources: [{ name: 'a', type: 't.jinja' }] }), imports: [{ name: 't.jinja', content: 'resources:\n- {name: x, type: Service}\n' }] });
+    const ok = await post('/expand', { name: 'try', content: stringify({ imports: ['t.jinja'], resources: [{ name: 'a', type: 't.jinja' }] }), imports: [{ name: 't.jinja', content: 'resources:\n- {name: x, type: Service}\n' }] }, 'John');
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     assert.deepEqual(ok.body.expandedConfig.resources, [{ name: 'x', type: 'Service' }]);
     assert.equal(await services.policy.head(sam), head);
-    const bad = await post('/expand', { name: 'try', content: 'resources: [{name: a, type: t.jinja}]', imports: [{ name: 't.jinja', content: '{{ nope(' }] });
+    const bad = await post('/expand', { name: 'try', content: 'resources: [{name: a, type: t.jinja}]', imports: [{ name: 't.jinja', content: '{{ nope(' }] }, 'John');
     assert.equal(bad.status, 400);
     assert.match(bad.body.content.message, /^cannot expand template named try \(ExpansionError: /);
+  });
+
+  test('expand is refused (403) to those who may manage no deployment anywhere — a consumer, a user with no role — before the template is read', async () => {
+    // A template that would take the expander seconds to render: refused for the price of a rights check.
+    const costly = { name: 'try', content: 'resources: [{name: a, type: t.jinja}]', imports: [{ name: 't.jinja', content: "{{ ''|center(10000000) }}" }] };
+    for (const user of ['Alice', 'nobody']) {
+      const r = await post('/expand', costly, user);
+      assert.equal(r.status, 403, `${user}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.content.message, /may not expand Deployment Manager templates: you have no role that lets you change deployments in any namespace/);
+    }
   });
 
   test('deleted: an empty manifest is recorded, the state is Deleted, and it leaves the list', async () => {

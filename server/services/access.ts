@@ -5,7 +5,7 @@
  * plain members service consumers). Every service asks here before it reads
  * secrets or changes anything.
  */
-import { canActFor, canManage, computeRoles, isDomainAdmin, roleIn, type RoleGrant, type UserRoles } from '../engine/acl';
+import { canActFor, canManage, canManageSomewhere, computeRoles, isDomainAdmin, roleIn, type RoleGrant, type UserRoles } from '../engine/acl';
 import type { AclRule } from '../engine/model/kinds';
 import { credentialsOf, holdsCredentials, mayReadCredentials, redactObject } from '../engine/model/credentials';
 import { audienceOf } from '../engine/state';
@@ -46,6 +46,19 @@ export class AccessService {
       if (!canManage(roles, o.kind, o.namespace)) throw new AppError('FORBIDDEN', explainDenied(roles, o));
     }
     return actor;
+  }
+
+  /**
+   * The gate before a request's text is read (parsed, expanded, evaluated):
+   * refuse (401/403) unless the actor may manage something somewhere (with
+   * `kind`: an object of that kind). The rights on each object are asked
+   * once its text has been read to identities (services/admission.ts).
+   */
+  async assertMayManageSomewhere(actor: MaybeActor, verb: string, kind?: string): Promise<Actor> {
+    if (!actor) throw unauthorized(verb);
+    if (canManageSomewhere(await this.roles(actor), kind)) return actor;
+    const what = kind ? `${kind}s` : 'policy';
+    throw new AppError('FORBIDDEN', `You may not ${verb}: you have no role that lets you change ${what} in any namespace (a domain admin grants roles with ACL rules, or a tenant's owner makes you a member). Nothing was read.`);
   }
 
   /**

@@ -11,11 +11,13 @@
  * silently changed. Files other than YAML are ignored, except that a
  * deployment module of CUE only is refused with a clear word.
  */
-import { loadObjects } from '../engine/model/validate';
 import type { Claim } from '../engine/model/kinds';
+import type { Diagnostic } from '../engine/diagnostics';
+import type { PolicyObjectInput } from '../engine/resolve';
+import type { AdmittedObject } from './admission';
 import { readZip, ZipError } from '../loader/zip';
 import { AppError } from './errors';
-import { noPlacementLabels, PLACEMENT_LABELS_MESSAGE } from './deployments.types';
+import { noPlacementLabels, PLACEMENT_LABELS_MESSAGE, type BundleObjects } from './deployments.types';
 
 export interface BundleDeployment {
   /** The offering the claim names (`name` or `namespace/name`). */
@@ -23,8 +25,8 @@ export interface BundleDeployment {
   /** The claim's namespace (one of the tenant's). */
   namespace: string;
   labels: Record<string, string>;
-  /** The other objects, as YAML documents, written with the claim. */
-  objects: string;
+  /** The other objects, written with the claim: as YAML documents, and as read (none: undefined). */
+  objects?: BundleObjects;
   /** Files read, for the answer. */
   files: string[];
 }
@@ -35,7 +37,17 @@ function invalid(message: string, details?: Record<string, unknown>): AppError {
   return new AppError('INVALID_INPUT', `${message} Nothing was saved.`, details ? { details } : {});
 }
 
-export function readBundle(bytes: Uint8Array, name: string, user: string): BundleDeployment {
+/**
+ * Read a bundle; each YAML file is read through `admit` (rights on its
+ * objects first, then their checks: services/admission.ts), which refuses
+ * what the caller may not write before anything in it is evaluated.
+ */
+export async function readBundle(
+  bytes: Uint8Array,
+  name: string,
+  user: string,
+  admit: (text: string, file: string) => Promise<{ objects: AdmittedObject[]; diagnostics: Diagnostic[] }>,
+): Promise<BundleDeployment> {
   let entries;
   try {
     entries = readZip(bytes);
@@ -55,6 +67,7 @@ export function readBundle(bytes: Uint8Array, name: string, user: string): Bundl
   }
   const claims: { file: string; claim: Claim & { metadata: { name: string; namespace: string } }; line?: number }[] = [];
   const others: string[] = [];
+  const otherObjects: PolicyObjectInput[] = [];
   const decoder = new TextDecoder('utf-8', { fatal: true });
   for (const f of yamlFiles) {
     let text: string;
@@ -63,7 +76,7 @@ export function readBundle(bytes: Uint8Array, name: string, user: string): Bundl
     } catch {
       throw invalid(`${f.path} is not UTF-8 text.`, { file: f.path });
     }
-    const { objects, diagnostics } = loadObjects(text, f.path);
+    const { objects, diagnostics } = await admit(text, f.path);
     const error = diagnostics.find((d) => d.severity === 'error');
     if (error) {
       throw new AppError('INVALID_INPUT', `${f.path}${error.line ? `, line ${error.line}` : ''}: ${error.message}${error.object ? ` (${error.object})` : ''}. Nothing was saved.`, {
@@ -74,7 +87,10 @@ export function readBundle(bytes: Uint8Array, name: string, user: string): Bundl
       if (o.kind === 'claim') {
         if (!inDeployment(f.path)) throw invalid(`${f.path}: claim ${o.namespace}/${o.name} is outside the deployment module; a bundle deploys one service, whose claim is in deployment/.`);
         claims.push({ file: f.path, claim: { ...(o.spec as Claim), metadata: { name: o.name, namespace: o.namespace } }, line: o.pos.line });
-      } else others.push(o.text);
+      } else {
+        others.push(o.text);
+        otherObjects.push({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec } as PolicyObjectInput);
+      }
     }
   }
   if (claims.length !== 1) {
@@ -92,7 +108,7 @@ export function readBundle(bytes: Uint8Array, name: string, user: string): Bundl
     service: claim.service,
     namespace: claim.metadata.namespace,
     labels,
-    objects: others.map((t) => (t.startsWith('---') ? t : `---\n${t}`)).join(''),
+    ...(others.length ? { objects: { text: others.map((t) => (t.startsWith('---') ? t : `---\n${t}`)).join(''), objects: otherObjects } } : {}),
     files: yamlFiles.map((f) => f.path),
   };
 }

@@ -14,7 +14,7 @@ import type { EnvironmentRow } from '../repo/estate.types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import type { ClaimService } from './claims';
-import type { CreateServiceInput, ServiceLogs, ServiceRevision, ServiceSummary, ServiceWrite } from './deployments.types';
+import type { BundleObjects, CreateServiceInput, ServiceLogs, ServiceRevision, ServiceSummary, ServiceWrite } from './deployments.types';
 import { AppError, notFound, unauthorized } from './errors';
 import type { PolicyService } from './policy';
 import type { ResolutionService } from './resolution';
@@ -23,6 +23,7 @@ import type { RevisionService } from './revisions';
 import type { EstateService } from './estate';
 import { channelsOf, type LinkService } from './links';
 import { toPolicyInput } from './resolution';
+import type { PolicyObjectInput } from '../engine/resolve';
 import { serviceSummaries } from './service-summaries';
 import { loadObjects } from '../engine/model/validate';
 import type { DecideResult } from './revisions.types';
@@ -35,7 +36,7 @@ import { readBundle } from './bundle';
 import { transition, type RevisionStatus } from './revision-state';
 import { restartLabelFor } from '../engine/plan/restart';
 
-type PendingCreate = { who: Actor; t: { id: number; name: string; namespaces: string[] }; name: string; text: string; accept: boolean; selection?: Selection };
+type PendingCreate = { who: Actor; t: { id: number; name: string; namespaces: string[] }; name: string; text: string; extra?: BundleObjects; accept: boolean; selection?: Selection };
 
 function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
@@ -260,7 +261,7 @@ export class DeploymentService {
     }
     const claim = { kind: 'claim', metadata: { namespace, name }, user: who.name, service: input.service, ...(Object.keys(labels).length ? { labels } : {}) };
     // The claim first: callers read it as the text's first object.
-    return stringify(claim) + (input.extra ?? '');
+    return stringify(claim) + (input.extra?.text ?? '');
   }
 
   /**
@@ -273,7 +274,9 @@ export class DeploymentService {
     input: { tenant: string; name: string; dryrun: boolean; accept: boolean; bundle: Uint8Array; environment?: string; meta?: Record<string, unknown> },
   ): Promise<ServiceWrite> {
     const who = this.signedIn(actor, 'create services');
-    const d = readBundle(input.bundle, input.name, who.name);
+    // Members only, asked before the archive is opened; its YAML is read as any policy text is (admission.ts).
+    await this.tenant(who, input.tenant, 'create services');
+    const d = await readBundle(input.bundle, input.name, who.name, (text, file) => this.policy.admission.admit(who, text, { verb: 'create services', claimVerb: 'save', file }));
     const { tenant, name, dryrun, accept, environment, meta } = input;
     return this.create(who, { tenant, name, dryrun, accept, environment, meta, service: d.service, namespace: d.namespace, labels: d.labels, ...(d.objects ? { extra: d.objects } : {}) });
   }
@@ -330,7 +333,7 @@ export class DeploymentService {
     // A `requiring` environment takes the service only with an explicit acceptance later.
     const accept = input.accept && selection?.chosen?.outcome !== 'requiring';
     // One caller's creates on one tenant that arrive together become one generation (group-commit.ts).
-    return this.creates.submit(`${group}\n${accept}`, { who, t, name: input.name, text: placed.text, accept, ...(selection ? { selection } : {}) }, coming, group);
+    return this.creates.submit(`${group}\n${accept}`, { who, t, name: input.name, text: placed.text, ...(input.extra ? { extra: input.extra } : {}), accept, ...(selection ? { selection } : {}) }, coming, group);
   }
 
   private readonly creates = new GroupCommit<PendingCreate, ServiceWrite>((items, { waited }) => this.commitCreates(items, waited));
@@ -522,7 +525,7 @@ export class DeploymentService {
     const candidates: Candidate[] = [];
     for (const { ref: name, account, env } of scope) {
       const [text, ask] = await Promise.all([this.claimText(who, t, input.name, { ...input, environment: name }), this.estate.usageAsk(t.id, env)]);
-      const added = loadObjects(text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }));
+      const added = createdObjects(text, input.extra);
       // The policy as it is plus this claim: from the warm session, so the cost is the claim's, not the policy's.
       const claimRef = `${added[0]!.namespace}/${input.name}`;
       const measured = await this.resolution.measureWithNewClaims(added, { usage: [ask], claims: [claimRef] });
@@ -818,10 +821,21 @@ function describeOver(over: readonly { dimension: string; mark: number; usage: n
 
 /** The objects queued creates add to the policy, as the engine takes them. */
 function newObjects(items: readonly PendingCreate[]) {
-  return items.flatMap((it) => loadObjects(it.text).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec })));
+  return items.flatMap((it) => createdObjects(it.text, it.extra));
 }
 
 /** The labels of a queued create's claim (the first object of its text). */
 function newClaimLabels(it: PendingCreate): Claim['labels'] {
-  return (loadObjects(it.text).objects[0]!.spec as Claim).labels;
+  return (createdObjects(it.text, it.extra)[0]!.spec as Claim).labels;
+}
+
+/**
+ * The objects a create's text adds: its claim, built here from checked
+ * input (read in place: a claim has nothing to evaluate), then a bundle's
+ * own objects as they were read when the bundle was admitted — not read
+ * again on the thread that answers requests.
+ */
+function createdObjects(text: string, extra: BundleObjects | undefined): PolicyObjectInput[] {
+  const claim = extra && text.endsWith(extra.text) ? text.slice(0, text.length - extra.text.length) : text;
+  return [...loadObjects(claim).objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }) as PolicyObjectInput), ...(extra?.objects ?? [])];
 }

@@ -3,6 +3,7 @@
  * in one of the tenant's policy namespaces, and its revisions are the
  * Keelson revisions of the generations that changed that claim.
  */
+import type { PolicyObjectInput } from '../engine/resolve';
 import { z } from 'zod';
 import { claimOutput } from './resolution.types';
 import { previewOutput } from './revisions.types';
@@ -39,9 +40,14 @@ export const createServiceInput = z.object({
   meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type CreateServiceInput = z.infer<typeof createServiceInput> & {
-  /** More policy objects written with the claim (a bundle's inline modules). */
-  extra?: string;
+  /** More policy objects written with the claim (a bundle's inline modules): their text, and the objects it was read to when admitted. */
+  extra?: BundleObjects;
 };
+
+export interface BundleObjects {
+  text: string;
+  objects: readonly PolicyObjectInput[];
+}
 
 export const serviceSummaryOutput = z.object({
   name: z.string(),

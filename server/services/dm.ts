@@ -13,6 +13,7 @@ import type { LayoutResource } from '../engine/dm';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { Repos } from '../repo/types';
 import type { ResolutionService } from './resolution';
+import { AccessService } from './access';
 import type { MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
 import type { DmDeployment, DmManifest, DmTemplate, DmTypeInstance } from './dm.types';
@@ -38,6 +39,7 @@ export class DmService {
   constructor(
     private readonly repos: Repos,
     private readonly resolution: ResolutionService,
+    private readonly access: AccessService = new AccessService(repos, []),
   ) {}
 
   private signedIn(actor: MaybeActor) {
@@ -153,9 +155,13 @@ export class DmService {
     return out;
   }
 
-  /** DM's `POST /expand`: a template expanded as a dry run; nothing is stored. */
+  /**
+   * DM's `POST /expand`: a template expanded as a dry run; nothing is stored.
+   * Expanding is writing a deployment without saving it: held to the right
+   * to manage deployments somewhere, asked before the template is read.
+   */
   async expand(actor: MaybeActor, template: DmTemplate): Promise<{ expandedConfig: { resources: unknown[] }; layout: { resources: LayoutResource[] } }> {
-    this.signedIn(actor);
+    await this.access.assertMayManageSomewhere(actor, 'expand Deployment Manager templates', 'deployment');
     // The path decides the language where the name does not (a registry name has no extension).
     const imports = Object.fromEntries(template.imports.map((i) => [i.name ?? i.path ?? '', i.path ? { content: i.content, path: i.path } : i.content]));
     const r = await this.resolution.expandDm({ config: template.content, imports }, deploymentEnv('dry-run', template.name));

@@ -8,6 +8,7 @@ import { oidcVerifier, type IdentityVerifier } from '../auth/oidc-verify';
 import { createResolver } from '../resolver';
 import type { Repos } from '../repo/types';
 import { AccessService } from './access';
+import { PolicyAdmission } from './admission';
 import { ClaimService } from './claims';
 import { GraphService } from './graphs';
 import { DeploymentService } from './deployments';
@@ -61,7 +62,10 @@ export function createServices(
   const users = new UserService(repos, env, env.identityVerifiers ?? (env.oidc ? [oidcVerifier({ provider: OIDC_PROVIDER_ID, issuer: env.oidc.issuer, clientId: env.oidc.clientId })] : []));
   const access = new AccessService(repos, env.domainAdmins);
   const policyUsers = () => users.policyUsers();
-  const resolution = new ResolutionService(repos, policyUsers, env.domainAdmins, () => access.tenantGrants(), createResolver(env.resolver));
+  // One pool of threads: resolutions, and (on lanes of its own) request text read after its writer's rights (admission.ts).
+  const resolver = createResolver(env.resolver);
+  const resolution = new ResolutionService(repos, policyUsers, env.domainAdmins, () => access.tenantGrants(), resolver);
+  const admission = new PolicyAdmission(access, resolver);
   // Every new generation is resolved right away, in the background, and becomes a revision.
   const policy = new PolicyService(
     repos,
@@ -71,9 +75,11 @@ export function createServices(
     },
     access,
     { fetcher: new TemplateFetcher(env.dmTemplates ?? {}), expand: (input, e, validateSchema) => resolution.expandDm(input, e, validateSchema) },
+    admission,
   );
   const revisions: RevisionService = new RevisionService(repos, resolution, access, async (actor, generation, message) =>
     policy.restore(actor, { generation, baseGeneration: await repos.policy.head(), message: message ?? `Roll back to generation ${generation}` }),
+    admission,
   );
   // A generation's revision (which its writer waits for) goes to the database before its resolution (a cache).
   resolution.storeResolutionsAfter((generation) => revisions.computing(generation));
@@ -86,5 +92,5 @@ export function createServices(
   // Without a configured key (tests, in-memory use) secrets are sealed under one that lives as long as the process.
   const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
   const tokens = new TokenService(repos, access, users, signInLimiter());
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, capact: new CapactService(repos), landscaper: new LandscaperService(repos, access), dm: new DmService(repos, resolution) };
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, capact: new CapactService(repos, admission), landscaper: new LandscaperService(repos, access), dm: new DmService(repos, resolution, access) };
 }

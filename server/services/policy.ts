@@ -4,16 +4,18 @@
  * on and is refused when the head has moved since.
  */
 import { parseDocument } from 'yaml';
-import { hasErrors, sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
-import { jsonSchemaForKind, KNOWN_KINDS, MAX_REQUEST_BYTES, normaliseKind } from '../engine/model/kinds';
-import { loadObjects, objectKey, type AnyLoadedObject } from '../engine/model/validate';
+import { sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
+import { jsonSchemaForKind, KNOWN_KINDS, normaliseKind } from '../engine/model/kinds';
+import { objectKey, type AnyLoadedObject } from '../engine/model/validate';
 import { credentialMarker, credentialsOf } from '../engine/model/credentials';
 import type { ExpandInput, ExpandResult, TemplateEnv } from '../engine/dm';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { GenerationInfo, ObjectId, Repos, StoredObject } from '../repo/types';
 import type { TemplateFetcher } from './dm-templates';
+import { InlineResolver } from '../resolver';
 import type { Actor, MaybeActor } from './actor';
 import { AccessService } from './access';
+import { PolicyAdmission, refuseErrors } from './admission';
 import { AppError, isAppError, notFound, unauthorized } from './errors';
 import type {
   ApplyTextInput,
@@ -40,6 +42,8 @@ const TOUCH_CHECK = 50;
 
 export class PolicyService {
   private readonly access: AccessService;
+  /** Request text becomes objects only through here: rights first, then the reading (./admission.ts). */
+  readonly admission: PolicyAdmission;
 
   constructor(
     private readonly repos: Repos,
@@ -48,8 +52,10 @@ export class PolicyService {
     access?: AccessService,
     /** Deployment Manager templates referenced by URL: fetched at save, expanded on a resolver thread to find the ones templates name. */
     private readonly dmTemplates?: { fetcher: TemplateFetcher; expand: (input: ExpandInput, env: TemplateEnv, validateSchema?: boolean) => Promise<ExpandResult> },
+    admission?: PolicyAdmission,
   ) {
     this.access = access ?? new AccessService(repos, []);
+    this.admission = admission ?? new PolicyAdmission(this.access, new InlineResolver());
   }
 
   /**
@@ -80,9 +86,8 @@ export class PolicyService {
         out.push(o);
         continue;
       }
-      const doc = parseDocument(o.text);
-      for (const k of added) doc.setIn(['imports', k], doc.createNode(r.imports[k]));
-      const again = this.parse(doc.toString({ lineWidth: 0 }), file);
+      const again = await this.admission.withImports(o.text, file, o, Object.fromEntries(added.map((k) => [k, r.imports[k]])));
+      refuseErrors(again.diagnostics);
       out.push(...again.objects);
       notes.push({ code: 'schema', severity: 'info', message: `Fetched ${added.length} file${added.length === 1 ? '' : 's'} into imports: ${added.join(', ')}.`, object: ref, line: o.pos.line, column: o.pos.column });
     }
@@ -154,38 +159,13 @@ export class PolicyService {
     return null;
   }
 
-  /**
-   * Validate YAML holding any number of objects; throws INVALID_INPUT with
-   * every problem when anything is wrong (nothing is written).
-   */
-  parse(text: string, file?: string): { objects: AnyLoadedObject[]; diagnostics: Diagnostic[] } {
-    if (text.length > MAX_REQUEST_BYTES) {
-      throw new AppError('PAYLOAD_TOO_LARGE', `The request is ${text.length} bytes, over the limit of 10 MiB.`);
-    }
-    const r = loadObjects(text, file);
-    const diagnostics = sortDiagnostics(r.diagnostics);
-    if (hasErrors(diagnostics)) {
-      const errors = diagnostics.filter((d) => d.severity === 'error');
-      const first = errors[0]!;
-      const where = first.line ? `line ${first.line}, column ${first.column}: ` : '';
-      throw new AppError(
-        'INVALID_INPUT',
-        `${errors.length === 1 ? 'The policy has an error' : `The policy has ${errors.length} errors`} — ${where}${first.message}${first.object ? ` (${first.object})` : ''}. Nothing was saved.`,
-        { diagnostics },
-      );
-    }
-    return { objects: r.objects, diagnostics };
-  }
-
   /** Create or update every object in `text` as one generation. */
   async apply(actor: MaybeActor, input: ApplyTextInput & { file?: string }): Promise<WriteResult> {
-    const who = this.requireSignedIn(actor, 'change policy');
-    const { objects, diagnostics } = this.parse(input.text, input.file);
+    const { who, objects, diagnostics } = await this.admission.admit(actor, input.text, { verb: 'change policy', claimVerb: 'save', file: input.file });
+    refuseErrors(diagnostics);
     if (objects.length === 0) {
       throw new AppError('INVALID_INPUT', 'The text holds no policy objects. Nothing was saved.', { diagnostics });
     }
-    await this.access.assertManage(who, objects, 'change policy');
-    await this.access.assertClaimAuthors(who, objects, [], 'save');
     const fetched = await this.fetchTemplates(objects, diagnostics, input.file);
     await this.keepSecrets(fetched.objects);
     return this.commit(who, input.baseGeneration, input.message, fetched.objects, [], fetched.diagnostics, undefined, input.accept);
@@ -196,8 +176,8 @@ export class PolicyService {
    * renaming through the editor would silently fork it, so it is refused.
    */
   async saveObject(actor: MaybeActor, input: SaveObjectInput): Promise<SaveObjectResult> {
-    const who = this.requireSignedIn(actor, 'change policy');
-    const { objects, diagnostics } = this.parse(input.text);
+    const { who, objects, diagnostics } = await this.admission.admit(actor, input.text, { verb: 'change policy', claimVerb: 'save' });
+    refuseErrors(diagnostics);
     if (objects.length !== 1) {
       throw new AppError('INVALID_INPUT', `The editor must hold exactly one object (found ${objects.length}). Nothing was saved.`, {
         diagnostics,
@@ -216,8 +196,6 @@ export class PolicyService {
     } else if (await this.repos.policy.getObject(obj)) {
       throw new AppError('CONFLICT', `${obj.kind} ${obj.namespace}/${obj.name} already exists; open it to edit. Nothing was saved.`);
     }
-    await this.access.assertManage(who, [obj], 'change policy');
-    await this.access.assertClaimAuthors(who, [obj], [], 'save');
     const fetched = await this.fetchTemplates([obj], diagnostics);
     await this.keepSecrets(fetched.objects);
     const id = { kind: obj.kind, namespace: obj.namespace, name: obj.name };
@@ -265,7 +243,8 @@ export class PolicyService {
 
   /** Delete the objects that the YAML `text` describes (CLI `keelson delete`). */
   async deleteText(actor: MaybeActor, input: DeleteTextInput): Promise<WriteResult> {
-    const { objects } = this.parse(input.text);
+    const { objects, diagnostics } = await this.admission.admit(actor, input.text, { verb: 'delete policy', claimVerb: 'delete' });
+    refuseErrors(diagnostics);
     return this.delete(actor, { ...input, ids: objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name })) });
   }
 

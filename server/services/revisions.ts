@@ -9,7 +9,8 @@ import { isResolverFailure } from '../resolver';
 import { isDomainAdmin, roleIn, type UserRoles } from '../engine/acl';
 import type { AccessService } from './access';
 import type { Cluster } from '../engine/model/kinds';
-import { loadObjects } from '../engine/model/validate';
+import { InlineResolver } from '../resolver';
+import { PolicyAdmission } from './admission';
 import { appliedState, planRevision, type PlanAction, type RevisionPlan, type SectionDeploys } from '../engine/plan';
 import type { DesiredState, PolicyObjectInput } from '../engine/resolve';
 import type { Instance } from '../engine/state';
@@ -56,6 +57,8 @@ export class RevisionService {
     private readonly access: AccessService,
     /** Writes a generation restoring an earlier one (PolicyService.restore). */
     private readonly restore: (actor: Actor, generation: number, message?: string) => Promise<{ generation: number; changed: boolean }>,
+    /** How a preview's text is read: rights first (./admission.ts). */
+    private readonly admission: PolicyAdmission = new PolicyAdmission(access, new InlineResolver()),
   ) {}
 
   private get revisions() {
@@ -475,14 +478,11 @@ export class RevisionService {
 
   /** What saving `text` would create: counts, cost delta, changed claims, sections — nothing is saved. */
   async preview(actor: MaybeActor, input: PreviewInput): Promise<Preview> {
-    if (!actor) throw unauthorized('preview changes');
-    const parsed = loadObjects(input.text);
+    // Preview is held to the rights of saving, checked before the text is read: it resolves the
+    // draft with the claims' users' labels and secrets, so it may only show what this user could save.
+    const parsed = await this.admission.admit(actor, input.text, { verb: 'preview changes', claimVerb: 'preview' });
     const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) return { ok: false as const, message: `Fix ${errors.length} problem${errors.length === 1 ? '' : 's'} to see the preview.` };
-    // Preview is held to the rights of saving: it resolves the draft with the
-    // claims' users' labels and secrets, so it may only show what this user could save.
-    await this.access.assertManage(actor, parsed.objects, 'preview changes');
-    await this.access.assertClaimAuthors(actor, parsed.objects, [], 'preview');
     const generation = await this.repos.policy.head();
     const current = await this.repos.policy.listObjects({ generation });
     const changed = new Map(parsed.objects.map((o) => [`${o.kind}/${o.namespace}/${o.name}`, o]));

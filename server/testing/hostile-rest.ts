@@ -14,6 +14,9 @@ import { deflateRawSync } from 'node:zlib';
 import { writeZip } from '../loader/zip';
 import { MAX_BODY_BYTES } from '../api/http-limits';
 import { API_PREFIX } from '../rest/dispatch';
+import { aliasBomb, fanOut, offering as offeringIn } from './hostile-languages';
+
+const offering = (name: string, params: string, criteria = '') => offeringIn('acme-web', name, params, criteria);
 
 export interface HostileAnswer {
   status: number;
@@ -86,32 +89,6 @@ function bundleDryRun(objects: (name: string) => string, labels = 'tier: gold') 
   };
 }
 
-const offering = (name: string, params: string, criteria = '') => `kind: bundle
-metadata: {namespace: acme-web, name: hb-${name}}
-components: [{name: x, code: {type: raw, params: {${params}}}}]
----
-kind: service
-metadata: {namespace: acme-web, name: hs-${name}}
-contexts: [{name: c, ${criteria}allocation: {bundle: hb-${name}}}]
-`;
-
-function fanOut(name: string, levels: number): string {
-  let y = '';
-  for (let i = 0; i < levels; i++) {
-    y += `---\nkind: bundle\nmetadata: {namespace: acme-web, name: fb${i}-${name}}\ncomponents: [{name: l, service: fs${i + 1}-${name}}, {name: r, service: fs${i + 1}-${name}}]\n`;
-    y += `---\nkind: service\nmetadata: {namespace: acme-web, name: ${i === 0 ? `hs-${name}` : `fs${i}-${name}`}}\ncontexts: [{name: c, allocation: {bundle: fb${i}-${name}, keys: ['{{ .Labels.tier }}']}}]\n`;
-  }
-  y += `---\nkind: bundle\nmetadata: {namespace: acme-web, name: fb${levels}-${name}}\ncomponents: [{name: leaf, code: {type: raw}}]\n`;
-  y += `---\nkind: service\nmetadata: {namespace: acme-web, name: fs${levels}-${name}}\ncontexts: [{name: c, allocation: {bundle: fb${levels}-${name}}}]\n`;
-  return y;
-}
-
-function aliasBomb(): string {
-  let y = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
-  for (let i = 1; i < 12; i++) y += `a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
-  return y;
-}
-
 function raw(method: string, path: string, body: string | undefined, type?: string) {
   return async (user: string): Promise<PreparedRequest> => ({
     method,
@@ -124,7 +101,7 @@ function raw(method: string, path: string, body: string | undefined, type?: stri
 export const HOSTILE_REQUESTS: readonly HostileRequest[] = (
   [
     { name: 'printf widths in nested ranges (bundle)', expect: [200, 400], prepare: bundleDryRun((n) => offering(n, `a: '{{ range $i, $x := .Labels }}{{ range $j, $y := $.Labels }}{{ printf "%0900000d" 1 }}{{ end }}{{ end }}'`)) },
-    { name: '2^30 fan-out through services (bundle)', expect: [200, 400], prepare: bundleDryRun((n) => fanOut(n, 30)) },
+    { name: '2^30 fan-out through services (bundle)', expect: [200, 400], prepare: bundleDryRun((n) => fanOut('acme-web', n, 30)) },
     { name: 'a NUL in rendered output (bundle)', expect: [200, 400], prepare: bundleDryRun((n) => offering(n, `a: '{{ printf "%c" 0 }}'`)) },
     {
       name: 'catastrophic =~ on a long label (bundle)',

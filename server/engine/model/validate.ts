@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import { objectRef, type Diagnostic, type SourcePos } from '../diagnostics';
 import { KINDS, MAX_OBJECT_BYTES, SYSTEM_NAMESPACE, type Kind, type KindRegistry, type ObjectOfKind } from './kinds';
-import { parseYamlObjects, type SourceObject } from './source';
+import { parseYamlObjects, type ParseResult, type SourceObject } from './source';
 import { deepFreeze } from '../values';
 
 export { findComponentCycle } from './sources/aptomi-checks';
@@ -35,20 +35,83 @@ export interface ValidateResult {
   diagnostics: Diagnostic[];
 }
 
+/**
+ * Who an object is, read from its envelope before its schema or anything in
+ * it is evaluated: what a writer's rights are checked on.
+ */
+export interface ObjectIdentity {
+  /** Canonical (lower-case). */
+  kind: string;
+  namespace: string;
+  name: string;
+  /** A claim's user as written (a claim acts for the user it names). */
+  user?: string;
+  pos: SourcePos;
+}
+
+export interface IdentifyResult {
+  objects: ObjectIdentity[];
+  /** YAML syntax errors; schema and checks are the load's to report. */
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Parse YAML only as far as naming its objects: no schema, no kind checks.
+ * A document no source takes, or whose kind, namespace or name is missing,
+ * is left out: it cannot be saved, and its load says why.
+ */
+export function identifyObjects(text: string, file?: string, registry: KindRegistry = KINDS): IdentifyResult {
+  return identifyParsed(parseYamlObjects(text, file), registry);
+}
+
+/** `identifyObjects` of text already parsed (the caller keeps the parse for the load that follows). */
+export function identifyParsed(parsed: ParseResult, registry: KindRegistry = KINDS): IdentifyResult {
+  const objects: ObjectIdentity[] = [];
+  for (const src of parsed.objects) {
+    const id = identityOf(src.value as Record<string, unknown>, registry);
+    if (!id?.kind || id.namespace === undefined || id.name === undefined) continue;
+    const user = id.kind === 'claim' ? (src.value as { user?: unknown }).user : undefined;
+    objects.push({ kind: id.kind, namespace: id.namespace, name: id.name, ...(typeof user === 'string' ? { user } : {}), pos: src.pos });
+  }
+  return { objects, diagnostics: parsed.diagnostics };
+}
+
+/** The canonical kind (when a source of the registry declares it for this envelope), namespace and name of a document. */
+function identityOf(v: Record<string, unknown>, registry: KindRegistry): { kind?: string; namespace?: string; name?: string } | undefined {
+  const source = registry.sourceOfDocument(v);
+  if (!source || source.unsupported) return undefined;
+  const id = source.identify(v);
+  const kind = typeof id.kind === 'string' ? registry.normalise(id.kind) : undefined;
+  return { kind: kind && registry.sourceOfKind(kind) === source ? kind : undefined, namespace: id.namespace, name: id.name };
+}
+
+export interface LoadOptions {
+  /**
+   * The keys (`kind/namespace/name`) whose writer's rights were checked:
+   * only their kinds' checks (which compile and may run templates) run; any
+   * other object is an error, not evaluated.
+   */
+  cleared?: ReadonlySet<string>;
+}
+
 /** Parse and validate YAML text; `file` is used in diagnostics. */
-export function loadObjects(text: string, file?: string, registry: KindRegistry = KINDS): ValidateResult {
-  const memoKey = registry === KINDS && text.length <= MEMO_MAX_TEXT ? `${file ?? ''}\u0000${text}` : undefined;
+export function loadObjects(text: string, file?: string, registry: KindRegistry = KINDS, opts: LoadOptions = {}): ValidateResult {
+  const memoKey = registry === KINDS && !opts.cleared && text.length <= MEMO_MAX_TEXT ? `${file ?? ''}\u0000${text}` : undefined;
   const hit = memoKey === undefined ? undefined : memo.get(memoKey);
   if (hit) return { objects: [...hit.objects], diagnostics: [...hit.diagnostics] };
-  const parsed = parseYamlObjects(text, file);
-  const out = validateSourceObjects(parsed.objects, registry);
-  const result = { objects: out.objects, diagnostics: [...parsed.diagnostics, ...out.diagnostics] };
+  const result = loadParsed(parseYamlObjects(text, file), registry, opts);
   if (memoKey !== undefined) {
     if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
     memo.set(memoKey, deepFreeze(result));
     return { objects: [...result.objects], diagnostics: [...result.diagnostics] };
   }
   return result;
+}
+
+/** `loadObjects` of text already parsed. */
+export function loadParsed(parsed: ParseResult, registry: KindRegistry = KINDS, opts: LoadOptions = {}): ValidateResult {
+  const out = validateSourceObjects(parsed.objects, registry, opts);
+  return { objects: out.objects, diagnostics: [...parsed.diagnostics, ...out.diagnostics] };
 }
 
 /**
@@ -63,11 +126,11 @@ const MEMO_MAX_TEXT = 16 * 1024;
 const memo = new Map<string, ValidateResult>();
 
 
-export function validateSourceObjects(sources: readonly SourceObject[], registry: KindRegistry = KINDS): ValidateResult {
+export function validateSourceObjects(sources: readonly SourceObject[], registry: KindRegistry = KINDS, opts: LoadOptions = {}): ValidateResult {
   const objects: AnyLoadedObject[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const src of sources) {
-    const r = validateSourceObject(src, registry);
+    const r = validateSourceObject(src, registry, opts);
     diagnostics.push(...r.diagnostics);
     if (r.object) objects.push(r.object);
   }
@@ -91,6 +154,7 @@ export function dedupe(objects: AnyLoadedObject[], diagnostics: Diagnostic[] = [
 export function validateSourceObject(
   src: SourceObject,
   registry: KindRegistry = KINDS,
+  opts: LoadOptions = {},
 ): { object?: AnyLoadedObject; diagnostics: Diagnostic[] } {
   const diags: Diagnostic[] = [];
   const v = src.value as Record<string, unknown>;
@@ -214,7 +278,10 @@ export function validateSourceObject(
       ...at(['metadata', 'namespace']),
     });
   }
-  if (spec.check) diags.push(...spec.check(object));
+  if (opts.cleared && !opts.cleared.has(objectKey(object))) {
+    // Unreachable while identity is read the same way before and after the schema; if ever not, nothing runs unchecked.
+    diags.push({ code: 'schema', severity: 'error', message: `${ref} was not among the objects the writer's rights were checked on; nothing in it was evaluated`, file: src.file, object: ref, ...src.pos });
+  } else if (spec.check) diags.push(...spec.check(object));
   return { object: diags.some((d) => d.severity === 'error') ? undefined : object, diagnostics: diags };
 }
 

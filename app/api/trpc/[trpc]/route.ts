@@ -2,7 +2,8 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter } from '@/server/api/root';
 import { createRequestContext } from '@/server/api/context';
 import { TRPC_HANDLER_LIMITS } from '@/server/api/batch';
-import { guardRequest } from '@/server/api/http-limits';
+import { guardRequest, OPEN_BODY_BYTES, trpcBodyRefusal } from '@/server/api/http-limits';
+import type { TrpcContext } from '@/server/api/trpc';
 import { DB_RETRY_AFTER_SECONDS } from '@/server/db/unavailable';
 import { withinRequest } from '@/server/repo/fresh-reads';
 
@@ -17,12 +18,20 @@ async function handler(incoming: Request) {
   return withinRequest(() => answer(req));
 }
 
-function answer(req: Request) {
+async function answer(req: Request) {
+  // A large body is parsed only for a caller who may change something somewhere: who is asking is asked first
+  // (when that fails, tRPC asks again and answers the failure as it always does).
+  let context: TrpcContext | undefined;
+  if (Number(req.headers.get('content-length') ?? 0) > OPEN_BODY_BYTES) {
+    context = await createRequestContext({ req }).catch(() => undefined);
+    const refused = context && (await trpcBodyRefusal(req, context));
+    if (refused) return refused;
+  }
   return fetchRequestHandler({
     endpoint: '/api/trpc',
     req,
     router: appRouter,
-    createContext: createRequestContext,
+    createContext: context ? async () => context : createRequestContext,
     ...TRPC_HANDLER_LIMITS,
     // Queries with big inputs (a preview of a whole object) arrive as POST; they still only read.
     allowMethodOverride: true,
