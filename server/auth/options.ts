@@ -12,12 +12,11 @@ import type { OAuthConfig } from 'next-auth/providers/oauth';
 import { env } from '../env';
 import { getRuntime } from '../runtime';
 import type { Actor } from '../services/actor';
-import { OIDC_PROVIDER_ID, oidcAccount } from './identity';
+import { LOCAL_PROVIDER_ID, OIDC_PROVIDER_ID, oidcAccount } from './identity';
 import { clientAddress, signInLimiter } from './rate-limit';
 import { verifyLocalUser } from './users';
 
-export const LOCAL_PROVIDER_ID = 'local';
-export { OIDC_PROVIDER_ID };
+export { LOCAL_PROVIDER_ID, OIDC_PROVIDER_ID };
 
 type OidcProfile = Record<string, unknown> & { sub: string; name?: string; email?: string; email_verified?: boolean; preferred_username?: string };
 
@@ -53,9 +52,10 @@ export function authOptions(): NextAuthOptions {
       name: 'Keelson account',
       credentials: { username: { label: 'User name', type: 'text' }, password: { label: 'Password', type: 'password' } },
       async authorize(credentials, req) {
-        const name = credentials?.username ?? '';
-        const password = credentials?.password ?? '';
-        if (!name || !password || name.length > 200 || password.length > 200) return null;
+        // A JSON body may carry anything where a form carries strings.
+        const name: unknown = credentials?.username;
+        const password: unknown = credentials?.password;
+        if (typeof name !== 'string' || typeof password !== 'string' || !name || !password || name.length > 200 || password.length > 200) return null;
         const rt = await getRuntime();
         const user = await verifyLocalUser(rt.services.users.localUsers(), name, password);
         if (!user) {

@@ -43,11 +43,25 @@ export function loadLocalUsers(file: string = DEMO_USERS_FILE): PolicyUser[] {
   return r.users;
 }
 
-/** Check a name/password pair; names match without regard to case. */
-export async function verifyLocalUser(users: readonly PolicyUser[], name: string, password: string): Promise<PolicyUser | null> {
-  const u = findUser(users, name.trim());
+/**
+ * The account a typed user name signs in to: white space around it dropped,
+ * case ignored (users-file names have neither); null for anything but a
+ * non-empty string (a JSON body may send a number or a list). The password
+ * check and the sign-in limiter both key on this, so no other spelling of a
+ * name (" frank", "FRANK") starts a fresh count.
+ */
+export function signInAccount(typed: unknown): string | null {
+  if (typeof typed !== 'string') return null;
+  const account = typed.trim().toLowerCase();
+  return account === '' ? null : account;
+}
+
+/** Check a name/password pair; names match as `signInAccount` reads them. */
+export async function verifyLocalUser(users: readonly PolicyUser[], name: unknown, password: unknown): Promise<PolicyUser | null> {
+  const account = signInAccount(name);
+  const u = account === null ? undefined : findUser(users, account);
   // Compare against a fixed hash when the user is unknown, so timing does not tell who exists.
   const hash = u?.passwordHash ?? '$2a$10$CwTycUXWue0Thq9StjUM0uJ8.bTOLQvpWFQH7wvWv3tAG6zGwSEFa';
-  const ok = await bcrypt.compare(password, hash);
+  const ok = await bcrypt.compare(typeof password === 'string' ? password : '', hash);
   return ok && u?.passwordHash ? u : null;
 }
