@@ -3,6 +3,7 @@
  * `labels`). Without KEELSON_USERS_FILE the demo users from Aptomi's
  * examples are used, so a newcomer can sign in as alice/alice.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
@@ -64,4 +65,14 @@ export async function verifyLocalUser(users: readonly PolicyUser[], name: unknow
   const hash = u?.passwordHash ?? '$2a$10$CwTycUXWue0Thq9StjUM0uJ8.bTOLQvpWFQH7wvWv3tAG6zGwSEFa';
   const ok = await bcrypt.compare(typeof password === 'string' ? password : '', hash);
   return ok && u?.passwordHash ? u : null;
+}
+
+/**
+ * What a password sign-in proved, kept with its session: a digest of the
+ * users file's hash it was checked against. A new password (another hash)
+ * gives another digest, which ends the sessions signed in with the old one.
+ * Null for a user who has no password.
+ */
+export function passwordCredential(user: Pick<PolicyUser, 'passwordHash'>): string | null {
+  return user.passwordHash ? createHash('sha256').update(user.passwordHash).digest('base64url') : null;
 }
