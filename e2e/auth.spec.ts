@@ -84,7 +84,7 @@ test('a domain admin ends a user’s sessions from the Users page: their open br
   const sam = await (await browser.newContext()).newPage();
   await signIn(sam, 'sam');
   await sam.goto('/users');
-  await sam.getByRole('button', { name: "End Bob's sessions" }).click();
+  await sam.getByRole('button', { name: 'End sessions of Bob' }).click();
   await expect(sam.getByTestId('sessions-status')).toContainText(/Bob is signed out everywhere \(\d+ sessions? ended\)/);
   await bob.goto('/objects');
   await expect(bob).toHaveURL(/\/signin\?callbackUrl=%2Fobjects/);

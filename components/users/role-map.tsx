@@ -66,7 +66,7 @@ export function RoleMap() {
                   ))}
                 </td>
                 <td>
-                  <button type="button" className="btn btn-small" disabled={end.isPending} onClick={() => void onEnd(u.user)} aria-label={`End ${u.user}'s sessions`}>
+                  <button type="button" className="btn btn-small" disabled={end.isPending} onClick={() => void onEnd(u.user)} aria-label={`End sessions of ${u.user}`}>
                     End sessions
                   </button>
                 </td>
