@@ -59,3 +59,33 @@ test('an OIDC user who calls herself Sam gets nothing of the local Sam: identity
   await expect(page.getByText('No roles: you may view everything and change nothing.')).toBeVisible();
   await expect(page.getByTestId('labels-table').getByRole('row', { name: /email/ })).toHaveCount(0);
 });
+
+test('signing out ends the session on the server: a copy of the old cookie answers 401', async ({ page, context, playwright, baseURL }) => {
+  await signIn(page, 'sam');
+  const saved = await context.cookies();
+  // Somewhere else (another tool, or someone who copied it), the same cookie.
+  const elsewhere = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { cookie: saved.map((c) => `${c.name}=${c.value}`).join('; ') } });
+  const me = await elsewhere.get('/api/1.0-beta/user/info');
+  expect(me.status()).toBe(200);
+  expect(((await me.json()) as { data: { name: string } }).data.name).toBe('Sam');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL(/\/signin/);
+  expect((await elsewhere.get('/api/1.0-beta/user/info')).status()).toBe(401);
+  await elsewhere.dispose();
+  // Put back in the browser, the old cookie opens no page either.
+  await context.addCookies(saved);
+  await page.goto('/objects');
+  await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fobjects/);
+});
+
+test('a domain admin ends a user’s sessions from the Users page: their open browser is signed out', async ({ browser }) => {
+  const bob = await (await browser.newContext()).newPage();
+  await signIn(bob, 'bob');
+  const sam = await (await browser.newContext()).newPage();
+  await signIn(sam, 'sam');
+  await sam.goto('/users');
+  await sam.getByRole('button', { name: 'End sessions of Bob' }).click();
+  await expect(sam.getByTestId('sessions-status')).toContainText(/Bob is signed out everywhere \(\d+ sessions? ended\)/);
+  await bob.goto('/objects');
+  await expect(bob).toHaveURL(/\/signin\?callbackUrl=%2Fobjects/);
+});

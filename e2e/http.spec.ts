@@ -75,3 +75,20 @@ test('failed sign-ins are limited per account: the sixth try is 429 with Retry-A
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.locator('.alert-error')).toContainText('Too many failed sign-ins');
 });
+
+test('failed sign-ins count against the account however they are sent: JSON bodies and padded names too', async ({ request }) => {
+  // An account nobody else signs in as here (unknown names are counted like known ones).
+  const attempt = async (username: string, as: 'json' | 'form') => {
+    const { csrfToken } = (await (await request.get('/api/auth/csrf')).json()) as { csrfToken: string };
+    const fields = { username, password: 'wrong', csrfToken, callbackUrl: '/objects', json: 'true' };
+    return request.post('/api/auth/callback/local', { ...(as === 'json' ? { data: fields } : { form: fields }), maxRedirects: 0 });
+  };
+  for (const [name, as] of [[' mallory', 'json'], ['MALLORY', 'json'], ['mallory ', 'form'], ['\tMallory', 'json'], ['mallory', 'json']] as const) {
+    expect((await attempt(name, as)).status(), `${JSON.stringify(name)} as ${as}`).not.toBe(429);
+  }
+  for (const [name, as] of [['mallory', 'form'], ['  Mallory  ', 'json']] as const) {
+    const blocked = await attempt(name, as);
+    expect(blocked.status(), `${JSON.stringify(name)} as ${as}`).toBe(429);
+    expect(Number(blocked.headers()['retry-after'])).toBeGreaterThan(0);
+  }
+});

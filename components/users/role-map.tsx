@@ -1,12 +1,24 @@
 'use client';
-/** Domain admins: every user's roles and which ACL rule or tenant granted each. */
-import { useQuery } from '@tanstack/react-query';
+/** Domain admins: every user's roles and which ACL rule or tenant granted each; ending a user's console sessions. */
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { ErrorState, LoadingState } from '../ui/states';
+import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 
 export function RoleMap() {
   const trpc = useTRPC();
   const q = useQuery(trpc.tenants.roleMap.queryOptions());
+  const end = useMutation(trpc.users.endSessions.mutationOptions());
+  const [status, setStatus] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const onEnd = async (user: string) => {
+    setStatus(null);
+    try {
+      const r = await end.mutateAsync({ user });
+      setStatus({ kind: 'success', text: `${r.user} is signed out everywhere (${r.ended} session${r.ended === 1 ? '' : 's'} ended).` });
+    } catch (err) {
+      setStatus({ kind: 'error', text: `Could not end ${user}'s sessions: ${errorMessage(err)}` });
+    }
+  };
   if (q.isPending) return <LoadingState />;
   if (q.isError) return <ErrorState error={q.error} />;
   return (
@@ -17,12 +29,18 @@ export function RoleMap() {
           <p>Roles come from ACL rules on users' labels, from KEELSON_DOMAIN_ADMINS, and from tenant membership.</p>
         </div>
       </div>
+      {status && (
+        <Alert kind={status.kind} testId="sessions-status">
+          {status.text}
+        </Alert>
+      )}
       <div className="table-wrap">
         <table className="table" data-testid="role-map">
           <thead>
             <tr>
               <th>User</th>
               <th>Roles (granted by)</th>
+              <th>Sessions</th>
             </tr>
           </thead>
           <tbody>
@@ -46,6 +64,11 @@ export function RoleMap() {
                       {e}
                     </div>
                   ))}
+                </td>
+                <td>
+                  <button type="button" className="btn btn-small" disabled={end.isPending} onClick={() => void onEnd(u.user)} aria-label={`End sessions of ${u.user}`}>
+                    End sessions
+                  </button>
                 </td>
               </tr>
             ))}

@@ -327,6 +327,11 @@ const MATRIX: Record<string, Case[]> = {
   ],
 
   'users.me': [{ what: 'own profile', input: () => undefined, expect: READ }],
+  'users.endSessions': [
+    // Anonymous callers name Sam, as everywhere in this matrix.
+    { what: 'end their own sessions (sign out everywhere)', input: (f) => ({ user: f.name }), expect: READ },
+    { what: "end Bob's sessions", input: () => ({ user: 'Bob' }), expect: DOMAIN_ONLY },
+  ],
 };
 
 function procedurePaths(): string[] {

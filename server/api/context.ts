@@ -11,7 +11,7 @@ import type { TrpcContext } from './trpc';
 export async function createRequestContext(opts?: { req: Request }): Promise<TrpcContext> {
   try {
     const rt = await getRuntime();
-    return await contextForRequest(opts?.req, rt.services, async () => actorFromSession(await getServerSession(authOptions())));
+    return await contextForRequest(opts?.req, rt.services, async () => actorFromSession(await getServerSession(authOptions())), () => rt.env.authUrl);
   } catch (e) {
     // Booting and reading API tokens need the database: down, it is a 503 (as in the procedures), not a 500.
     const down = dbUnavailableError(e);

@@ -205,6 +205,7 @@ for (const backend of ['memory', 'pglite'] as const) {
       await same(sam, 'tenants.create', { name: 'outputs-gone', namespaces: [] });
       await same(sam, 'tenants.remove', { tenant: 'outputs-gone' });
       await same(alice, 'users.me');
+      await same(sam, 'users.endSessions', { user: 'Bob' });
     });
 
     test('API tokens', async () => {

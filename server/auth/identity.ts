@@ -29,6 +29,8 @@ export interface OidcAccount {
   email: string | null;
 }
 
+/** next-auth's id of the users-file sign-in (its route is /api/auth/callback/local). */
+export const LOCAL_PROVIDER_ID = 'local';
 /** The OpenID provider's id in Keelson: next-auth's provider id, and Axebow's `<oidp>`. */
 export const OIDC_PROVIDER_ID = 'oidc';
 

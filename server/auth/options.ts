@@ -2,22 +2,24 @@
  * next-auth 4 configuration: JWT sessions, local users (Aptomi users file)
  * and, when configured, one OpenID Connect provider.
  *
- * The token carries only identity (id, name, provider). Labels are looked up
- * on each request (see `actorFromSession`), so an edited users file or a new
- * OIDC sign-in takes effect without signing out.
+ * The token carries only identity (id, name, provider) and the id of its
+ * session (services/sessions.ts). Labels are looked up on each request (see
+ * `actorFromSession`), so an edited users file or a new OIDC sign-in takes
+ * effect without signing out; so is the session, so signing out (or a
+ * revoke, or a new password) ends it on the server, not just in the browser.
  */
 import type { NextAuthOptions, User } from 'next-auth';
-import CredentialsProvider from 'next-auth/providers/credentials';
+import Credentials from 'next-auth/providers/credentials';
 import type { OAuthConfig } from 'next-auth/providers/oauth';
-import { env } from '../env';
+import { env, type Env } from '../env';
 import { getRuntime } from '../runtime';
+import type { Services } from '../services';
 import type { Actor } from '../services/actor';
-import { OIDC_PROVIDER_ID, oidcAccount } from './identity';
+import { LOCAL_PROVIDER_ID, OIDC_PROVIDER_ID, oidcAccount } from './identity';
 import { clientAddress, signInLimiter } from './rate-limit';
-import { verifyLocalUser } from './users';
+import { passwordCredential, verifyLocalUser } from './users';
 
-export const LOCAL_PROVIDER_ID = 'local';
-export { OIDC_PROVIDER_ID };
+export { LOCAL_PROVIDER_ID, OIDC_PROVIDER_ID };
 
 type OidcProfile = Record<string, unknown> & { sub: string; name?: string; email?: string; email_verified?: boolean; preferred_username?: string };
 
@@ -26,6 +28,8 @@ export interface KeelsonUser extends User {
   /** Shown in the console; `name` is the account's policy name. */
   displayName?: string;
   labels?: Record<string, string>;
+  /** What a password sign-in proved (`passwordCredential`), for the session it begins; never in the token. */
+  credential?: string | null;
 }
 
 function labelsFromClaims(profile: OidcProfile, claims: readonly string[]): Record<string, string> {
@@ -42,29 +46,38 @@ function labelsFromClaims(profile: OidcProfile, claims: readonly string[]): Reco
   return labels;
 }
 
+// A CommonJS module with a default export: Next.js's bundler hands over the function, Node's own loader (test console processes) the module.
+const CredentialsProvider = (Credentials as unknown as { default?: typeof Credentials }).default ?? Credentials;
+
 let cached: NextAuthOptions | undefined;
 
+/** The console's next-auth options, over the process's runtime. */
 export function authOptions(): NextAuthOptions {
-  if (cached) return cached;
-  const e = env();
+  cached ??= buildAuthOptions(env(), async () => (await getRuntime()).services);
+  return cached;
+}
+
+/** next-auth's options over any services (a test console process serves next-auth's routes with them too). */
+export function buildAuthOptions(e: Pick<Env, 'authSecret' | 'authUrl' | 'sessionSeconds' | 'oidc'>, services: () => Promise<Services>): NextAuthOptions {
   const providers: NextAuthOptions['providers'] = [
     CredentialsProvider({
       id: LOCAL_PROVIDER_ID,
       name: 'Keelson account',
       credentials: { username: { label: 'User name', type: 'text' }, password: { label: 'Password', type: 'password' } },
       async authorize(credentials, req) {
-        const name = credentials?.username ?? '';
-        const password = credentials?.password ?? '';
-        if (!name || !password || name.length > 200 || password.length > 200) return null;
-        const rt = await getRuntime();
-        const user = await verifyLocalUser(rt.services.users.localUsers(), name, password);
+        // A JSON body may carry anything where a form carries strings.
+        const name: unknown = credentials?.username;
+        const password: unknown = credentials?.password;
+        if (typeof name !== 'string' || typeof password !== 'string' || !name || !password || name.length > 200 || password.length > 200) return null;
+        const svc = await services();
+        const user = await verifyLocalUser(svc.users.localUsers(), name, password);
         if (!user) {
           signInLimiter().fail(name, clientAddress(req?.headers as Record<string, unknown> | undefined));
           return null;
         }
         signInLimiter().succeed(name);
-        const u: KeelsonUser = { id: `local:${user.name}`, name: user.name, provider: 'local' };
-        await rt.services.users.recordSignIn({ id: u.id, name: user.name, email: null, provider: 'local', labels: user.labels });
+        const u: KeelsonUser = { id: `local:${user.name}`, name: user.name, provider: 'local', credential: passwordCredential(user) };
+        await svc.users.recordSignIn({ id: u.id, name: user.name, email: null, provider: 'local', labels: user.labels });
         return u;
       },
     }),
@@ -95,7 +108,7 @@ export function authOptions(): NextAuthOptions {
     };
     providers.push(oidc);
   }
-  cached = {
+  return {
     secret: e.authSecret,
     session: { strategy: 'jwt', maxAge: e.sessionSeconds },
     jwt: { maxAge: e.sessionSeconds },
@@ -107,10 +120,10 @@ export function authOptions(): NextAuthOptions {
       async signIn({ user, account }) {
         if (account?.provider === OIDC_PROVIDER_ID) {
           const u = user as KeelsonUser;
-          const rt = await getRuntime();
+          const svc = await services();
           // An identity linked to a user (a profile) signs in as that user: it keeps no account of its own.
-          if (await rt.services.users.linkedUser(u.id)) return true;
-          await rt.services.users.recordSignIn({
+          if (await svc.users.linkedUser(u.id)) return true;
+          await svc.users.recordSignIn({
             id: u.id,
             name: u.name ?? u.id,
             email: u.email ?? null,
@@ -127,50 +140,67 @@ export function authOptions(): NextAuthOptions {
           token.name = u.name;
           token.provider = u.provider;
           token.displayName = u.displayName ?? u.name;
+          const svc = await services();
           if (u.provider === 'oidc') {
-            const linked = await (await getRuntime()).services.users.linkedUser(u.id);
+            const linked = await svc.users.linkedUser(u.id);
             // Only local users link profiles (an OIDC user's own identity is their profile).
             if (linked?.startsWith('local:')) {
               const name = linked.slice('local:'.length);
               Object.assign(token, { sub: linked, name, provider: 'local', displayName: name });
             }
           }
+          // The session this sign-in begins; only a password sign-in proves a password (a linked identity signs in as a local user without one).
+          token.sid = await svc.sessions.begin({ userId: token.sub!, credential: u.provider === 'local' ? (u.credential ?? null) : null, seconds: e.sessionSeconds });
         }
         return token;
       },
       async session({ session, token }) {
         session.user = { name: token.name ?? null, email: token.email ?? null, image: null };
-        (session as { keelson?: unknown }).keelson = { id: token.sub, provider: token.provider, displayName: token.displayName };
+        (session as { keelson?: unknown }).keelson = { id: token.sub, provider: token.provider, displayName: token.displayName, sid: token.sid };
         return session;
       },
     },
+    events: {
+      // Signing out ends the session on the server: a copy of the cookie kept elsewhere stops counting too.
+      async signOut({ token }) {
+        await (await services()).sessions.end((token as { sid?: unknown } | null)?.sid);
+      },
+    },
   };
-  return cached;
 }
 
 interface SessionLike {
   user?: { name?: string | null } | null;
-  keelson?: { id?: string; provider?: string; displayName?: string };
+  keelson?: { id?: string; provider?: string; displayName?: string; sid?: string };
 }
 
-/** The acting user of a session, with current labels; null when anonymous. */
+/** The acting user of a session, with current labels; null when anonymous or when the session has ended. */
 export async function actorFromSession(session: unknown): Promise<Actor | null> {
+  if (!session) return null;
+  return sessionActor((await getRuntime()).services, session);
+}
+
+/** `actorFromSession` over any services. */
+export async function sessionActor(services: Services, session: unknown): Promise<Actor | null> {
   const s = session as SessionLike | null;
   const id = s?.keelson?.id;
   const name = s?.user?.name;
   if (!s || !id || !name) return null;
   const provider = s.keelson?.provider === 'oidc' ? 'oidc' : 'local';
-  const rt = await getRuntime();
   let labels: Record<string, string> = {};
+  let credential: string | null = null;
   if (provider === 'local') {
-    const u = rt.services.users.localUsers().find((x) => x.name.toLowerCase() === name.toLowerCase());
+    const u = services.users.localUsers().find((x) => x.name.toLowerCase() === name.toLowerCase());
     if (!u) return null; // removed from the users file: the session no longer counts
     labels = u.labels;
+    credential = passwordCredential(u);
   } else {
     // The account as recorded at sign-in, by its stable id: its policy name and labels.
-    const u = await rt.repos.users.getUser(id);
+    const u = await services.users.recorded(id);
     if (!u || u.name !== name) return null;
     labels = u.labels;
   }
+  // Signed out, revoked, expired, or begun with a password that has changed since: no longer anyone.
+  if (!(await services.sessions.live(s.keelson?.sid, id, credential))) return null;
   return { id, name, labels, provider, displayName: s.keelson?.displayName ?? name };
 }

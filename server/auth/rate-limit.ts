@@ -5,7 +5,13 @@
  * sign-ins it serves; behind a load balancer without stickiness each
  * process holds its own count, so the effective limit is multiplied by the
  * number of processes — still bounded).
+ *
+ * The account is the one the password check would look up
+ * (`signInAccount`), whatever spelling or body encoding the name came in.
  */
+import { LOCAL_PROVIDER_ID } from './identity';
+import { signInAccount } from './users';
+
 export interface RateLimitPolicy {
   windowMs: number;
   perAccount: number;
@@ -30,27 +36,36 @@ export class SignInLimiter {
     return list;
   }
 
+  /** The counts a sign-in as `typed` from `address` falls under: its account's (when it names one) and its address's. */
+  private keys(typed: unknown, address: string): [key: string, max: number][] {
+    const account = signInAccount(typed);
+    const keys: [string, number][] = [[`ip:${address}`, this.policy.perAddress]];
+    if (account !== null) keys.push([`a:${account}`, this.policy.perAccount]);
+    return keys;
+  }
+
   /** Seconds to wait before trying again, or 0 when a sign-in may be tried now. */
-  retryAfter(account: string, address: string): number {
+  retryAfter(typed: unknown, address: string): number {
     let wait = 0;
-    for (const [key, max] of [[`a:${account.toLowerCase()}`, this.policy.perAccount], [`ip:${address}`, this.policy.perAddress]] as const) {
+    for (const [key, max] of this.keys(typed, address)) {
       const list = this.recent(key);
       if (list.length >= max) wait = Math.max(wait, list[list.length - max]! + this.policy.windowMs - this.now());
     }
     return wait > 0 ? Math.ceil(wait / 1000) : 0;
   }
 
-  fail(account: string, address: string): void {
+  fail(typed: unknown, address: string): void {
     const t = this.now();
-    for (const key of [`a:${account.toLowerCase()}`, `ip:${address}`]) this.failures.set(key, [...this.recent(key), t]);
+    for (const [key] of this.keys(typed, address)) this.failures.set(key, [...this.recent(key), t]);
     // Bound the memory an attacker can make us hold: drop the oldest keys.
     if (this.failures.size > 100_000) {
       for (const k of [...this.failures.keys()].slice(0, 10_000)) this.failures.delete(k);
     }
   }
 
-  succeed(account: string): void {
-    this.failures.delete(`a:${account.toLowerCase()}`);
+  succeed(typed: unknown): void {
+    const account = signInAccount(typed);
+    if (account !== null) this.failures.delete(`a:${account}`);
   }
 }
 
@@ -59,6 +74,49 @@ const g = globalThis as unknown as { __keelsonSignInLimiter?: SignInLimiter };
 export function signInLimiter(): SignInLimiter {
   g.__keelsonSignInLimiter ??= new SignInLimiter();
   return g.__keelsonSignInLimiter;
+}
+
+/**
+ * The user name next-auth hands the credentials provider, read from the body
+ * as next-auth reads it (`getBody` in next-auth/next/utils): JSON when the
+ * content type mentions application/json, else a form when it mentions
+ * application/x-www-form-urlencoded (a repeated field's last value, as
+ * `Object.fromEntries` keeps it); nothing otherwise, and then next-auth has
+ * no credentials to check either.
+ */
+export async function signInName(req: Request): Promise<unknown> {
+  const type = req.headers.get('content-type') ?? '';
+  const text = await req.clone().text();
+  if (type.includes('application/json')) {
+    try {
+      const body = JSON.parse(text) as unknown;
+      return body !== null && typeof body === 'object' ? (body as Record<string, unknown>).username : undefined;
+    } catch {
+      return undefined; // next-auth fails on it too, before any password is checked
+    }
+  }
+  if (type.includes('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text)).username;
+  return undefined;
+}
+
+/**
+ * A local sign-in (next-auth's `callback/local`, as its route parameters
+ * name it, so `/callback/local/x` is one too) past the failure limit of its account or address: 429 with
+ * Retry-After before any password is checked. Null for anything else.
+ */
+export async function refuseOverLimit(
+  req: Request,
+  route: { action?: string; provider?: string },
+  limiter: SignInLimiter = signInLimiter(),
+  trustedProxies?: number,
+): Promise<Response | null> {
+  if (req.method !== 'POST' || route.action !== 'callback' || route.provider !== LOCAL_PROVIDER_ID) return null;
+  const wait = limiter.retryAfter(await signInName(req), clientAddress(req.headers, trustedProxies));
+  if (wait === 0) return null;
+  // next-auth's client reads `url` and its `error` parameter; the form explains it.
+  const url = new URL('/signin', req.url);
+  url.searchParams.set('error', 'TooManyAttempts');
+  return Response.json({ url: url.toString(), message: `Too many failed sign-ins: try again in ${wait} s.` }, { status: 429, headers: { 'Retry-After': String(wait) } });
 }
 
 /**

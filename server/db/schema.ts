@@ -23,10 +23,10 @@ export const policyHead = pgTable('policy_head', {
 });
 
 /**
- * One row (id 1) whose version moves, by trigger (migration 0017), in the
- * same transaction as any write to the tables that say who may do what:
+ * One row (id 1) whose version moves, by trigger (migrations 0017, 0019), in
+ * the same transaction as any write to the tables that say who may do what:
  * tenants, their members, namespaces, invitations, accounts and
- * environments, and users. A console on a shared database keeps its reads
+ * environments, users, and console sessions. A console on a shared database keeps its reads
  * of those tables while the version it reads with the policy head is
  * unchanged (repo/kept-reads.ts).
  */
@@ -414,6 +414,29 @@ export const apiTokens = pgTable(
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
   (t) => [uniqueIndex('api_tokens_hash_key').on(t.hash), index('api_tokens_user_idx').on(t.userId)],
+);
+
+/**
+ * Console sign-ins. next-auth's session cookie is a JWT that carries the
+ * row's id: a session counts only while its row is here and unexpired, so
+ * signing out, a user's removal and an admin's revoke end it on the server
+ * (deleting the row), not just in the browser that held the cookie. Writes
+ * move the access version (migration 0019), so every console sharing the
+ * database hears of them on its next request.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    /** Actor.id of the account signed in (`local:<name>`, `oidc:<issuer>#<subject>`). */
+    userId: text('user_id').notNull(),
+    /** What the sign-in proved, when it was a password: a digest of the users file's hash then. Another hash now (a password change) ends the session. */
+    credential: text('credential'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** A sign-in lasts KEELSON_SESSION_HOURS from when it was made, however often its cookie is renewed. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
 );
 
 /** Links between services of a tenant: a client channel to a server channel (server/services/links.ts). */

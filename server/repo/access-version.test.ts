@@ -14,7 +14,7 @@ import { backends } from '../testing/backends';
 import { drizzleRepos } from './drizzle';
 import { withinRequest } from './fresh-reads';
 
-const ACCESS_TABLES = ['tenants', 'tenant_members', 'tenant_namespaces', 'tenant_invitations', 'tenant_accounts', 'tenant_environments', 'users'];
+const ACCESS_TABLES = ['tenants', 'tenant_members', 'tenant_namespaces', 'tenant_invitations', 'tenant_accounts', 'tenant_environments', 'users', 'sessions'];
 
 const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Record<string, unknown>[];
 const version = async (db: Db) => Number(rowsOf(await db.execute(sql.raw('select version from access_version where id = 1')))[0]?.version);

@@ -6,6 +6,7 @@ import { DrizzleEstateRepository } from './estate';
 import { DrizzleResourceRepository } from './resources';
 import { DrizzleTokenRepository } from './tokens';
 import { DrizzleLinkRepository } from './links';
+import { DrizzleSessionRepository } from './sessions';
 import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { shareReads } from './fresh-reads';
 import { generationsTouching } from './policy-changes';
@@ -630,6 +631,7 @@ export function drizzleRepos(db: Db, opts: { exclusive?: boolean } = {}): Repos 
     resources: new DrizzleResourceRepository(db),
     tokens: new DrizzleTokenRepository(db, opts),
     links: new DrizzleLinkRepository(db),
+    sessions: new DrizzleSessionRepository(db, { ...opts, heads }),
   };
 }
 

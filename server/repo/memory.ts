@@ -7,6 +7,7 @@ import { MemoryEstateRepository } from './memory-estate';
 import { MemoryResourceRepository } from './memory-resources';
 import { MemoryTokenRepository } from './memory-tokens';
 import { MemoryLinkRepository } from './memory-links';
+import { MemorySessionRepository } from './memory-sessions';
 import {
   objectIdKey,
   planCommit,
@@ -174,5 +175,6 @@ export function memoryRepos(): Repos {
     resources: new MemoryResourceRepository(),
     tokens: new MemoryTokenRepository(),
     links: new MemoryLinkRepository(),
+    sessions: new MemorySessionRepository(),
   };
 }

@@ -11,6 +11,7 @@ import type { EstateRepository } from './estate.types';
 import type { ResourceRepository } from './resources.types';
 import type { TokenRepository } from './tokens.types';
 import type { LinkRepository } from './links.types';
+import type { SessionRepository } from './sessions.types';
 import type { TenantRepository } from './tenants.types';
 
 export type * from './revisions.types';
@@ -172,6 +173,8 @@ export interface Repos {
   tokens: TokenRepository;
   /** Links between services of tenants. */
   links: LinkRepository;
+  /** Console sessions (one per sign-in). */
+  sessions: SessionRepository;
 }
 
 export function sameObject(a: ObjectId, b: ObjectId): boolean {

@@ -61,8 +61,12 @@ const sharedAnswers = new WeakMap<object, { route: RestRoute; status: number; bo
 
 export type RestCore = (req: RestRequest) => Promise<RestReply>;
 
-/** Who calls, and how they proved it (a token, or the console's session); or a refusal (a bad bearer token). */
-export type Authenticate = (req: RestRequest) => Promise<{ actor: MaybeActor; via?: 'token' | 'session' } | { refuse: string }>;
+/**
+ * Who calls, and how they proved it (a token, or the console's session); or
+ * a refusal: a bad bearer token (UNAUTHORIZED, the default), a cross-site
+ * write through the session (FORBIDDEN).
+ */
+export type Authenticate = (req: RestRequest) => Promise<{ actor: MaybeActor; via?: 'token' | 'session' } | { refuse: string; code?: 'UNAUTHORIZED' | 'FORBIDDEN' }>;
 
 export interface RestHandlerOptions {
   routes: readonly RestRoute[];
@@ -203,7 +207,10 @@ export function createRestCore(opts: RestHandlerOptions): RestCore {
     const params = match(found, parts)!;
 
     const who = await opts.authenticate(req);
-    if ('refuse' in who) return errorReply(401, 'Unauthenticated', { message: who.refuse });
+    if ('refuse' in who) {
+      const m = REST_ERRORS[who.code ?? 'UNAUTHORIZED'];
+      return errorReply(m.status, m.code, { message: who.refuse });
+    }
     const { actor } = who;
     const via = who.via ?? 'session';
     if (route.auth === 'user' && !actor) {

@@ -2,6 +2,7 @@
  * The REST API as the server runs it: the route table, the OpenAPI document
  * and docs page, and authentication by bearer token or console session.
  */
+import { crossSiteRefusal } from '../api/same-origin';
 import { createRestCore, nodeHandler, webHandler, type Authenticate, type RestApi } from './dispatch';
 import { docsResponse } from './docs';
 import { answeringDbOutage } from './errors';
@@ -18,9 +19,16 @@ export { REST_ROUTES };
 /**
  * Bearer tokens first (API clients, the CLI); without an Authorization
  * header, the console's session. A header that is present but wrong is a
- * 401, never a silent fall-back to anonymous.
+ * 401, never a silent fall-back to anonymous. Every API route (REST, DM,
+ * tRPC) authenticates here, so each gets the cross-site rule
+ * (api/same-origin.ts) by construction: a write through the session cookie
+ * from another origin is 403 before the session is even read.
  */
-export function bearerOrSession(verifyToken: (raw: string) => Promise<MaybeActor>, session: () => Promise<MaybeActor>): Authenticate {
+export function bearerOrSession(
+  verifyToken: (raw: string) => Promise<MaybeActor>,
+  session: () => Promise<MaybeActor>,
+  opts: { consoleUrl?: () => string } = {},
+): Authenticate {
   return async (req) => {
     const header = req.headers.get('authorization');
     if (header !== null) {
@@ -29,6 +37,8 @@ export function bearerOrSession(verifyToken: (raw: string) => Promise<MaybeActor
       const actor = await verifyToken(m[1]!);
       return actor ? { actor, via: 'token' } : { refuse: 'The token is unknown, revoked or expired.' };
     }
+    const crossSite = crossSiteRefusal(req, opts.consoleUrl?.());
+    if (crossSite) return { refuse: crossSite, code: 'FORBIDDEN' };
     return { actor: await session(), via: 'session' };
   };
 }

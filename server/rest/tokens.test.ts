@@ -94,6 +94,15 @@ describe('REST API: API tokens', () => {
     assert.equal((await call('POST', '/auth/token', { body: { username: 'nobody', password: 'x' } })).status, 401);
   });
 
+  test('a user name padded with spaces or in other case counts against the same account: no spelling is a fresh count', async () => {
+    for (const username of [' frank', 'frank ', 'FRANK', '\tFrank', ' fRaNk\n']) {
+      assert.equal((await call('POST', '/auth/token', { body: { username, password: 'wrong' } })).status, 401, JSON.stringify(username));
+    }
+    const limited = await call('POST', '/auth/token', { body: { username: 'frank', password: 'frank' } });
+    assert.equal(limited.status, 429, 'after five failures under any spelling, the right password is refused too');
+    assert.equal((await call('POST', '/auth/token', { body: { username: '  frank  ', password: 'frank' } })).status, 429);
+  });
+
   test('expired tokens and tokens of users who are gone act for nobody', async () => {
     let now = new Date('2026-01-01T00:00:00Z');
     const tokens = new TokenService(repos, services.access, services.users, new SignInLimiter(), () => now);

@@ -19,6 +19,7 @@ import { DmService } from './dm';
 import { TemplateFetcher } from './dm-templates';
 import { EstateService } from './estate';
 import { ResourceService } from './resources';
+import { SessionService } from './sessions';
 import { TokenService } from './tokens';
 import { signInLimiter } from '../auth/rate-limit';
 import { SecretBox } from './secret-box';
@@ -53,6 +54,8 @@ export interface Services {
   resources: ResourceService;
   /** API tokens (bearer credentials). */
   tokens: TokenService;
+  /** Console sessions (one per sign-in; ended on the server). */
+  sessions: SessionService;
 }
 
 export function createServices(
@@ -92,5 +95,6 @@ export function createServices(
   // Without a configured key (tests, in-memory use) secrets are sealed under one that lives as long as the process.
   const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
   const tokens = new TokenService(repos, access, users, signInLimiter());
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, capact: new CapactService(repos, admission), landscaper: new LandscaperService(repos, access), dm: new DmService(repos, resolution, access) };
+  const sessions = new SessionService(repos, access, users);
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, sessions, capact: new CapactService(repos, admission), landscaper: new LandscaperService(repos, access), dm: new DmService(repos, resolution, access) };
 }

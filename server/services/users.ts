@@ -125,6 +125,11 @@ export class UserService {
     return { ok: true };
   }
 
+  /** A single sign-on account as recorded at its last sign-in (its policy name and labels); undefined when there is none. */
+  async recorded(id: string) {
+    return this.repos.users.getUser(id);
+  }
+
   /** Whom a provider identity acts as when it signs in: the user it is linked to, if any. */
   async linkedUser(subject: string): Promise<string | undefined> {
     return (await this.repos.users.profileBySubject(subject))?.userId;
@@ -143,7 +148,7 @@ export class UserService {
 
   /**
    * Remove the calling user: their tenant memberships, API tokens,
-   * registration and sign-in record. Refused while they are the last owner
+   * console sessions, registration and sign-in record. Refused while they are the last owner
    * of a tenant (it would be left without one), and then nothing changes.
    * A local user stays in the users file (an operator edits it); they lose
    * everything Keelson keeps for them.
@@ -163,6 +168,8 @@ export class UserService {
     for (const m of memberships) await this.repos.tenants.changeMember(m.tenantId, m.user, null);
     const now = new Date();
     for (const t of await this.repos.tokens.forUser(actor.id)) if (!t.revokedAt) await this.repos.tokens.revoke(t.id, now);
+    // Signed in elsewhere too: those sessions end with the user, not when their cookies run out.
+    await this.repos.sessions.removeAllOf(actor.id);
     await this.repos.users.removeUser(actor.id);
     return { ok: true };
   }

@@ -3,6 +3,9 @@
  * API over the PostgreSQL database in DATABASE_URL, on a free loopback
  * port (printed as `LISTEN <url>`), with the tests' bearer `test:<user>`;
  * the console's tRPC API beside it (/api/trpc/), with the same bearer.
+ * Without a bearer, the console's session: next-auth's routes are served
+ * (/api/auth/, with the console's options and NEXTAUTH_SECRET), and a
+ * request's session cookie is read as the console reads it.
  * Several of these share one database, as console processes behind a load
  * balancer do; the apply worker runs elsewhere (`npm run worker`).
  */
@@ -12,11 +15,14 @@ import { appRouter } from '../api/root';
 import { openDb } from '../db/client';
 import { drizzleRepos } from '../repo/drizzle';
 import { withinRequest } from '../repo/fresh-reads';
-import { restApi } from '../rest';
+import { buildAuthOptions, sessionActor } from '../auth/options';
+import { bearerOrSession, restApi } from '../rest';
+import type { Authenticate } from '../rest/dispatch';
 import { RateLimiter } from '../rest/rate-limit';
 import { createServices } from '../services';
 import { seedDemo } from '../seed/demo';
 import { TIERED_OFFERING } from './cluster';
+import { authRoute, sessionOf } from './next-auth';
 import { serveForTests, testAuth } from './rest';
 
 // PostgreSQL (DATABASE_URL), or the embedded PGlite in PGLITE_DIR for a single process.
@@ -41,6 +47,10 @@ if (process.env.KEELSON_TEST_PREPARE === '1') {
     await services.policy.apply(sam, { text: TIERED_OFFERING, baseGeneration: await repos.policy.head() });
   }
 }
+// Sessions as the console keeps them: consoles given one NEXTAUTH_SECRET read each other's cookies.
+const auth = buildAuthOptions({ authSecret: process.env.NEXTAUTH_SECRET ?? 'console-process-session-secret', authUrl: 'http://127.0.0.1', sessionSeconds: 3600, oidc: undefined }, async () => services);
+const authenticate: Authenticate = (req) =>
+  req.headers.get('authorization') !== null ? testAuth(req) : bearerOrSession(async () => null, async () => sessionActor(services, await sessionOf(req, auth)))(req);
 // tRPC beside the REST API, as the console's pages call it (the load test's object lists, revision pages, graphs and saves).
 const trpc = {
   prefix: '/api/trpc/',
@@ -52,14 +62,14 @@ const trpc = {
         req,
         router: appRouter,
         createContext: async ({ req }) => {
-          const who = await testAuth(req);
-          if ('refuse' in who) throw new TRPCError({ code: 'UNAUTHORIZED', message: who.refuse });
+          const who = await authenticate(req);
+          if ('refuse' in who) throw new TRPCError({ code: who.code ?? 'UNAUTHORIZED', message: who.refuse });
           return { actor: who.actor, services };
         },
       }),
     ),
 };
-const server = await serveForTests(restApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }), [trpc]);
+const server = await serveForTests(restApi({ services: async () => services, authenticate, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }), [trpc, authRoute(auth)]);
 process.stdout.write(`LISTEN ${server.url}\n`);
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.on(sig, () => {

@@ -78,7 +78,10 @@ export async function serveForTests(
         const answer = await (route ? route.handle : handler)(toRequest(req, base));
         if (route && !answer.headers.has('server-timing')) res.setHeader('server-timing', `app;dur=${(performance.now() - started).toFixed(1)}`);
         res.statusCode = answer.status;
-        answer.headers.forEach((v, k) => res.setHeader(k, v));
+        answer.headers.forEach((v, k) => k !== 'set-cookie' && res.setHeader(k, v));
+        // Each cookie its own header (next-auth sets several at once): setHeader per value would keep only the last.
+        const cookies = answer.headers.getSetCookie();
+        if (cookies.length > 0) res.setHeader('set-cookie', cookies);
         res.end(Buffer.from(await answer.arrayBuffer()));
       } catch (e) {
         res.statusCode = 500;

@@ -1,6 +1,7 @@
 import { getServerSession } from 'next-auth';
 import { actorFromSession, authOptions } from '@/server/auth/options';
 import { bearerOrSession, restApi } from '@/server/rest';
+import { env } from '@/server/env';
 import { getRuntime } from '@/server/runtime';
 
 const services = async () => (await getRuntime()).services;
@@ -10,6 +11,7 @@ const handler = restApi({
   authenticate: bearerOrSession(
     async (token) => (await services()).tokens.authenticate(token),
     async () => actorFromSession(await getServerSession(authOptions())),
+    { consoleUrl: () => env().authUrl },
   ),
   trustedProxies: Number(process.env.KEELSON_TRUSTED_PROXIES ?? 0) || 0,
 });

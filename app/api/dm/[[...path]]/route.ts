@@ -2,6 +2,7 @@ import { getServerSession } from 'next-auth';
 import { actorFromSession, authOptions } from '@/server/auth/options';
 import { bearerOrSession } from '@/server/rest';
 import { dmApi } from '@/server/rest/dm';
+import { env } from '@/server/env';
 import { getRuntime } from '@/server/runtime';
 
 const services = async () => (await getRuntime()).services;
@@ -12,6 +13,7 @@ const handler = dmApi({
   authenticate: bearerOrSession(
     async (token) => (await services()).tokens.authenticate(token),
     async () => actorFromSession(await getServerSession(authOptions())),
+    { consoleUrl: () => env().authUrl },
   ),
   trustedProxies: Number(process.env.KEELSON_TRUSTED_PROXIES ?? 0) || 0,
 });
