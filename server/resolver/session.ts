@@ -14,6 +14,7 @@ import { expandDeployment, usePythonRunner, useTemplateClock, type ExpandInput, 
 import { pythonSandbox } from '../dm-python';
 import type { ClaimOutcome, DesiredState } from '../engine/state';
 import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/usage';
+import { useEvaluationClock } from '../engine/host-clock';
 import { admissionWork, type AdmissionAnswer, type AdmissionRequest } from './admission-work';
 
 export type ResolverRequest =
@@ -53,6 +54,9 @@ usePythonRunner((source, context, modules) => pythonSandbox().run(source, contex
 // And its Jinja templates have 5 s per deployment on this thread's clock (the engine reads none): far more than
 // any real one needs, far less than a resolution's limit.
 useTemplateClock(() => performance.now(), 5000);
+// The same for each Aptomi claim, Landscaper root installation and Capact choice (engine/host-clock.ts): a
+// hostile one fails alone, as its own error, long before the resolution's limit would end every one of them.
+useEvaluationClock(() => performance.now(), 5000);
 
 const keyOf = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
 
