@@ -16,6 +16,7 @@ import type { ClaimOutcome, DesiredState } from '../engine/state';
 import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/usage';
 import { useEvaluationClock } from '../engine/host-clock';
 import { admissionWork, type AdmissionAnswer, type AdmissionRequest } from './admission-work';
+import { storedRead, type StoredReadAnswer, type StoredReadRequest } from './stored-work';
 
 export type ResolverRequest =
   | { op: 'full'; generation: number; input: EngineInput }
@@ -33,10 +34,14 @@ export type ResolverRequest =
   | { op: 'probeMeasure'; generation: number; claims: readonly EngineObject[]; measure: ProbeMeasure }
   | { op: 'dmExpand'; input: ExpandInput; env: TemplateEnv; validateSchema?: boolean }
   /** Request text, read on the admission lane (./admission-work.ts). */
-  | AdmissionRequest;
+  | AdmissionRequest
+  /** Reads that evaluate the stored policy (./stored-work.ts). */
+  | StoredReadRequest;
 
 export type ResolverAnswer<R extends ResolverRequest> = R extends AdmissionRequest
   ? AdmissionAnswer<R>
+  : R extends StoredReadRequest
+  ? StoredReadAnswer<R>
   : R extends { op: 'full' | 'draft' }
   ? DesiredState
   : R extends { op: 'update' | 'probe' | 'state' }
@@ -64,12 +69,16 @@ export class SessionResolver {
   /** The warm session, and the keys of the objects it holds (a probe may only add new ones). */
   private current: { generation: number; session: EngineSession; keys: Set<string> } | undefined;
 
-  handle(req: ResolverRequest): DesiredState | ExpandResult | ProbeMeasured | { outcome: ClaimOutcome | undefined } | boolean | null | ReturnType<typeof admissionWork> {
+  handle(req: ResolverRequest): DesiredState | ExpandResult | ProbeMeasured | { outcome: ClaimOutcome | undefined } | boolean | null | ReturnType<typeof admissionWork> | ReturnType<typeof storedRead> {
     switch (req.op) {
       case 'identify':
       case 'load':
       case 'capactTry':
         return admissionWork(req);
+      case 'landscaperScopes':
+      case 'capactInterfaces':
+      case 'placement':
+        return storedRead(req);
       case 'full':
         return this.full(req.generation, req.input).state();
       case 'update':
