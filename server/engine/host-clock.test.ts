@@ -1,6 +1,7 @@
 /**
  * Each unit of a resolution — an Aptomi claim, a Landscaper root
- * installation, a Capact choice — has its own time on the clock the host
+ * installation, a Capact choice, a service's placement by its tenant's
+ * rules — has its own time on the clock the host
  * grants (host-clock.ts), and one that runs out of it fails alone, as its
  * own error naming the object and the budget, while the others resolve.
  * The policies here are within every per-run budget (steps, sizes): each
@@ -17,6 +18,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { stringify } from 'yaml';
 import { runEngine } from './index';
+import { selectEnvironment, type Candidate } from './axebow/select';
 import { installAll } from './landscaper';
 import { loadObjects } from './model/validate';
 import type { PolicyUser } from './model/users';
@@ -177,5 +179,38 @@ interface:
     const state = runEngine({ objects: policy, users });
     const db = state.instances.find((i) => i.component === 'db');
     assert.equal(db?.code?.params.chartName, 'i399');
+  });
+});
+
+describe("a service's placement by its tenant's rules", () => {
+  // A rule of 1,001 items (the most is 1,024): a selector looks at the clock at every one.
+  const long = [true, ...Array.from({ length: 500 }, () => [true, '::and']).flat()];
+  const env = (id: number, name: string): Candidate => ({ id, name, info: { id, name }, over: [], freeVcpuMillisAfter: 1000 });
+  const place = () =>
+    selectEnvironment({
+      rules: { validateEnvironmentUser: [{ reason: 'long', sel: long }] },
+      tenant: { name: 'acme' },
+      user: { name: 'alice', role: 'plain' },
+      service: () => ({ name: 'web' }),
+      resources: [],
+      candidates: [env(1, 'main/a'), env(2, 'main/b')],
+    });
+
+  test('whose rules run out of its time counts them false, saying so', () => {
+    grantCountingClock(300);
+    const s = place();
+    assert.equal(s.chosen, null);
+    assert.deepEqual(
+      s.table.map((r) => [r.environment, r.outcome]),
+      [
+        ['main/a', 'excluded'],
+        ['main/b', 'excluded'],
+      ],
+    );
+    for (const r of s.table) assert.match(r.reasons.join('\n'), /^validateEnvironmentUser "long" could not run: the run ran out of its time \(300 ms\) at \d+$/);
+  });
+
+  test('without a clock from the host, the same rules admit both', () => {
+    assert.equal(place().chosen?.environment, 'main/a');
   });
 });

@@ -37,12 +37,6 @@ export type StoredReadAnswer<R extends StoredReadRequest> = R extends { op: 'lan
     ? { path: string; revisions: string[] }[]
     : Selection;
 
-const OPS: ReadonlySet<string> = new Set<StoredReadRequest['op']>(['landscaperScopes', 'capactInterfaces', 'placement']);
-
-export function isStoredRead(req: { op: string }): req is StoredReadRequest {
-  return OPS.has(req.op);
-}
-
 export function storedRead(req: StoredReadRequest): ScopeGraph | { path: string; revisions: string[] }[] | Selection {
   switch (req.op) {
     case 'landscaperScopes':
