@@ -1,7 +1,8 @@
 /**
  * The time one unit of a resolution may take, on the host's clock: an
  * Aptomi claim, a Landscaper root installation (with its
- * subinstallations), a Capact action or Interface choice. Each language
+ * subinstallations), a Capact action or Interface choice, a service's
+ * placement by its tenant's selector rules. Each language
  * has step and size budgets per run; this bounds a unit whose runs are each
  * within them but many, or slow per step, so that a hostile policy ends as
  * that unit's error ("… ran out of its time") rather than as a resolution

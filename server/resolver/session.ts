@@ -59,7 +59,7 @@ usePythonRunner((source, context, modules) => pythonSandbox().run(source, contex
 // And its Jinja templates have 5 s per deployment on this thread's clock (the engine reads none): far more than
 // any real one needs, far less than a resolution's limit.
 useTemplateClock(() => performance.now(), 5000);
-// The same for each Aptomi claim, Landscaper root installation and Capact choice (engine/host-clock.ts): a
+// The same for each Aptomi claim, Landscaper root installation, Capact choice and placement (engine/host-clock.ts): a
 // hostile one fails alone, as its own error, long before the resolution's limit would end every one of them.
 useEvaluationClock(() => performance.now(), 5000);
 
