@@ -13,6 +13,7 @@
 import { chooseImplementation, explain, mergePolicies, parsePolicy } from './capact';
 import type { EngineObject, SourceStage, StageOutput } from './index';
 import { wholeStage } from './whole-stage';
+import { unitDeadline } from './host-clock';
 import type { Cluster } from './model/kinds';
 import type { CapactActionObject } from './model/sources/capact';
 import { CAPACT_INPUT_KINDS, capactInputOf } from './resolve/capact';
@@ -55,7 +56,7 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
       continue;
     }
     const merged = mergePolicies({ global, action: action.policy ?? undefined }, settings);
-    const choice = chooseImplementation(hub, merged, { interface: a.interface }, { mode: settings.mode });
+    const choice = chooseImplementation(hub, merged, { interface: a.interface }, { mode: settings.mode, deadline: unitDeadline() });
     const x = explain(choice);
     if (!choice.implementation || !choice.ok) {
       fail(`interface ${ref}: ${x.errors[0] ?? x.summary}`);

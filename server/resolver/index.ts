@@ -7,8 +7,10 @@
  *
  * Lanes: stored generations go to the first thread, which keeps the newest
  * session warm for incremental updates and decision traces; previews of
- * unsaved edits, and traces of generations the session does not hold, go
- * to the others, so a slow preview never delays a save. Request text a
+ * unsaved edits, traces of generations the session does not hold, and
+ * views that evaluate the stored policy (Landscaper's scope graph, the
+ * Capact Hub's Interfaces: ./stored-work.ts) go to the others, so a slow
+ * preview never delays a save. Request text a
  * writer's rights were checked for (YAML, and the kinds' checks, which
  * compile templates and render Jinja: server/services/admission.ts) goes
  * to threads of its own with a budget of its own: neither waits for the
@@ -125,8 +127,10 @@ class WorkerPool implements Resolver {
 
   private slotFor(req: ResolverRequest): Slot {
     if (isAdmissionRequest(req)) return this.admission.reduce((best, s) => (s.waiting < best.waiting ? s : best));
-    if ((req.op !== 'draft' && req.op !== 'dmExpand' && req.op !== 'explainDraft') || this.slots.length === 1) return this.slots[0]!;
-    // Drafts: the least busy of the other threads.
+    // A service's placement stays on the first thread with the probes its create sends there.
+    const oneOff = req.op === 'draft' || req.op === 'dmExpand' || req.op === 'explainDraft' || req.op === 'landscaperScopes' || req.op === 'capactInterfaces';
+    if (!oneOff || this.slots.length === 1) return this.slots[0]!;
+    // Drafts, and views that evaluate stored policy: the least busy of the other threads.
     const others = this.slots.slice(1);
     this.nextDraft = (this.nextDraft + 1) % others.length;
     return others.reduce((best, s, i) => (s.waiting < best.waiting || (s.waiting === best.waiting && i === this.nextDraft) ? s : best), others[this.nextDraft]!);

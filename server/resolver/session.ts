@@ -14,7 +14,9 @@ import { expandDeployment, usePythonRunner, useTemplateClock, type ExpandInput, 
 import { pythonSandbox } from '../dm-python';
 import type { ClaimOutcome, DesiredState } from '../engine/state';
 import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/usage';
+import { useEvaluationClock } from '../engine/host-clock';
 import { admissionWork, type AdmissionAnswer, type AdmissionRequest } from './admission-work';
+import { storedRead, type StoredReadAnswer, type StoredReadRequest } from './stored-work';
 
 export type ResolverRequest =
   | { op: 'full'; generation: number; input: EngineInput }
@@ -32,10 +34,14 @@ export type ResolverRequest =
   | { op: 'probeMeasure'; generation: number; claims: readonly EngineObject[]; measure: ProbeMeasure }
   | { op: 'dmExpand'; input: ExpandInput; env: TemplateEnv; validateSchema?: boolean }
   /** Request text, read on the admission lane (./admission-work.ts). */
-  | AdmissionRequest;
+  | AdmissionRequest
+  /** Reads that evaluate the stored policy (./stored-work.ts). */
+  | StoredReadRequest;
 
 export type ResolverAnswer<R extends ResolverRequest> = R extends AdmissionRequest
   ? AdmissionAnswer<R>
+  : R extends StoredReadRequest
+  ? StoredReadAnswer<R>
   : R extends { op: 'full' | 'draft' }
   ? DesiredState
   : R extends { op: 'update' | 'probe' | 'state' }
@@ -53,6 +59,9 @@ usePythonRunner((source, context, modules) => pythonSandbox().run(source, contex
 // And its Jinja templates have 5 s per deployment on this thread's clock (the engine reads none): far more than
 // any real one needs, far less than a resolution's limit.
 useTemplateClock(() => performance.now(), 5000);
+// The same for each Aptomi claim, Landscaper root installation, Capact choice and placement (engine/host-clock.ts): a
+// hostile one fails alone, as its own error, long before the resolution's limit would end every one of them.
+useEvaluationClock(() => performance.now(), 5000);
 
 const keyOf = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
 
@@ -60,12 +69,16 @@ export class SessionResolver {
   /** The warm session, and the keys of the objects it holds (a probe may only add new ones). */
   private current: { generation: number; session: EngineSession; keys: Set<string> } | undefined;
 
-  handle(req: ResolverRequest): DesiredState | ExpandResult | ProbeMeasured | { outcome: ClaimOutcome | undefined } | boolean | null | ReturnType<typeof admissionWork> {
+  handle(req: ResolverRequest): DesiredState | ExpandResult | ProbeMeasured | { outcome: ClaimOutcome | undefined } | boolean | null | ReturnType<typeof admissionWork> | ReturnType<typeof storedRead> {
     switch (req.op) {
       case 'identify':
       case 'load':
       case 'capactTry':
         return admissionWork(req);
+      case 'landscaperScopes':
+      case 'capactInterfaces':
+      case 'placement':
+        return storedRead(req);
       case 'full':
         return this.full(req.generation, req.input).state();
       case 'update':

@@ -7,10 +7,13 @@
  *
  * What it returns names TypeInstances by id and Type only: their values
  * (credentials) stay with the objects, which only domain admins see whole.
+ *
+ * Reading the Hub is done on a resolver thread (server/resolver), like
+ * every evaluation of stored policy, and kept per generation.
  */
-import { CAPACT_INPUT_KINDS, capactInputOf } from '../engine/resolve/capact';
+import { CAPACT_INPUT_KINDS } from '../engine/resolve/capact';
 import type { TryItInput, TryItResult } from '../engine/resolve/capact-try';
-import { InlineResolver } from '../resolver';
+import { InlineResolver, isResolverFailure, type Resolver } from '../resolver';
 import type { Repos } from '../repo/types';
 import type { MaybeActor } from './actor';
 import { AccessService } from './access';
@@ -20,9 +23,13 @@ import { AppError, unauthorized } from './errors';
 export { GLOBAL_POLICY, type TryItInput, type TryItResult } from '../engine/resolve/capact-try';
 
 export class CapactService {
+  /** The Interfaces of the newest generation read. */
+  private interfacesOf: { generation: number; list: Promise<{ path: string; revisions: string[] }[]> } | undefined;
+
   constructor(
     private readonly repos: Repos,
     private readonly admission: PolicyAdmission = new PolicyAdmission(new AccessService(repos, []), new InlineResolver()),
+    private readonly resolver: Pick<Resolver, 'run'> = new InlineResolver(),
   ) {}
 
   /** The stored Hub and Global policy (every kind Capact's reading takes). */
@@ -33,10 +40,26 @@ export class CapactService {
   /** The Interfaces of the Hub, newest revision first per path: what can be asked for. */
   async interfaces(actor: MaybeActor): Promise<{ path: string; revisions: string[] }[]> {
     if (!actor) throw unauthorized('read the Hub');
-    const { hub } = capactInputOf(await this.stored());
-    return Object.entries(hub.interfaces)
-      .map(([path, revs]) => ({ path, revisions: revs.map((r) => r.revision) }))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const generation = await this.repos.policy.head();
+    if (this.interfacesOf?.generation !== generation) {
+      const list = this.readInterfaces();
+      this.interfacesOf = { generation, list };
+      // A failed read is not kept: the next request tries again.
+      list.catch(() => {
+        if (this.interfacesOf?.list === list) this.interfacesOf = undefined;
+      });
+    }
+    return this.interfacesOf.list;
+  }
+
+  private async readInterfaces(): Promise<{ path: string; revisions: string[] }[]> {
+    const objects = (await this.stored()).map(({ kind, namespace, name, spec }) => ({ kind, namespace, name, spec }));
+    try {
+      return await this.resolver.run({ op: 'capactInterfaces', objects });
+    } catch (e) {
+      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `The stored Hub could not be read: ${e.message}.`);
+      throw e;
+    }
   }
 
   /** The choice is made where request text is read (a draft, an Action policy): ./admission.ts. */

@@ -28,13 +28,14 @@ import { serviceSummaries } from './service-summaries';
 import { loadObjects } from '../engine/model/validate';
 import type { DecideResult } from './revisions.types';
 import type { DesiredState } from '../engine/state';
-import { type Candidate, type NeededResource, type Selection, selectEnvironment } from '../engine/axebow/select';
+import type { Candidate, NeededResource, Selection } from '../engine/axebow/select';
 import { millisToVcpu, type UsageAsk } from '../engine/plan';
 import { units, type Usage } from './estate';
 import { GroupCommit } from './group-commit';
 import { readBundle } from './bundle';
 import { transition, type RevisionStatus } from './revision-state';
 import { restartLabelFor } from '../engine/plan/restart';
+import { isResolverFailure, type Resolver } from '../resolver';
 
 type PendingCreate = { who: Actor; t: { id: number; name: string; namespaces: string[] }; name: string; text: string; extra?: BundleObjects; accept: boolean; selection?: Selection };
 
@@ -65,6 +66,7 @@ export class DeploymentService {
     private readonly revisions: RevisionService,
     private readonly estate: EstateService,
     private readonly links: LinkService,
+    private readonly resolver: Pick<Resolver, 'run'>,
   ) {}
 
   private signedIn(actor: MaybeActor, what: string): Actor {
@@ -554,26 +556,30 @@ export class DeploymentService {
         freeVcpuMillisAfter: cap === undefined ? null : cap - usage.vcpu,
       });
     }
-    const selection = selectEnvironment({
-      rules: tenantRow.rules,
-      tenant: { name: t.name, namespaces: t.namespaces },
-      user: { id: who.id, name: who.name, role, labels: who.labels },
-      service: (c) => {
-        const cost = placed.get(c.id)!.cost;
-        return {
-          name: input.name,
-          revision: 1,
-          service: input.service,
-          labels: input.labels,
-          cost: { vcpu: millisToVcpu(cost.vcpu), memory: cost.memory, storage: cost.storage, instances: cost.instances },
-          meta: input.meta ?? {},
-          resources: resources.map((r) => `${r.kind}:${r.name}`),
-          links: [],
-        };
-      },
-      resources,
-      candidates,
-    });
+    // `$.service` as each candidate sees it (its cost depends on where it lands).
+    const services: Record<number, Record<string, unknown>> = {};
+    for (const c of candidates) {
+      const cost = placed.get(c.id)!.cost;
+      services[c.id] = {
+        name: input.name,
+        revision: 1,
+        service: input.service,
+        labels: input.labels,
+        cost: { vcpu: millisToVcpu(cost.vcpu), memory: cost.memory, storage: cost.storage, instances: cost.instances },
+        meta: input.meta ?? {},
+        resources: resources.map((r) => `${r.kind}:${r.name}`),
+        links: [],
+      };
+    }
+    // The tenant's selector rules run on a resolver thread, like every evaluation of policy users wrote.
+    const placement = { rules: tenantRow.rules, tenant: { name: t.name, namespaces: t.namespaces }, user: { id: who.id, name: who.name, role, labels: who.labels }, services, resources, candidates };
+    let selection: Selection;
+    try {
+      selection = await this.resolver.run({ op: 'placement', input: placement });
+    } catch (e) {
+      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `Tenant ${t.name}'s rules could not be run for service ${input.name}: ${e.message}.`);
+      throw e;
+    }
     // A named environment keeps its admission even when refused: the client asked about that one.
     const chosen = selection.chosen ? placed.get(selection.chosen.id)! : input.environment ? placed.values().next().value : undefined;
     return { text: chosen?.text ?? '', selection, ...(chosen ? { admission: chosen.admission } : {}) };

@@ -91,10 +91,10 @@ export function createServices(
   const platform = new PlatformService(env);
   const estate = new EstateService(repos, access, revisions);
   const links = new LinkService(repos, access);
-  const deployments = new DeploymentService(repos, access, policy, resolution, claims, revisions, estate, links);
+  const deployments = new DeploymentService(repos, access, policy, resolution, claims, revisions, estate, links, resolver);
   // Without a configured key (tests, in-memory use) secrets are sealed under one that lives as long as the process.
   const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
   const tokens = new TokenService(repos, access, users, signInLimiter());
   const sessions = new SessionService(repos, access, users);
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, sessions, capact: new CapactService(repos, admission), landscaper: new LandscaperService(repos, access), dm: new DmService(repos, resolution, access) };
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, sessions, capact: new CapactService(repos, admission, resolver), landscaper: new LandscaperService(repos, access, resolver), dm: new DmService(repos, resolution, access) };
 }

@@ -3,32 +3,38 @@
  * policy as it stands (server/engine/landscaper/scope-graph.ts), with the
  * root installations taken out since the applied revision in their delete
  * phase. Computed on demand and kept per generation, namespace and apply
- * state;
- * the install engine's own limits (template steps, sizes) bound the work.
+ * state. Installing runs the policy's spiff mappings and templates: that
+ * is done on a resolver thread (server/resolver/stored-work.ts), under the
+ * install engine's limits (template steps, sizes, time per root
+ * installation), never on the thread that answers requests.
  * Installations, DataObjects and Targets are policy, which every signed-in
  * user reads; a Target's credentials (declared in the kind registry) reach
  * only their audience — in the Targets installations import, and in any
  * value a template copied them into.
  */
-import { installInputOf } from '../engine/install';
-import { installAll, type InstallationResult } from '../engine/landscaper';
-import { removedInstallations, scopeGraph } from '../engine/landscaper/scope-graph';
+import type { EngineObject } from '../engine';
+import type { Removal } from '../engine/landscaper/scope-graph';
 import { LANDSCAPER_KINDS } from '../engine/model/sources/landscaper';
 import { hiddenCredentials, mayReadCredentials, redactWithin } from '../engine/model/credentials';
+import { isResolverFailure, type Resolver } from '../resolver';
 import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
-import { unauthorized } from './errors';
+import { AppError, unauthorized } from './errors';
 import type { ScopeGraphView } from './landscaper.types';
 
 const KEEP = 8;
 
+/** A view as computed, and the objects it was computed from (for the credentials it may hold). */
+type Entry = { view: ScopeGraphView; objects: EngineObject[] };
+
 export class LandscaperService {
-  private readonly cache = new Map<string, { view: ScopeGraphView; objects: { kind: string; namespace: string; spec: unknown }[] }>();
+  private readonly cache = new Map<string, Promise<Entry>>();
 
   constructor(
     private readonly repos: Repos,
     private readonly access: AccessService,
+    private readonly resolver: Pick<Resolver, 'run'>,
   ) {}
 
   async scopes(actor: MaybeActor, input: { namespace?: string } = {}): Promise<ScopeGraphView> {
@@ -44,7 +50,7 @@ export class LandscaperService {
     return redactWithin(view, hiddenCredentials(objects, hide), hide) as ScopeGraphView;
   }
 
-  private async graph(input: { namespace?: string }) {
+  private async graph(input: { namespace?: string }): Promise<Entry> {
     const generation = await this.repos.policy.head();
     // What is applied, and where the newest revision stands: installations taken out show their delete phase until it is applied.
     const appliedId = (await this.repos.revisions.head()).appliedRevisionId;
@@ -53,33 +59,38 @@ export class LandscaperService {
     const key = [generation, input.namespace ?? '', applied?.generation ?? '', newest?.status ?? ''].join('\u0000');
     const hit = this.cache.get(key);
     if (hit) return hit;
+    // Kept as it is computed: readers arriving meanwhile wait for the same run instead of starting their own.
+    const entry = this.compute(generation, input, applied?.generation, newest?.status);
+    this.cache.set(key, entry);
+    entry.catch(() => {
+      if (this.cache.get(key) === entry) this.cache.delete(key);
+    });
+    while (this.cache.size > KEEP) this.cache.delete(this.cache.keys().next().value!);
+    return entry;
+  }
+
+  private async compute(generation: number, input: { namespace?: string }, appliedGeneration: number | undefined, newestStatus: string | undefined): Promise<Entry> {
     const kinds = new Set<string>(LANDSCAPER_KINDS);
     // Blueprints are found by name from any namespace (as the install stage finds them); the rest is the namespace asked for.
     const ours = (o: { kind: string; namespace: string }) => kinds.has(o.kind) && (o.kind === 'blueprint' || input.namespace === undefined || o.namespace === input.namespace);
-    const objects = (await this.repos.policy.listObjects()).filter(ours);
-    const run = installAll(installInputOf(objects));
-    let removed: InstallationResult[] = [];
+    // Only what the engine reads crosses to the resolver thread.
+    const bare = (o: EngineObject): EngineObject => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec });
+    const objects = (await this.repos.policy.listObjects()).filter(ours).map(bare);
     // What the view was computed from, for the credentials it may hold (the applied generation's too).
-    const read: { kind: string; namespace: string; spec: unknown }[] = [...objects];
+    const read: EngineObject[] = [...objects];
+    let applied: { objects: EngineObject[]; removal: Removal } | undefined;
     // A no-op revision deploys nothing and removes nothing: what was taken out had nothing running.
-    if (applied && applied.generation !== generation && newest?.status !== 'no-op') {
-      const then = (await this.repos.policy.listObjects({ generation: applied.generation })).filter(ours);
+    if (appliedGeneration !== undefined && appliedGeneration !== generation && newestStatus !== 'no-op') {
+      const then = (await this.repos.policy.listObjects({ generation: appliedGeneration })).filter(ours).map(bare);
       read.push(...then);
-      const before = installAll(installInputOf(then));
-      removed = removedInstallations(before, run, newest?.status === 'applying' ? 'applying' : newest?.status === 'failed' ? 'failed' : 'waiting');
+      applied = { objects: then, removal: newestStatus === 'applying' ? 'applying' : newestStatus === 'failed' ? 'failed' : 'waiting' };
     }
-    const declared = new Map<string, { namespace: string; dataObjects: Record<string, unknown>; targets: string[] }>();
-    for (const o of objects) {
-      if (o.kind !== 'dataobject' && o.kind !== 'target') continue;
-      const d = declared.get(o.namespace) ?? { namespace: o.namespace, dataObjects: {}, targets: [] };
-      if (o.kind === 'dataobject') d.dataObjects[o.name] = (o.spec as { data?: unknown }).data;
-      else d.targets.push(o.name);
-      declared.set(o.namespace, d);
+    try {
+      const graph = await this.resolver.run({ op: 'landscaperScopes', objects, ...(applied ? { applied } : {}) });
+      return { view: { generation, ...graph }, objects: read };
+    } catch (e) {
+      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `The installations of generation ${generation} could not be run: ${e.message}.`);
+      throw e;
     }
-    const view = { generation, ...scopeGraph(run, [...declared.values()], removed) };
-    const entry = { view, objects: read };
-    this.cache.set(key, entry);
-    while (this.cache.size > KEEP) this.cache.delete(this.cache.keys().next().value!);
-    return entry;
   }
 }

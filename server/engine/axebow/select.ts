@@ -23,6 +23,8 @@
  * A selector that fails to run counts as false, and its reason is kept.
  */
 import { compileSelector, evaluateSelector, type SelectorError } from '../lang/selector';
+import { unitDeadline } from '../host-clock';
+import type { Budget } from '../lang/budget';
 
 export type RuleSet = 'selectEnvironmentService' | 'selectAcceptEnvironmentService' | 'validateEnvironmentResource' | 'validateEnvironmentUser';
 export const RULE_SETS: readonly RuleSet[] = ['selectEnvironmentService', 'selectAcceptEnvironmentService', 'validateEnvironmentResource', 'validateEnvironmentUser'];
@@ -131,11 +133,11 @@ function describe(e: SelectorError | undefined, fallback: string | undefined): s
 }
 
 /** Runs one rule set; the reasons of the rules that did not pass (empty: all passed). */
-function failing(rules: readonly Rule[] | undefined, ctx: Record<string, unknown>, absent: boolean, what: string): string[] {
+function failing(rules: readonly Rule[] | undefined, ctx: Record<string, unknown>, absent: boolean, what: string, budget: Budget | undefined): string[] {
   if (!rules || rules.length === 0) return absent ? [] : [`${what}: no rule admits it`];
   const out: string[] = [];
   for (const rule of rules) {
-    const r = evaluateSelector(rule.sel, ctx, absent);
+    const r = evaluateSelector(rule.sel, ctx, absent, budget);
     if (!r.value) out.push(r.error ? `${what} "${rule.reason}" could not run: ${describe(r.error, r.reason)}` : `${what} "${rule.reason}" is false`);
   }
   return out;
@@ -143,7 +145,7 @@ function failing(rules: readonly Rule[] | undefined, ctx: Record<string, unknown
 
 const EXCLUSIVE = new Set(['port', 'domain', 'volume']);
 
-function judge(input: SelectionInput, c: Candidate): { outcome: Outcome; reasons: string[] } {
+function judge(input: SelectionInput, c: Candidate, budget: Budget | undefined): { outcome: Outcome; reasons: string[] } {
   const reasons: string[] = [];
   if (c.over.length > 0) {
     return { outcome: 'excluded', reasons: c.over.map((o) => `over its ${o.dimension} mark: ${o.usage} needed, ${o.mark} allowed`) };
@@ -151,9 +153,9 @@ function judge(input: SelectionInput, c: Candidate): { outcome: Outcome; reasons
   const base = { this: input.tenant, environment: c.info, user: input.user };
   const serviceCtx = { ...base, service: input.service(c) };
   let outcome: Outcome = 'accepted';
-  const select = failing(input.rules.selectEnvironmentService, serviceCtx, true, 'selectEnvironmentService');
+  const select = failing(input.rules.selectEnvironmentService, serviceCtx, true, 'selectEnvironmentService', budget);
   if (select.length > 0) {
-    const requiring = failing(input.rules.selectAcceptEnvironmentService, serviceCtx, false, 'selectAcceptEnvironmentService');
+    const requiring = failing(input.rules.selectAcceptEnvironmentService, serviceCtx, false, 'selectAcceptEnvironmentService', budget);
     if (requiring.length > 0) return { outcome: 'excluded', reasons: [...select, ...requiring] };
     outcome = 'requiring';
     reasons.push(...select.map((s) => `needs explicit acceptance: ${s}`));
@@ -161,10 +163,10 @@ function judge(input: SelectionInput, c: Candidate): { outcome: Outcome; reasons
   for (const r of input.resources) {
     if (!r.info) return { outcome: 'excluded', reasons: [...reasons, `${r.kind} ${r.name} is not registered in the tenant`] };
     if (EXCLUSIVE.has(r.kind) && r.heldBy.length > 0) return { outcome: 'excluded', reasons: [...reasons, `${r.kind} ${r.name} is held by ${r.heldBy.join(', ')}`] };
-    const bad = failing(input.rules.validateEnvironmentResource, { ...base, resource: r.info }, true, `validateEnvironmentResource (${r.kind} ${r.name})`);
+    const bad = failing(input.rules.validateEnvironmentResource, { ...base, resource: r.info }, true, `validateEnvironmentResource (${r.kind} ${r.name})`, budget);
     if (bad.length > 0) return { outcome: 'excluded', reasons: [...reasons, ...bad] };
   }
-  const user = failing(input.rules.validateEnvironmentUser, base, true, 'validateEnvironmentUser');
+  const user = failing(input.rules.validateEnvironmentUser, base, true, 'validateEnvironmentUser', budget);
   if (user.length > 0) return { outcome: 'excluded', reasons: [...reasons, ...user] };
   return { outcome, reasons };
 }
@@ -173,7 +175,10 @@ const free = (c: Candidate) => (c.freeVcpuMillisAfter === null ? Number.POSITIVE
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export function selectEnvironment(input: SelectionInput): Selection {
-  const judged = input.candidates.map((c) => ({ c, ...judge(input, c) }));
+  // One placement's rules share the host's time (host-clock.ts): a rule out of it counts as false, saying so.
+  const deadline = unitDeadline();
+  const budget = deadline ? { deadline } : undefined;
+  const judged = input.candidates.map((c) => ({ c, ...judge(input, c, budget) }));
   const rank = (o: Outcome) => (o === 'accepted' ? 0 : o === 'requiring' ? 1 : 2);
   judged.sort((a, b) => rank(a.outcome) - rank(b.outcome) || free(b.c) - free(a.c) || byName(a.c.name, b.c.name) || a.c.id - b.c.id);
   const best = judged[0];

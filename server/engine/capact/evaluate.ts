@@ -9,6 +9,8 @@
  * chosen. Then what the policy injects into it and where its outputs are
  * stored.
  */
+import { pastDeadline } from '../host-clock';
+import type { Deadline } from '../lang/budget';
 import { compileRe2 } from '../lang/re2';
 import { compareRevisions, findInterface, findType, implementationsFor, latestInterfaceRevision } from './hub';
 import { clone, mergeByTypeRef } from './merge';
@@ -50,6 +52,12 @@ export interface ChooseOptions {
   mode?: MergeMode;
   /** TypeRefs that count as existing besides the Hub's TypeInstances; default Kubernetes 0.1.0. */
   constantTypeInstances?: readonly TypeRef[];
+  /**
+   * When the choice must be made, on the host's clock. Each path match has a
+   * work cap, but a Hub of many Implementations under many oneOf items is
+   * many matches: past it, the choice fails (`time_limit`) instead.
+   */
+  deadline?: Deadline;
 }
 
 // ----------------------------------------------------------- TI metadata
@@ -317,6 +325,10 @@ export function chooseImplementation(hub: Hub, mergedPolicy: Policy, request: Im
     const injected = new Set(requiredTypeInstancesForRule(policy, item).flatMap((ti) => (ti.typeRef ? [tr(ti.typeRef)] : [])));
     const passing: Implementation[] = [];
     for (const impl of all) {
+      if (pastDeadline(options.deadline)) {
+        result.errors.push({ code: 'time_limit', message: `choosing an Implementation of Interface "${iface.path}:${iface.revision}" ran out of its time (${options.deadline!.ms} ms)` });
+        return result;
+      }
       const verdict = checkConstraints(impl, item.implementationConstraints ?? {}, { existing, injected });
       if (verdict.pass) passing.push(impl);
       else tried.get(impl)!.push({ oneOfIndex: i, constraint: verdict.constraint, reason: verdict.reason });

@@ -231,7 +231,9 @@ export type CapactErrorCode =
   | 'additional_parameters'
   | 'backend_alias'
   | 'action_reference'
-  | 'max_depth';
+  | 'max_depth'
+  /** The host's deadline for the choice passed (ChooseOptions.deadline). */
+  | 'time_limit';
 
 export interface CapactError {
   code: CapactErrorCode;

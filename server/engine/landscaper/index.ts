@@ -15,6 +15,7 @@
  * There is no registry offline: component descriptors contribute nothing
  * beyond the blueprint lookup, and `cd`/`components` bindings are empty.
  */
+import { unitDeadline } from '../host-clock';
 import { loadObjects } from './load';
 import { installationContext } from './naming';
 import {
@@ -68,6 +69,8 @@ export function installAll(input: InstallInput): InstallRun {
     for (const name of [...graph.order, ...roots.map((r) => r.name).filter((n) => !graph.order.includes(n))]) {
       const root = roots.find((r) => r.name === name)!;
       run.order.push(name);
+      // Each root (with its subinstallations) has its own time: one that runs out of it fails alone.
+      run.deadline = unitDeadline();
       const pending = (graph.predecessors.get(name) ?? []).filter((p) => done.get(p)?.phase !== 'Succeeded');
       if (blocked.has(name) || pending.length > 0) {
         const message = blocked.has(name) ? graph.errors.find((e) => (e.cycle ?? e.exportedBy?.installations ?? []).includes(name))!.message : `depending on installation "${pending[0]}" which is not succeeded`;
@@ -131,7 +134,7 @@ function prepare(input: InstallInput, installation: string) {
 export function importsOf(input: InstallInput, installation: string): ImportsOf {
   const p = prepare(input, installation);
   if (!p.ok) return p;
-  const r = constructImports(p.store, p.inst, p.blueprint, p.parentCtx, installation);
+  const r = constructImports(p.store, p.inst, p.blueprint, p.parentCtx, installation, unitDeadline());
   return r.ok ? { ok: true, imports: r.imports } : r;
 }
 
@@ -146,6 +149,6 @@ export type ExportsOf = { ok: true; exports: Record<string, unknown>; dataObject
 export function exportsOf(input: InstallInput, installation: string, imports: Record<string, unknown> = {}): ExportsOf {
   const p = prepare(input, installation);
   if (!p.ok) return p;
-  const r = constructExports(p.store, p.inst, p.blueprint, p.parentCtx, imports, [], installation);
+  const r = constructExports(p.store, p.inst, p.blueprint, p.parentCtx, imports, [], installation, unitDeadline());
   return r.ok ? { ok: true, exports: r.exports, dataObjects: r.written } : r;
 }

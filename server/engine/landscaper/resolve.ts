@@ -12,6 +12,8 @@
  *     lenient simulator).
  */
 import { validateJsonSchema } from '../capact/schema';
+import { pastDeadline } from '../host-clock';
+import type { Deadline } from '../lang/budget';
 import { compileTemplate, renderTemplate, SPRIG_FUNCTIONS } from '../lang/gotemplate';
 import { evaluateDataMappings, evaluateSpiff } from '../lang/spiff';
 import { parse } from 'yaml';
@@ -90,6 +92,8 @@ export interface Run {
   loaded: LoadedObjects;
   results: InstallationResult[];
   order: string[];
+  /** When the root installation being run (and its subinstallations) must be done, on the host's clock. */
+  deadline?: Deadline;
 }
 
 // ---------------------------------------------------------------------------
@@ -116,13 +120,13 @@ export function resolveBlueprint(source: BlueprintSource | null, blueprints: Blu
 }
 
 /** Runs one GoTemplate or Spiff execution; its output is a map. */
-export function runExecution(exec: TemplateExecution, bindings: Rec): { ok: true; value: Rec } | { ok: false; message: string } {
+export function runExecution(exec: TemplateExecution, bindings: Rec, deadline?: Deadline): { ok: true; value: Rec } | { ok: false; message: string } {
   if (exec.type === 'GoTemplate') {
     if (typeof exec.template !== 'string') return { ok: false, message: `execution ${exec.name}: a GoTemplate must be text` };
     // Landscaper renders Go templates with Sprig's functions.
     const compiled = compileTemplate(exec.template, { name: exec.name, functions: SPRIG_FUNCTIONS });
     if (!compiled.ok) return { ok: false, message: compiled.error.message };
-    const text = renderTemplate(compiled.value, bindings);
+    const text = renderTemplate(compiled.value, bindings, deadline ? { deadline } : undefined);
     if (!text.ok) return { ok: false, message: text.error.message };
     try {
       const doc = parse(text.value, { maxAliasCount: 100 }) as unknown;
@@ -131,7 +135,7 @@ export function runExecution(exec: TemplateExecution, bindings: Rec): { ok: true
       return { ok: false, message: `execution ${exec.name}: the rendered template is not YAML: ${(e as Error).message.split('\n')[0]}` };
     }
   }
-  const r = evaluateSpiff(exec.template, bindings);
+  const r = evaluateSpiff(exec.template, bindings, deadline ? { deadline } : undefined);
   if (!r.ok) return { ok: false, message: `execution ${exec.name}: ${r.error.message}` };
   return { ok: true, value: isRec(r.value) ? r.value : {} };
 }
@@ -202,13 +206,13 @@ function targetTypeError(def: ImportDefinition, target: unknown): string | null 
   return null;
 }
 
-export function constructImports(store: ObjectStore, inst: Installation, blueprint: Blueprint, parentCtx: string, who: string): ImportsOutcome {
+export function constructImports(store: ObjectStore, inst: Installation, blueprint: Blueprint, parentCtx: string, who: string, deadline?: Deadline): ImportsOutcome {
   const loaded = loadInstallationImports(store, inst, parentCtx, who);
   if (!loaded.ok) return loaded;
   const fail = (code: LandscaperError['code'], message: string): ImportsOutcome => ({ ok: false, error: { code, installation: who, message } });
 
   // Each mapping key is its own document and sees only the installation's imports.
-  const mapped = evaluateDataMappings(inst.importDataMappings, loaded.values);
+  const mapped = evaluateDataMappings(inst.importDataMappings, loaded.values, deadline ? { deadline } : undefined);
   if (!mapped.ok) return fail('data_mapping', `importDataMappings: ${mapped.error.message}`);
 
   const imports: Rec = {};
@@ -254,7 +258,7 @@ export function constructImports(store: ObjectStore, inst: Installation, bluepri
   // importExecutions: bindings merge into imports as they go; the first errors stop.
   let current = imports;
   for (const exec of blueprint.importExecutions) {
-    const r = runExecution(exec, templateBindings(current));
+    const r = runExecution(exec, templateBindings(current), deadline);
     if (!r.ok) return fail('execution', `import execution ${exec.name}: ${r.message}`);
     const errors = Array.isArray(r.value.errors) ? r.value.errors.filter((e) => e !== null && e !== '') : [];
     if (errors.length > 0) {
@@ -427,7 +431,16 @@ function deepMerge(a: Rec, b: Rec): Rec {
 
 export type ExportsOutcome = { ok: true; exports: Rec; written: Rec } | { ok: false; error: LandscaperError };
 
-export function constructExports(store: ObjectStore, inst: Installation, blueprint: Blueprint, parentCtx: string, imports: Rec, deployItems: DeployItem[], who: string): ExportsOutcome {
+export function constructExports(
+  store: ObjectStore,
+  inst: Installation,
+  blueprint: Blueprint,
+  parentCtx: string,
+  imports: Rec,
+  deployItems: DeployItem[],
+  who: string,
+  deadline?: Deadline,
+): ExportsOutcome {
   const fail = (code: LandscaperError['code'], message: string): ExportsOutcome => ({ ok: false, error: { code, installation: who, message } });
   const ownCtx = installationContext(inst.name);
   const deployitems = Object.fromEntries(deployItems.map((d) => [d.name, d.exports]));
@@ -436,7 +449,7 @@ export function constructExports(store: ObjectStore, inst: Installation, bluepri
   const bindings = { ...templateBindings(imports), deployitems, dataobjects, targets, values: { deployitems, dataobjects, targets } };
   let exports: Rec = {};
   for (const exec of blueprint.exportExecutions) {
-    const r = runExecution(exec, bindings);
+    const r = runExecution(exec, bindings, deadline);
     if (!r.ok) return fail('execution', `export execution ${exec.name}: ${r.message}`);
     if (!isRec(r.value.exports)) return fail('execution', `export execution ${exec.name}: the output has no "exports" map`);
     exports = deepMerge(exports, r.value.exports);
@@ -454,7 +467,7 @@ export function constructExports(store: ObjectStore, inst: Installation, bluepri
       return fail('export_schema', `exported target "${name}" has type ${isRec(value) ? String(value.type) : 'none'} but expected ${def.targetType}`);
     }
   }
-  const mapped = evaluateDataMappings(inst.exportDataMappings, { ...exports, exports });
+  const mapped = evaluateDataMappings(inst.exportDataMappings, { ...exports, exports }, deadline ? { deadline } : undefined);
   if (!mapped.ok) return fail('data_mapping', `exportDataMappings: ${mapped.error.message}`);
   exports = { ...exports, ...mapped.value };
 
@@ -522,11 +535,13 @@ export function runInstallation(run: Run, inst: Installation, scopePath: string,
     return result;
   };
   enter('Init', 'a new job started');
+  // Each execution and mapping looks at the clock as it runs; this is for a tree of many quick subinstallations.
+  if (pastDeadline(run.deadline)) return failWith([{ code: 'time_limit', message: `ran out of the time its root installation has (${run.deadline!.ms} ms)` }]);
 
   const { blueprint, error } = resolveBlueprint(inst.blueprint, run.blueprints);
   if (!blueprint) return failWith([{ code: 'blueprint_not_found', message: error! }]);
 
-  const imported = constructImports(run.store, inst, blueprint, parentCtx, scopePath);
+  const imported = constructImports(run.store, inst, blueprint, parentCtx, scopePath, run.deadline);
   if (!imported.ok) return failWith([imported.error]);
   result.imports = imported.imports;
 
@@ -548,7 +563,7 @@ export function runInstallation(run: Run, inst: Installation, scopePath: string,
   // written by a controller, the Installation objects it already created.
   const templates = [...blueprint.subinstallations];
   for (const exec of blueprint.subinstallationExecutions) {
-    const r = runExecution(exec, templateBindings(imported.imports));
+    const r = runExecution(exec, templateBindings(imported.imports), run.deadline);
     if (!r.ok) return failWith([{ code: 'execution', message: `subinstallation execution ${exec.name}: ${r.message}` }]);
     templates.push(...(Array.isArray(r.value.subinstallations) ? r.value.subinstallations.map(readInstallationTemplate) : []));
   }
@@ -565,7 +580,7 @@ export function runInstallation(run: Run, inst: Installation, scopePath: string,
 
   const deployOut: Rec[] = [];
   for (const exec of blueprint.deployExecutions) {
-    const r = runExecution(exec, templateBindings(imported.imports));
+    const r = runExecution(exec, templateBindings(imported.imports), run.deadline);
     if (!r.ok) return failWith([{ code: 'execution', message: `deploy execution ${exec.name}: ${r.message}` }]);
     deployOut.push(r.value);
   }
@@ -603,7 +618,7 @@ export function runInstallation(run: Run, inst: Installation, scopePath: string,
     enter('Completing', 'every subinstallation and deploy item succeeded');
   }
 
-  const exported = constructExports(run.store, inst, blueprint, parentCtx, imported.imports, result.deployItems, scopePath);
+  const exported = constructExports(run.store, inst, blueprint, parentCtx, imported.imports, result.deployItems, scopePath, run.deadline);
   if (!exported.ok) return failWith([exported.error]);
   result.exports = Object.fromEntries([...inst.exports.data.map((e) => e.name), ...inst.exports.targets.map((e) => e.name)].map((n) => [n, exported.exports[n]]));
   enter('Succeeded', 'exports written');

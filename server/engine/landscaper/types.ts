@@ -183,7 +183,9 @@ export type LandscaperErrorCode =
   | 'deploy_item_failed'
   | 'export_not_defined'
   | 'export_schema'
-  | 'export_conflict';
+  | 'export_conflict'
+  /** The root installation ran out of the time the host gives one (engine/host-clock.ts). */
+  | 'time_limit';
 
 export interface LandscaperError {
   code: LandscaperErrorCode;

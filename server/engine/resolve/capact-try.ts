@@ -8,6 +8,7 @@
 import { chooseImplementation, explain, type Explanation, type MergeMode, mergePolicies, parsePolicy, type Policy, type PolicyKind } from '../capact';
 import { loadObjects } from '../model/validate';
 import { capactInputOf } from './capact';
+import { unitDeadline } from '../host-clock';
 
 export const GLOBAL_POLICY = { kind: 'policy', namespace: 'system', name: 'global' } as const;
 
@@ -62,6 +63,6 @@ export function tryCapact(stored: readonly StoredLike[], input: TryItInput): Try
   // The policy's own merge settings, unless the caller tries others.
   const mode = input.mode ?? read.settings.mode;
   const merged = mergePolicies({ global: read.global, action }, { order: input.order ?? read.settings.order, mode });
-  const choice = chooseImplementation(read.hub, merged, { interface: input.interface }, { mode });
+  const choice = chooseImplementation(read.hub, merged, { interface: input.interface }, { mode, deadline: unitDeadline() });
   return { policy: source, problems: [], explanation: explain(choice), implementation: choice.implementation };
 }

@@ -10,6 +10,7 @@
 import { chooseImplementation, explain, loadHub, mergePolicies, parsePolicy, type Hub, type Policy } from '../capact';
 import type { Component } from '../model/kinds';
 import { mergeSettings, toHubManifest } from '../model/sources/capact';
+import { unitDeadline } from '../host-clock';
 
 /** The kinds this reads from the policy. */
 export const CAPACT_INPUT_KINDS: ReadonlySet<string> = new Set(['interface', 'implementation', 'type', 'attribute', 'typeinstance', 'policy']);
@@ -100,7 +101,8 @@ export class CapactChooser {
     if (globalErrors.length > 0) return { ok: false, error: `interface ${ref}: the Global policy cannot be read (${globalErrors[0]})` };
     // No Global policy is Capact's missing ConfigMap: nothing is allowed.
     const merged = mergePolicies({ global }, settings);
-    const choice = chooseImplementation(hub, merged, request, { mode: settings.mode });
+    // Made once per Interface for every claim that uses it: its own time, not the first such claim's.
+    const choice = chooseImplementation(hub, merged, request, { mode: settings.mode, deadline: unitDeadline() });
     if (!choice.implementation || !choice.ok) {
       const x = explain(choice);
       return { ok: false, error: `interface ${ref}: ${x.errors[0] ?? x.summary}` };

@@ -22,6 +22,8 @@ import {
   type Criteria,
   type LangError,
 } from '../lang';
+import { pastDeadline, unitDeadline } from '../host-clock';
+import type { Deadline } from '../lang/budget';
 import type { Bundle, LabelOperations, Service } from '../model/kinds';
 import { SYSTEM_NAMESPACE } from '../model/kinds';
 import type { PolicyUser } from '../model/users';
@@ -242,6 +244,10 @@ class ClaimWalk {
   private user!: PolicyUser;
   /** Aptomi's `Claim.ID`: namespace/claim/name. */
   private readonly claimId: string;
+  /** When this claim must be done, on the host's clock (host-clock.ts); none without one. */
+  private readonly deadline: Deadline | undefined = unitDeadline();
+  /** The same, as the options every template and expression of this claim runs with (made once: they run millions of times). */
+  private readonly budget: { deadline: Deadline } | undefined = this.deadline ? { deadline: this.deadline } : undefined;
 
   constructor(
     private readonly index: PolicyIndex,
@@ -367,6 +373,10 @@ class ClaimWalk {
       throw new ClaimFailure(
         `claim '${this.key}' walks more than ${MAX_LEVELS_PER_CLAIM} service levels (at '${node.serviceRef}', depth ${d}): components that use the same services fan out; give them allocation keys or share one component`,
       );
+    }
+    // Each template and expression looks at the clock as it runs; this is for a walk of many quick ones.
+    if (pastDeadline(this.deadline)) {
+      throw new ClaimFailure(`claim '${this.key}' ran out of its time (${this.deadline!.ms} ms) at service '${node.serviceRef}' (depth ${d})`);
     }
     const svc = index.service(node.serviceRef, node.namespace);
     if (!svc) {
@@ -742,7 +752,7 @@ class ClaimWalk {
       snapshot.Claim = this.claimView();
       let matchedCount = 0;
       for (const rule of rules) {
-        const m = criteriaMatch(rule.spec.criteria, snapshot, index.exprCache);
+        const m = criteriaMatch(rule.spec.criteria, snapshot, index.exprCache, this.budget);
         if (!m.ok) {
           throw new ClaimFailure(`error while processing rule '${rule.namespace}/${rule.name}': ${m.error.message}`, 'error', {
             code: 'expression',
@@ -754,7 +764,7 @@ class ClaimWalk {
         matchedCount++;
         const actions = rule.spec.actions;
         const changed = this.applyLabelOps(labels, params, actions['change-labels'], d, null);
-        const reason = this.tracing ? explain(rule.spec.criteria, snapshot, index) : '';
+        const reason = this.tracing ? explain(rule.spec.criteria, snapshot, index, this.budget) : '';
         if (this.tracing)
           this.step(d, 'rule', `rule ${rule.namespace}/${rule.name} (weight ${rule.spec.weight}) matched: ${reason}${changed ? `; ${changed}` : ''}`, {
           rule: `${rule.namespace}/${rule.name}`,
@@ -839,7 +849,7 @@ class ClaimWalk {
 
   private render(src: string, data: unknown, what: string, at: { object: string; path: (string | number)[] }): string {
     const t = compileTemplateCached(src, this.index.templateCache);
-    const r = t.ok ? renderTemplate(t.value, data) : t;
+    const r = t.ok ? renderTemplate(t.value, data, this.budget) : t;
     if (!r.ok) throw new ClaimFailure(`${what}: ${describe(r.error)}`, 'error', { code: 'template', ...at, line: r.error.line, column: r.error.column });
     return r.value;
   }
@@ -854,7 +864,7 @@ class ClaimWalk {
   ): Record<string, unknown> {
     if (!tree) return EMPTY;
     const plan = this.index.plan(tree);
-    const r = plan.ok ? renderPlan(plan.value, data) : plan;
+    const r = plan.ok ? renderPlan(plan.value, data, this.budget) : plan;
     if (!r.ok) {
       const ci = (bundle.spec.components ?? []).findIndex((c) => c.name === component);
       throw new ClaimFailure(`${what} of component '${component}' in bundle '${bundle.namespace}/${bundle.name}': ${describe(r.error)}`, 'error', {
@@ -878,12 +888,12 @@ class ClaimWalk {
    */
   private matches(criteria: Criteria | null | undefined, params: Record<string, unknown>, what: 'context' | 'component', name: string, owner: string): boolean {
     if (this.tracing) {
-      const m = evalCriteria(criteria, params, this.index.exprCache);
+      const m = evalCriteria(criteria, params, this.index.exprCache, this.budget);
       if (!m.ok) throw criteriaFailure(what, name, owner, m.error);
       this.reason = m.value.reason;
       return m.value.matched;
     }
-    const m = criteriaMatch(criteria, params, this.index.exprCache);
+    const m = criteriaMatch(criteria, params, this.index.exprCache, this.budget);
     if (!m.ok) throw criteriaFailure(what, name, owner, m.error);
     return m.value;
   }
@@ -898,8 +908,8 @@ function criteriaFailure(what: 'context' | 'component', name: string, owner: str
   return new ClaimFailure(`unable to test ${subject}: ${e.message}`);
 }
 
-function explain(criteria: Criteria | null | undefined, params: Record<string, unknown>, index: PolicyIndex): string {
-  const m = evalCriteria(criteria, params, index.exprCache);
+function explain(criteria: Criteria | null | undefined, params: Record<string, unknown>, index: PolicyIndex, budget: { deadline: Deadline } | undefined): string {
+  const m = evalCriteria(criteria, params, index.exprCache, budget);
   return m.ok ? m.value.reason : m.error.message;
 }
 

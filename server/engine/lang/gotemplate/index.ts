@@ -186,7 +186,7 @@ export function renderParamTree(
   limits?: Partial<TemplateLimits>,
 ): Result<unknown> {
   const plan = compileParamTree(tree, cache, limits);
-  return plan.ok ? renderPlan(plan.value, data, limits) : plan;
+  return plan.ok ? renderPlan(plan.value, data, limits ? { limits } : undefined) : plan;
 }
 
 /**
@@ -245,8 +245,8 @@ export function compileParamTree(tree: unknown, cache: TemplateCache = new Map()
  * Renders a plan. Constant subtrees are shared with the plan (and so with
  * every other rendering): treat results as read-only.
  */
-export function renderPlan(plan: ParamPlan, data: unknown, limits?: Partial<TemplateLimits>): Result<unknown> {
-  const state: PlanRun = { data, opts: limits ? { limits } : undefined, failure: undefined };
+export function renderPlan(plan: ParamPlan, data: unknown, options?: Omit<RenderOptions, 'name'>): Result<unknown> {
+  const state: PlanRun = { data, opts: options, failure: undefined };
   const value = runPlan(plan, state);
   return state.failure ? fail(state.failure) : ok(value);
 }

@@ -1,0 +1,70 @@
+/**
+ * Reads that evaluate the stored policy, answered on a resolver thread
+ * like a resolution: Landscaper's scope graph (its installations run —
+ * spiff mappings, Go templates, schemas), the Capact Hub's Interfaces, and
+ * where a service goes among its tenant's environments (Axebow selectors).
+ * No request text comes with them, but the policy is what users wrote: its
+ * evaluation has the languages' budgets and the host's clock per
+ * installation (engine/host-clock.ts), and never the thread that answers
+ * requests. The caller reads the database and keeps answers per
+ * generation; these are the pure part. The same functions answer in
+ * process when the resolver is inline.
+ */
+import type { EngineObject } from '../engine';
+import { selectEnvironment, type SelectionInput, type Selection } from '../engine/axebow/select';
+import { installInputOf } from '../engine/install';
+import { installAll, type InstallationResult } from '../engine/landscaper';
+import { removedInstallations, scopeGraph, type Removal, type ScopeGraph } from '../engine/landscaper/scope-graph';
+import { capactInputOf } from '../engine/resolve/capact';
+
+export type StoredReadRequest =
+  /**
+   * The scope graph of `objects` (Landscaper's kinds as stored); with
+   * `applied`, the root installations that generation ran and `objects`
+   * no longer has are drawn on their way out, in `removal`'s phase.
+   */
+  | { op: 'landscaperScopes'; objects: readonly EngineObject[]; applied?: { objects: readonly EngineObject[]; removal: Removal } }
+  /** The Interfaces of the Hub that `objects` (Capact's stored kinds) make, newest revision first per path. */
+  | { op: 'capactInterfaces'; objects: readonly EngineObject[] }
+  /** Where a service goes: `services` is what `$.service` reads for each candidate, by its id. */
+  | { op: 'placement'; input: PlacementInput };
+
+export type PlacementInput = Omit<SelectionInput, 'service'> & { services: Record<number, Record<string, unknown>> };
+
+export type StoredReadAnswer<R extends StoredReadRequest> = R extends { op: 'landscaperScopes' }
+  ? ScopeGraph
+  : R extends { op: 'capactInterfaces' }
+    ? { path: string; revisions: string[] }[]
+    : Selection;
+
+export function storedRead(req: StoredReadRequest): ScopeGraph | { path: string; revisions: string[] }[] | Selection {
+  switch (req.op) {
+    case 'landscaperScopes':
+      return landscaperScopes(req.objects, req.applied);
+    case 'capactInterfaces': {
+      const { hub } = capactInputOf(req.objects);
+      return Object.entries(hub.interfaces)
+        .map(([path, revs]) => ({ path, revisions: revs.map((r) => r.revision) }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    }
+    case 'placement': {
+      const { services, ...input } = req.input;
+      return selectEnvironment({ ...input, service: (c) => services[c.id] ?? {} });
+    }
+  }
+}
+
+function landscaperScopes(objects: readonly EngineObject[], applied: { objects: readonly EngineObject[]; removal: Removal } | undefined): ScopeGraph {
+  const run = installAll(installInputOf(objects));
+  let removed: InstallationResult[] = [];
+  if (applied) removed = removedInstallations(installAll(installInputOf(applied.objects)), run, applied.removal);
+  const declared = new Map<string, { namespace: string; dataObjects: Record<string, unknown>; targets: string[] }>();
+  for (const o of objects) {
+    if (o.kind !== 'dataobject' && o.kind !== 'target') continue;
+    const d = declared.get(o.namespace) ?? { namespace: o.namespace, dataObjects: {}, targets: [] };
+    if (o.kind === 'dataobject') d.dataObjects[o.name] = (o.spec as { data?: unknown }).data;
+    else d.targets.push(o.name);
+    declared.set(o.namespace, d);
+  }
+  return scopeGraph(run, [...declared.values()], removed);
+}
