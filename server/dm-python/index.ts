@@ -199,7 +199,7 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
     const expansion = context.expansion;
     const spent = expansion === undefined ? 0 : (used.get(expansion) ?? 0);
     const limitMs = limits.runMs - spent;
-    if (limitMs <= 0) return { ok: false, message: overTime(limits.runMs, true), reason: 'limit' };
+    if (limitMs <= 0) return { ok: false, message: overTime(limits.runMs, true), reason: 'limit', timedOut: true };
     const id = ++next;
     const flag = new Int32Array(new SharedArrayBuffer(4));
     // `template` names the file in tracebacks and in the module's __name__.
@@ -213,7 +213,7 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
       if (got && got.message.id === id) return account(got.message, expansion, spent);
       if (got) continue; // an answer to an earlier run this thread stopped waiting for
       const left = deadline - Date.now();
-      if (left <= 0) return { ok: false, message: 'the Python sandbox did not answer in time', reason: 'unavailable' };
+      if (left <= 0) return { ok: false, message: 'the Python sandbox did not answer in time', reason: 'unavailable', timedOut: true };
       Atomics.wait(flag, 0, 0, left);
     }
   };
@@ -228,7 +228,7 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
       if (used.size > ACCOUNTS) used.delete(used.keys().next().value!);
     }
     if (r.ok) return { ok: true, value: r.value };
-    if (r.timedOut) return { ok: false, message: overTime(limits.runMs, spent > 0), reason: 'limit' };
+    if (r.timedOut) return { ok: false, message: overTime(limits.runMs, spent > 0), reason: 'limit', timedOut: true };
     return { ok: false, message: r.message, reason: r.reason };
   }
 

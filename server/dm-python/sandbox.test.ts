@@ -35,7 +35,7 @@ describe('Python sandbox: limits', () => {
   test('a template that loops forever is stopped at its time limit, and the next one runs', () => {
     const t0 = Date.now();
     const r = run('def GenerateConfig(c):\n  while True:\n    pass\n');
-    assert.deepEqual(r, { ok: false, message: 'ran over its time limit of 3 s and was stopped', reason: 'limit' });
+    assert.deepEqual(r, { ok: false, message: 'ran over its time limit of 3 s and was stopped', reason: 'limit', timedOut: true });
     assert.ok(Date.now() - t0 < 3000 + 120_000, 'stopped, not left running');
     assert.deepEqual(run("def GenerateConfig(c):\n  return {'resources': []}\n"), { ok: true, value: { resources: [] } });
   });
@@ -317,7 +317,7 @@ describe('Python sandbox: a pool of warm processes', () => {
       assert.ok(started <= 2, `${started} processes started for one tenant's three expansions (one in use, one spare)`);
 
       const stuck = own.run('def GenerateConfig(c):\n  while True:\n    pass\n', { ...ctx('tenant-pool'), expansion: 104 }, {});
-      assert.deepEqual(stuck, { ok: false, message: 'ran over its time limit of 2 s and was stopped', reason: 'limit' });
+      assert.deepEqual(stuck, { ok: false, message: 'ran over its time limit of 2 s and was stopped', reason: 'limit', timedOut: true });
       assert.equal(seen(5, 105), null);
       assert.ok(own.stats().started > started, 'the stopped process was replaced');
 

@@ -108,6 +108,8 @@ function expandOutput(objects: readonly EngineObject[]): StageOutput {
       instances: [...keys].sort(),
       ...(keys[0] ? { instance: [...keys].sort()[0] } : {}),
       trace,
+      // Its templates ran out of their time (Jinja on the host's clock, Python on the sandbox's): not kept.
+      ...(r.errors.some((e) => e.budget === 'time') ? { timedOut: true as const } : {}),
     });
   }
   instances.sort((p, q) => (p.key < q.key ? -1 : p.key > q.key ? 1 : 0));

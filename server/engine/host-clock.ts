@@ -8,6 +8,11 @@
  * that unit's error ("… ran out of its time") rather than as a resolution
  * the host has to kill, with every other unit's answer lost with it.
  *
+ * Time depends on load; steps and sizes do not. A unit that ran out of
+ * its time says so (`ClaimOutcome.timedOut`) and nothing keeps that
+ * outcome: the session's next update resolves it again, and a revision
+ * holds back what it ran (plan/timed-out.ts) rather than removing it.
+ *
  * The engine reads no clock (purity.test.ts): the host that resolves (a
  * resolver thread, server/resolver/session.ts) grants one, as it grants
  * Deployment Manager's templates theirs (dm/index.ts, `useTemplateClock`).

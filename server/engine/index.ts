@@ -74,7 +74,12 @@ export interface ObjectChange {
 /** A source stage's working state over one input. */
 export interface StageRun {
   output(): StageOutput;
-  /** Absorb a change; false when it cannot (the engine then starts over with the full input). */
+  /**
+   * Absorb a change; false when it cannot (the engine then starts over with
+   * the full input). Requests whose outcome ran out of its time
+   * (`ClaimOutcome.timedOut`) are resolved again by every update, whatever
+   * it changed: the host's clock decided them, not the objects.
+   */
   update(change: ObjectChange): boolean;
   /** A request's outcome with its full decision trace, when the stage has requests of that key. */
   explain?(requestKey: string): ClaimOutcome | undefined;
@@ -102,8 +107,8 @@ export const APTOMI_RESOLVE: SourceStage = {
         const upserts = change.upserts.filter((o) => isAptomiKind(o.kind));
         const deletes = change.deletes.filter((o) => isAptomiKind(o.kind));
         if (!upserts.every((o) => o.kind === 'claim') || !deletes.every((o) => o.kind === 'claim')) return false;
-        if (upserts.length + deletes.length === 0) return true;
-        session.updateClaims({ upserts: claimsOf(upserts as readonly PolicyObjectInput[]), deletes: deletes.map((d) => claimKey(d)) });
+        // Even a change of nothing here: claims that ran out of their time are resolved again.
+        session.absorbClaims({ upserts: claimsOf(upserts as readonly PolicyObjectInput[]), deletes: deletes.map((d) => claimKey(d)) });
         return true;
       },
       explain: (key) => session.explain(key),

@@ -144,6 +144,7 @@ function installOutput(objects: readonly EngineObject[]): StageOutput {
       instances: keys.sort(),
       ...(keys[0] ? { instance: keys[0] } : {}),
       trace,
+      ...(results.some((r) => r.timedOut) ? { timedOut: true as const } : {}),
     });
   }
   instances.sort((p, q) => (p.key < q.key ? -1 : p.key > q.key ? 1 : 0));

@@ -46,9 +46,9 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
       ...(keys[0] ? { instance: keys[0] } : {}),
       trace,
     });
-    const fail = (message: string) => {
+    const fail = (message: string, timedOut = false) => {
       trace.push({ depth: 0, kind: 'error', message });
-      claims.push(outcome('error', [message], []));
+      claims.push({ ...outcome('error', [message], []), ...(timedOut ? { timedOut: true as const } : {}) });
     };
     const action = a.policy === undefined ? { policy: undefined, errors: [] } : parsePolicy(a.policy);
     if (action.errors.length > 0) {
@@ -59,7 +59,7 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
     const choice = chooseImplementation(hub, merged, { interface: a.interface }, { mode: settings.mode, deadline: unitDeadline() });
     const x = explain(choice);
     if (!choice.implementation || !choice.ok) {
-      fail(`interface ${ref}: ${x.errors[0] ?? x.summary}`);
+      fail(`interface ${ref}: ${x.errors[0] ?? x.summary}`, choice.errors.some((e) => e.code === 'time_limit'));
       continue;
     }
     const impl = `${choice.implementation.path}:${choice.implementation.revision}`;

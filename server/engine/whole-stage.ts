@@ -2,7 +2,9 @@
  * A source stage that recomputes its whole output from the objects it
  * reads (Capact's actions, Landscaper's installations): cheap next to
  * Aptomi's resolution, so a change to any object it reads re-runs it, and
- * a change to nothing it reads leaves its output as it is.
+ * a change to nothing it reads leaves its output as it is — unless a
+ * request in it ran out of its time (`ClaimOutcome.timedOut`): then every
+ * update re-runs it, as time is no property of the objects.
  *
  * Credentials the objects declare (kind registry) are followed into what
  * the stage renders, by value: these sources' templates (Go templates,
@@ -56,7 +58,8 @@ export function wholeStage(source: string, stage: SourceStageName, reads: Readon
       return {
         output: () => out,
         update(change) {
-          if (![...change.upserts, ...change.deletes].some((o) => reads.has(o.kind))) return true;
+          // What ran out of its time is computed again whatever changed (the clock decided it, not the objects).
+          if (![...change.upserts, ...change.deletes].some((o) => reads.has(o.kind)) && !out.claims.some((c) => c.timedOut)) return true;
           const gone = new Set(change.deletes.map(id));
           const replaced = new Map(change.upserts.filter((u) => reads.has(u.kind)).map((u) => [id(u), u]));
           objects = [...objects.filter((o) => !gone.has(id(o)) && !replaced.has(id(o))), ...replaced.values()];

@@ -31,13 +31,16 @@ export type StoredReadRequest =
 
 export type PlacementInput = Omit<SelectionInput, 'service'> & { services: Record<number, Record<string, unknown>> };
 
+/** A scope graph, and whether a root installation in it ran out of its time (a graph no one should keep). */
+export type ScopesAnswer = ScopeGraph & { timedOut?: true };
+
 export type StoredReadAnswer<R extends StoredReadRequest> = R extends { op: 'landscaperScopes' }
-  ? ScopeGraph
+  ? ScopesAnswer
   : R extends { op: 'capactInterfaces' }
     ? { path: string; revisions: string[] }[]
     : Selection;
 
-export function storedRead(req: StoredReadRequest): ScopeGraph | { path: string; revisions: string[] }[] | Selection {
+export function storedRead(req: StoredReadRequest): ScopesAnswer | { path: string; revisions: string[] }[] | Selection {
   switch (req.op) {
     case 'landscaperScopes':
       return landscaperScopes(req.objects, req.applied);
@@ -54,10 +57,12 @@ export function storedRead(req: StoredReadRequest): ScopeGraph | { path: string;
   }
 }
 
-function landscaperScopes(objects: readonly EngineObject[], applied: { objects: readonly EngineObject[]; removal: Removal } | undefined): ScopeGraph {
+function landscaperScopes(objects: readonly EngineObject[], applied: { objects: readonly EngineObject[]; removal: Removal } | undefined): ScopesAnswer {
   const run = installAll(installInputOf(objects));
   let removed: InstallationResult[] = [];
-  if (applied) removed = removedInstallations(installAll(installInputOf(applied.objects)), run, applied.removal);
+  const then = applied && installAll(installInputOf(applied.objects));
+  if (applied) removed = removedInstallations(then!, run, applied.removal);
+  const timedOut = [run, ...(then ? [then] : [])].some((r) => r.installations.some((i) => i.timedOut));
   const declared = new Map<string, { namespace: string; dataObjects: Record<string, unknown>; targets: string[] }>();
   for (const o of objects) {
     if (o.kind !== 'dataobject' && o.kind !== 'target') continue;
@@ -66,5 +71,6 @@ function landscaperScopes(objects: readonly EngineObject[], applied: { objects: 
     else d.targets.push(o.name);
     declared.set(o.namespace, d);
   }
-  return scopeGraph(run, [...declared.values()], removed);
+  const graph = scopeGraph(run, [...declared.values()], removed);
+  return timedOut ? { ...graph, timedOut } : graph;
 }

@@ -56,6 +56,7 @@ describe('a Python template that never ends, on a serving server', () => {
     const outcome = (await resolving).state.claims.find((c) => c.kind === 'deployment' && c.name === 'spin')!;
     assert.equal(outcome.status, 'error');
     assert.match(outcome.errors.join('\n'), /Python template 'app\.py' ran over its time limit of 2 s and was stopped/);
+    assert.equal(outcome.timedOut, true, 'a time limit decided it: the next generation expands it again');
     assert.ok(reads > 10, `${reads} reads while it ran`);
     assert.ok(slowest < 1000, `the slowest read took ${slowest.toFixed(0)} ms`);
 
@@ -83,5 +84,6 @@ describe('a Python template that never ends, on a serving server', () => {
     const many = (await services.resolution.ensure(w.generation)).state.claims.find((c) => c.kind === 'deployment' && c.name === 'many')!;
     assert.equal(many.status, 'error');
     assert.match(many.errors.join('\n'), /Python template 'spin\.py' ran over the Python sandbox's time limit of 2 s, which one deployment's Python templates share, and was stopped/);
+    assert.equal(many.timedOut, true);
   });
 });

@@ -25,8 +25,8 @@ import type { ScopeGraphView } from './landscaper.types';
 
 const KEEP = 8;
 
-/** A view as computed, and the objects it was computed from (for the credentials it may hold). */
-type Entry = { view: ScopeGraphView; objects: EngineObject[] };
+/** A view as computed, the objects it was computed from (for the credentials it may hold), and whether time decided it. */
+type Entry = { view: ScopeGraphView; objects: EngineObject[]; timedOut?: true };
 
 export class LandscaperService {
   private readonly cache = new Map<string, Promise<Entry>>();
@@ -62,9 +62,11 @@ export class LandscaperService {
     // Kept as it is computed: readers arriving meanwhile wait for the same run instead of starting their own.
     const entry = this.compute(generation, input, applied?.generation, newest?.status);
     this.cache.set(key, entry);
-    entry.catch(() => {
+    // Not kept when it failed, nor when a root installation ran out of its time: that is the clock's answer, not the policy's.
+    const forget = () => {
       if (this.cache.get(key) === entry) this.cache.delete(key);
-    });
+    };
+    entry.then((e) => e.timedOut && forget(), forget);
     while (this.cache.size > KEEP) this.cache.delete(this.cache.keys().next().value!);
     return entry;
   }
@@ -86,8 +88,8 @@ export class LandscaperService {
       applied = { objects: then, removal: newestStatus === 'applying' ? 'applying' : newestStatus === 'failed' ? 'failed' : 'waiting' };
     }
     try {
-      const graph = await this.resolver.run({ op: 'landscaperScopes', objects, ...(applied ? { applied } : {}) });
-      return { view: { generation, ...graph }, objects: read };
+      const { timedOut, ...graph } = await this.resolver.run({ op: 'landscaperScopes', objects, ...(applied ? { applied } : {}) });
+      return { view: { generation, ...graph }, objects: read, ...(timedOut ? { timedOut } : {}) };
     } catch (e) {
       if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `The installations of generation ${generation} could not be run: ${e.message}.`);
       throw e;

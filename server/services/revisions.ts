@@ -11,7 +11,7 @@ import type { AccessService } from './access';
 import type { Cluster } from '../engine/model/kinds';
 import { InlineResolver } from '../resolver';
 import { PolicyAdmission } from './admission';
-import { appliedState, planRevision, type PlanAction, type RevisionPlan, type SectionDeploys } from '../engine/plan';
+import { appliedState, holdBackTimedOut, planRevision, type PlanAction, type RevisionPlan, type SectionDeploys } from '../engine/plan';
 import type { DesiredState, PolicyObjectInput } from '../engine/resolve';
 import type { Instance } from '../engine/state';
 import type { EventRow, Repos, RevisionRow, SectionRow, StepRow } from '../repo/types';
@@ -140,7 +140,8 @@ export class RevisionService {
       const head = await this.revisions.head();
       const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
       const before = base ? await this.reallyDeployed(base) : null;
-      const after = (await this.resolution.ensure(generation)).state;
+      // What ran out of its time is held back as it ran, and carried over below as running.
+      const after = holdBackTimedOut(before, (await this.resolution.ensure(generation)).state);
       // The state has just crossed from the resolver thread (a long turn at hundreds of services): let the
       // requests that arrived meanwhile be read before planning takes another. Under load, the two in one
       // turn were most of the request thread's longest stalls, which every reader behind them waited out.

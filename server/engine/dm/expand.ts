@@ -176,8 +176,9 @@ class Expander {
       const started = clock?.();
       const ran = this.options.runPython(file.content, context, Object.fromEntries(this.files));
       if (clock && started !== undefined) this.pythonTime += clock() - started;
-      if (!ran.ok && ran.reason === 'limit') fail('limit', `Python template '${type}' ${ran.message}.`, stack, label);
-      if (!ran.ok && ran.reason === 'unavailable') fail('python_unavailable', `Python template '${type}' could not run: ${ran.message}.`, stack, label);
+      const clockSaid = !ran.ok && ran.timedOut ? 'time' : undefined;
+      if (!ran.ok && ran.reason === 'limit') fail('limit', `Python template '${type}' ${ran.message}.`, stack, label, clockSaid);
+      if (!ran.ok && ran.reason === 'unavailable') fail('python_unavailable', `Python template '${type}' could not run: ${ran.message}.`, stack, label, clockSaid);
       if (!ran.ok) fail('template', `Exception in template '${type}': ${ran.message}`, stack, label);
       if (typeof ran.value !== 'string') return ran.value;
       return this.parseOutput(ran.value, type, stack, label);

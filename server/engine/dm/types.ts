@@ -90,12 +90,15 @@ export type PythonRunner = (
   source: string,
   context: TemplateContext,
   modules: Record<string, string>,
-) => { ok: true; value: string | Json } | { ok: false; message: string; reason?: PythonFailure };
+) => { ok: true; value: string | Json } | { ok: false; message: string; reason?: PythonFailure; timedOut?: boolean };
 
 /**
  * Why a Python run failed: the template raised (`exception`, the default), it
  * was stopped at its time or memory limit (`limit`), or the sandbox itself
  * could not run it (`unavailable`: not the input's fault, so not remembered).
+ * `timedOut` says a clock decided it (the time limit, or a sandbox that did
+ * not answer in time): the expansion's error then names the `time` budget,
+ * and neither the expansion nor the deployment's outcome is kept.
  */
 export type PythonFailure = 'exception' | 'limit' | 'unavailable';
 
@@ -157,7 +160,7 @@ export interface DmError {
   resource?: string;
   /** The `(type, name)` chain from the top-level configuration down to the failing resource. */
   path?: { name: string; type: string }[];
-  /** For a `limit` error of a template's budget: which budget ran out. */
+  /** For a `limit` error of a template's budget: which budget ran out (`time` too for a Python template stopped by a clock). */
   budget?: BudgetKind;
 }
 

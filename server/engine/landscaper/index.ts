@@ -15,7 +15,7 @@
  * There is no registry offline: component descriptors contribute nothing
  * beyond the blueprint lookup, and `cd`/`components` bindings are empty.
  */
-import { unitDeadline } from '../host-clock';
+import { pastDeadline, unitDeadline } from '../host-clock';
 import { loadObjects } from './load';
 import { installationContext } from './naming';
 import {
@@ -88,12 +88,17 @@ export function installAll(input: InstallInput): InstallRun {
           errors: [{ code: blocked.has(name) ? (graph.errors.find((e) => e.cycle?.includes(name)) ? 'cycle' : 'duplicate_export') : 'predecessor_failed', installation: name, message }],
           deployItems: [],
           wiring: wiringOf(root),
+          // Waiting for a root that ran out of its time is that time's doing too.
+          ...(!blocked.has(name) && pending.some((p) => done.get(p)?.timedOut) ? { timedOut: true as const } : {}),
         };
         run.results.push(r);
         done.set(name, r);
         continue;
       }
-      done.set(name, runInstallation(run, root, name, ''));
+      const r = runInstallation(run, root, name, '');
+      // Whatever failed in its tree — a mapping, an execution, a subinstallation not started — a root past its time may have failed for that alone.
+      if (r.phase !== 'Succeeded' && pastDeadline(run.deadline)) r.timedOut = true;
+      done.set(name, r);
     }
   }
 

@@ -227,4 +227,10 @@ export interface InstallationResult {
   deployItems: DeployItem[];
   /** Which scope keys it imports from and exports to: the data-flow edges of the scope graph. */
   wiring: { imports: Wire[]; exports: Wire[] };
+  /**
+   * On a root: it failed having run out of its time (engine/host-clock.ts),
+   * or waited for a root that did. The clock decided it, not the objects,
+   * so nothing keeps this result.
+   */
+  timedOut?: true;
 }

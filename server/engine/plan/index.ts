@@ -13,6 +13,7 @@ import { ACTION_KINDS, diffStates, type ActionKind, type PlanAction, type PlanNo
 import { costAndQuota, type ClusterRef, type CostReport, type QuotaCheck } from './cost';
 import { orderSteps, type PlanStep } from './order';
 import { addReasons, clusterIndex, DeploysRecorder, finishReasons, instanceReach, type ManifestRead, type SectionDeploys } from './reach';
+import { holdBackTimedOut } from './timed-out';
 
 export type { ActionKind, PlanAction, PlanNote } from './diff';
 export type { ClusterRef, CostNote, CostReport, CostTarget, InstanceResources, QuotaCheck, ResourceTotals } from './cost';
@@ -20,6 +21,7 @@ export type { PlanStep } from './order';
 export { ACTION_KINDS, codeEqual, diffSortedLists, diffStates, parentRootKey, type InstanceDiff } from './diff';
 export { CostCalculator, costAndQuota, DEFAULT_CURRENCY, MIXED_CURRENCY } from './cost';
 export { orderSteps } from './order';
+export { holdBackTimedOut } from './timed-out';
 export { allowedKubernetesNamespaces, globMatch, chartRepoAllowed, instanceReach, kindScope, manifestObjects, MAX_REACH_REASONS, type SectionDeploys } from './reach';
 export * from './quantity';
 export { claimUsage, measure, tenantUsage, type ProbeMeasure, type ProbeMeasured, type UsageAsk, type UsageTotals } from './usage';
@@ -73,6 +75,8 @@ export interface RevisionInput {
 }
 
 export function planRevision(input: RevisionInput): RevisionPlan {
+  // A request that ran out of its time keeps what it ran (./timed-out.ts): every plan, of a revision or a preview.
+  input = { ...input, after: holdBackTimedOut(input.before, input.after) };
   const diff = diffStates(input.before, input.after);
   const steps = orderSteps(diff);
   const { cost, quota, overMarksClusters } = costAndQuota(diff.before.values(), diff.applied.values(), input.clusters);
@@ -127,11 +131,13 @@ export function planRevision(input: RevisionInput): RevisionPlan {
 
 /**
  * What runs once a revision is applied: the new state, except that
- * instances held back by an error keep what ran before (or are absent).
+ * instances held back by an error, or by a request that ran out of its
+ * time, keep what ran before (or are absent).
  * Store this as the applied state, so the next revision diffs against what
  * really runs.
  */
 export function appliedState(before: DesiredState | null, after: DesiredState): DesiredState {
+  after = holdBackTimedOut(before, after);
   const kept = new Map<string, Instance>();
   for (const i of before?.instances ?? []) if (!i.error) kept.set(i.key, i);
   const instances: Instance[] = [];

@@ -28,6 +28,8 @@ export type EffectiveComponent = Component & {
   injected?: { Parameters: Record<string, unknown>; TypeInstances: Record<string, { ID: string; Type: string; Value: unknown }> };
   /** Why the Interface gave no code (the claim fails with it). */
   interfaceError?: string;
+  /** The choice ran out of its time: the claims failed by it are not kept (ClaimOutcome.timedOut). */
+  interfaceTimedOut?: boolean;
 };
 
 /**
@@ -73,9 +75,16 @@ export function capactInputOf(objects: readonly { kind: string; namespace: strin
   };
 }
 
-type Choice = { ok: true; code: NonNullable<Component['code']>; implementation: string; injected: NonNullable<EffectiveComponent['injected']> } | { ok: false; error: string };
+type Choice =
+  | { ok: true; code: NonNullable<Component['code']>; implementation: string; injected: NonNullable<EffectiveComponent['injected']> }
+  | { ok: false; error: string; timedOut?: boolean };
 
-/** Choices for interface components, made once per Interface per input. */
+/**
+ * Choices for interface components, made once per Interface per input —
+ * except one that ran out of its time: that is kept only until the session
+ * moves on (`forgetTimedOut`), so that every claim of one resolution sees
+ * the same choice, and the next resolution makes it again.
+ */
 export class CapactChooser {
   private readonly input: CapactInput;
   private readonly choices = new Map<string, Choice>();
@@ -93,6 +102,18 @@ export class CapactChooser {
     return c;
   }
 
+  /** Drop the choices that ran out of their time; whether there were any. */
+  forgetTimedOut(): boolean {
+    let any = false;
+    for (const [ref, c] of this.choices) {
+      if (!c.ok && c.timedOut) {
+        this.choices.delete(ref);
+        any = true;
+      }
+    }
+    return any;
+  }
+
   private chooseOnce(ref: string): Choice {
     const i = ref.indexOf(':');
     const request = { interface: i < 0 ? { path: ref } : { path: ref.slice(0, i), revision: ref.slice(i + 1) } };
@@ -105,7 +126,7 @@ export class CapactChooser {
     const choice = chooseImplementation(hub, merged, request, { mode: settings.mode, deadline: unitDeadline() });
     if (!choice.implementation || !choice.ok) {
       const x = explain(choice);
-      return { ok: false, error: `interface ${ref}: ${x.errors[0] ?? x.summary}` };
+      return { ok: false, error: `interface ${ref}: ${x.errors[0] ?? x.summary}`, ...(choice.errors.some((e) => e.code === 'time_limit') ? { timedOut: true } : {}) };
     }
     const impl = `${choice.implementation.path}:${choice.implementation.revision}`;
     const code = this.input.keelsonCode(impl);

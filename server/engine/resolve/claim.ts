@@ -97,6 +97,8 @@ class ClaimFailure extends Error {
     message: string,
     readonly status: Exclude<ClaimStatus, 'resolved'> = 'error',
     readonly site: FailureSite = { code: status === 'rejected' ? 'claim_rejected' : 'claim_error' },
+    /** Time decided it, on a clock other than the claim's own (an Interface choice's). */
+    readonly timedOut = false,
   ) {
     super(message);
   }
@@ -282,6 +284,7 @@ class ClaimWalk {
   run(): ClaimResult {
     const { claim } = this;
     let status: ClaimStatus = 'resolved';
+    let timedOut = false;
     const errors: string[] = [];
     const diagnostics: Diagnostic[] = [];
     let rootKey: string | undefined;
@@ -329,6 +332,9 @@ class ClaimWalk {
     } catch (e) {
       if (!(e instanceof ClaimFailure)) throw e;
       status = e.status;
+      // Whatever failed — a template, an expression, the walk — a claim past its time may have failed for that alone
+      // (a rule's rejection is the policy's answer, whenever it came).
+      timedOut = e.timedOut || (e.status === 'error' && pastDeadline(this.deadline));
       errors.push(e.message);
       const { code, object, path, line, column } = e.site;
       diagnostics.push({
@@ -356,6 +362,7 @@ class ClaimWalk {
       ...(diagnostics.length > 0 ? { diagnostics } : {}),
       instances: this.sortedInstanceKeys(),
       trace: this.trace,
+      ...(timedOut ? { timedOut: true as const } : {}),
     };
     if (status === 'resolved' && rootKey) outcome.instance = rootKey;
     const shared = this.wholeReplay !== null && this.contributions === this.wholeReplay.byKey;
@@ -630,7 +637,9 @@ class ClaimWalk {
           continue;
         }
       }
-      if (comp.interfaceError) throw new ClaimFailure(`component ${comp.name} of bundle ${bundle.namespace}/${bundle.name}: ${comp.interfaceError}`);
+      if (comp.interfaceError) {
+        throw new ClaimFailure(`component ${comp.name} of bundle ${bundle.namespace}/${bundle.name}: ${comp.interfaceError}`, 'error', undefined, comp.interfaceTimedOut === true);
+      }
       if (index.componentReadsUser(comp)) this.uses('user');
       const { key, names: own } = level.component(comp.name);
       compKeys.set(comp.name, key);

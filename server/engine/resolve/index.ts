@@ -34,6 +34,8 @@ export class ResolveSession {
    * the session never changes, and callers must not change them either.
    */
   private readonly resolvedFrom = new Map<string, ClaimRef['spec']>();
+  /** Claims whose last outcome ran out of its time (ClaimOutcome.timedOut): resolved again by every update. */
+  private readonly timedOut = new Set<string>();
   private readonly opts: ResolveOptions;
 
   constructor(input: PolicyInput, opts: ResolveOptions = {}) {
@@ -47,6 +49,8 @@ export class ResolveSession {
     const r = resolveClaim(this.index, c, { trace: this.opts.trace });
     this.builder.set(r);
     this.resolvedFrom.set(r.key, c.spec);
+    if (r.outcome.timedOut) this.timedOut.add(r.key);
+    else this.timedOut.delete(r.key);
     return r;
   }
 
@@ -57,20 +61,33 @@ export class ResolveSession {
    * new session otherwise.
    */
   updateClaims(change: { upserts?: readonly ClaimRef[]; deletes?: readonly string[] }): DesiredState {
+    this.absorbClaims(change);
+    return this.state();
+  }
+
+  /**
+   * `updateClaims` without building the state. Claims that ran out of their
+   * time are resolved again whatever the change (an empty one too): the
+   * clock, not the policy, decided them, and an update is the next chance.
+   */
+  absorbClaims(change: { upserts?: readonly ClaimRef[]; deletes?: readonly string[] }): void {
     // Keep the index's claims current (explain() and later updates read them).
     for (const key of change.deletes ?? []) this.index.claims.delete(key);
     for (const c of change.upserts ?? []) this.index.claims.set(claimKey(c), c);
     for (const key of change.deletes ?? []) {
       this.builder.remove(key);
       this.resolvedFrom.delete(key);
+      this.timedOut.delete(key);
     }
+    this.index.forgetTimedOut();
+    const again = new Set(this.timedOut);
     for (const c of change.upserts ?? []) {
       const key = claimKey(c);
       const prev = this.resolvedFrom.get(key);
-      if (prev !== undefined && JSON.stringify(prev) === JSON.stringify(c.spec)) continue;
+      if (!again.delete(key) && prev !== undefined && JSON.stringify(prev) === JSON.stringify(c.spec)) continue;
       this.resolve(c);
     }
-    return this.state();
+    for (const key of again) this.resolve(this.index.claims.get(key)!);
   }
 
   /** One claim resolved again with its full decision trace (for the claim page). */

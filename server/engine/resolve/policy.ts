@@ -358,14 +358,33 @@ export class PolicyIndex {
       // A component naming a Capact Interface takes its code from the chosen Implementation; from here on it is a code component.
       list = sortComponents(bundle).map((c) => (c.interface ? this.viaInterface(c, c.interface) : c));
       this.sortedComponents.set(bundle, list);
+      if (list.some((c) => c.interfaceTimedOut)) this.timedOutBundles.add(bundle);
     }
     return list;
+  }
+
+  /** Bundles whose components hold an Interface choice that ran out of its time (see `forgetTimedOut`). */
+  private readonly timedOutBundles = new Set<Bundle>();
+
+  /**
+   * Forget the Interface choices that ran out of their time, and what was
+   * built from them, so that the claims resolved next choose again: time
+   * is no property of the policy. Claims of one resolution share a choice;
+   * the session calls this as it moves on to the next.
+   */
+  forgetTimedOut(): void {
+    if (!this.capact?.forgetTimedOut()) return;
+    for (const b of this.timedOutBundles) {
+      this.sortedComponents.delete(b);
+      this.discoveryReads.delete(b);
+    }
+    this.timedOutBundles.clear();
   }
 
   private viaInterface(c: Component, ref: string): EffectiveComponent {
     this.capact ??= new CapactChooser(this.capactObjects);
     const choice = this.capact.choose(ref);
-    if (!choice.ok) return { ...c, interface: ref, interfaceError: choice.error };
+    if (!choice.ok) return { ...c, interface: ref, interfaceError: choice.error, ...(choice.timedOut ? { interfaceTimedOut: true } : {}) };
     return { ...c, code: choice.code, interface: ref, implementation: choice.implementation, injected: choice.injected };
   }
 

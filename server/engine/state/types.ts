@@ -167,6 +167,14 @@ export interface ClaimOutcome {
   /** Every instance key the claim uses, sorted. */
   instances: string[];
   trace: TraceStep[];
+  /**
+   * It failed because it ran out of its time on the host's clock
+   * (engine/host-clock.ts), not because of anything in the policy: time
+   * depends on load, so the outcome is never kept — the next update
+   * resolves it again — and a revision holds back what it ran
+   * (plan/timed-out.ts) rather than removing it.
+   */
+  timedOut?: true;
 }
 
 export interface DesiredState {
