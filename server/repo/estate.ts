@@ -9,9 +9,9 @@ import { KeptReads } from './kept-reads';
 import type { SharedHeads } from './shared-heads';
 import { tenantAccounts, tenantEnvironments } from '../db/schema';
 import type { AccountRow, EnvironmentRow, EstateRepository, Marks } from './estate.types';
+import type { Same } from './same-type';
 
 // The stored rows are the contract's records.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const rowsMatch: [Same<typeof tenantAccounts.$inferSelect, AccountRow>, Same<typeof tenantEnvironments.$inferSelect, EnvironmentRow>] = [true, true];
 void rowsMatch;
 
@@ -28,22 +28,11 @@ export class DrizzleEstateRepository implements EstateRepository {
     private readonly db: Db,
     private readonly opts: { exclusive?: boolean; heads?: SharedHeads } = {},
   ) {
-    this.kept = new KeptReads(!!opts.exclusive, 10_000, opts.heads?.accessVersion);
+    this.kept = new KeptReads(!!opts.exclusive, 10_000, opts.heads?.accessVersion, () => opts.heads?.forget());
   }
 
   private readonly kept: KeptReads;
 
-  /** Forget around a write (before: no read made during it is kept; after: none made before it survives). */
-  private async writing<T>(f: () => Promise<T>): Promise<T> {
-    this.kept.clear();
-    try {
-      return await f();
-    } finally {
-      this.kept.clear();
-      // A later read of this process's requests checks the version this write moved.
-      this.opts.heads?.forget();
-    }
-  }
 
   async accounts(tenantId: number) {
     return this.kept.read(`accounts:${tenantId}`, () => this.db.select().from(tenantAccounts).where(eq(tenantAccounts.tenantId, tenantId)).orderBy(asc(tenantAccounts.name)));
@@ -56,14 +45,14 @@ export class DrizzleEstateRepository implements EstateRepository {
   }
 
   async addAccount(input: Omit<AccountRow, 'id' | 'createdAt'>) {
-    return this.writing(async () => {
+    return this.kept.writing(async () => {
       const [a] = await this.db.insert(tenantAccounts).values(input).onConflictDoNothing().returning();
       return a;
     });
   }
 
   async updateAccount(id: number, change: { marks?: Marks; labels?: Record<string, string> }) {
-    return this.writing(async () => {
+    return this.kept.writing(async () => {
       const set = { ...(change.marks ? { marks: change.marks } : {}), ...(change.labels ? { labels: change.labels } : {}) };
       if (Object.keys(set).length === 0) return (await this.db.select().from(tenantAccounts).where(eq(tenantAccounts.id, id)))[0];
       const [a] = await this.db.update(tenantAccounts).set(set).where(eq(tenantAccounts.id, id)).returning();
@@ -72,7 +61,7 @@ export class DrizzleEstateRepository implements EstateRepository {
   }
 
   async removeAccount(id: number) {
-    return this.writing(async () => {
+    return this.kept.writing(async () => {
       await this.db.transaction(async (tx) => {
         await tx.delete(tenantEnvironments).where(eq(tenantEnvironments.accountId, id));
         await tx.delete(tenantAccounts).where(eq(tenantAccounts.id, id));
@@ -81,7 +70,7 @@ export class DrizzleEstateRepository implements EstateRepository {
   }
 
   async removeForTenant(tenantId: number) {
-    return this.writing(async () => {
+    return this.kept.writing(async () => {
       await this.db.transaction(async (tx) => {
         const ids = (await tx.select({ id: tenantAccounts.id }).from(tenantAccounts).where(eq(tenantAccounts.tenantId, tenantId))).map((r) => r.id);
         if (ids.length > 0) await tx.delete(tenantEnvironments).where(inArray(tenantEnvironments.accountId, ids));
@@ -100,14 +89,14 @@ export class DrizzleEstateRepository implements EstateRepository {
   }
 
   async addEnvironment(input: Omit<EnvironmentRow, 'id' | 'createdAt'>) {
-    return this.writing(async () => {
+    return this.kept.writing(async () => {
       const [e] = await this.db.insert(tenantEnvironments).values(input).onConflictDoNothing().returning();
       return e;
     });
   }
 
   async updateEnvironment(id: number, change: { marks?: Marks; labels?: Record<string, string>; meta?: unknown }) {
-    return this.writing(async () => {
+    return this.kept.writing(async () => {
       const set = {
         ...(change.marks ? { marks: change.marks } : {}),
         ...(change.labels ? { labels: change.labels } : {}),
@@ -120,7 +109,7 @@ export class DrizzleEstateRepository implements EstateRepository {
   }
 
   async removeEnvironment(id: number) {
-    return this.writing(async () => {
+    return this.kept.writing(async () => {
       await this.db.delete(tenantEnvironments).where(eq(tenantEnvironments.id, id));
     });
   }

@@ -25,7 +25,20 @@ export class KeptReads {
     private readonly exclusive: boolean,
     private readonly max = 10_000,
     private readonly version?: () => Promise<number | undefined>,
+    /** Called after each of the owner's writes: a later read of this process's requests checks the version the write moved (shared-heads.ts). */
+    private readonly afterWrite?: () => void,
   ) {}
+
+  /** Runs the owner's write `f`, forgetting what was kept before it (no read made during it is kept) and after it (none made before it survives). */
+  async writing<T>(f: () => Promise<T>): Promise<T> {
+    this.clear();
+    try {
+      return await f();
+    } finally {
+      this.clear();
+      this.afterWrite?.();
+    }
+  }
 
   /**
    * `read()`'s answer for `key`, read once while nothing is written; each

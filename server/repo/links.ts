@@ -3,8 +3,8 @@ import { and, asc, eq, or } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { serviceLinks } from '../db/schema';
 import type { LinkEnds, LinkRepository, LinkRow } from './links.types';
+import type { Same } from './same-type';
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const rowsMatch: Same<typeof serviceLinks.$inferSelect, LinkRow> = true;
 void rowsMatch;
 

@@ -8,8 +8,8 @@ import { and, asc, eq, ne } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { tenantResources } from '../db/schema';
 import type { ResourceRepository, ResourceRow } from './resources.types';
+import type { Same } from './same-type';
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const rowsMatch: Same<typeof tenantResources.$inferSelect, ResourceRow> = true;
 void rowsMatch;
 

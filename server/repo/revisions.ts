@@ -30,9 +30,9 @@ import type {
   StepRow,
   StepStatus,
 } from './revisions.types';
+import type { Same } from './same-type';
 
 // The stored rows are the contract's records (the status column holds only the state machine's statuses).
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const rowsMatch: [
   Same<Omit<typeof revisions.$inferSelect, 'status'>, Omit<RevisionRow, 'status'>>,
   Same<typeof revisionSections.$inferSelect, SectionRow>,

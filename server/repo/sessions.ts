@@ -5,8 +5,8 @@ import { sessions } from '../db/schema';
 import { KeptReads } from './kept-reads';
 import type { SharedHeads } from './shared-heads';
 import type { SessionRepository, SessionRow } from './sessions.types';
+import type { Same } from './same-type';
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const rowsMatch: Same<typeof sessions.$inferSelect, SessionRow> = true;
 void rowsMatch;
 
@@ -23,25 +23,14 @@ export class DrizzleSessionRepository implements SessionRepository {
     private readonly db: Db,
     private readonly opts: { exclusive?: boolean; heads?: SharedHeads } = {},
   ) {
-    this.kept = new KeptReads(!!opts.exclusive, 10_000, opts.heads?.accessVersion);
+    this.kept = new KeptReads(!!opts.exclusive, 10_000, opts.heads?.accessVersion, () => opts.heads?.forget());
   }
 
   private readonly kept: KeptReads;
 
-  /** Forget around a write (before: no read made during it is kept; after: none made before it survives). */
-  private async writing<T>(f: () => Promise<T>): Promise<T> {
-    this.kept.clear();
-    try {
-      return await f();
-    } finally {
-      this.kept.clear();
-      // A later read of this process's requests checks the version this write moved.
-      this.opts.heads?.forget();
-    }
-  }
 
   async add(row: Omit<SessionRow, 'createdAt'>, now: Date): Promise<void> {
-    await this.writing(async () => {
+    await this.kept.writing(async () => {
       // Rows of sessions that ran out are of no use to anyone: a sign-in clears them, so the table holds live sessions.
       await this.db.delete(sessions).where(lt(sessions.expiresAt, now));
       await this.db.insert(sessions).values(row);
@@ -54,10 +43,10 @@ export class DrizzleSessionRepository implements SessionRepository {
   }
 
   async remove(id: string): Promise<boolean> {
-    return this.writing(async () => (await this.db.delete(sessions).where(eq(sessions.id, id)).returning({ id: sessions.id })).length === 1);
+    return this.kept.writing(async () => (await this.db.delete(sessions).where(eq(sessions.id, id)).returning({ id: sessions.id })).length === 1);
   }
 
   async removeAllOf(userId: string): Promise<number> {
-    return this.writing(async () => (await this.db.delete(sessions).where(eq(sessions.userId, userId)).returning({ id: sessions.id })).length);
+    return this.kept.writing(async () => (await this.db.delete(sessions).where(eq(sessions.userId, userId)).returning({ id: sessions.id })).length);
   }
 }

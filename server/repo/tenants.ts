@@ -10,9 +10,9 @@ import { accessVersion, tenantInvitations, tenantMembers, tenantNamespaces, tena
 import { KeptReads } from './kept-reads';
 import type { SharedHeads } from './shared-heads';
 import type { InvitationRow, MemberRow, TenantGrant, TenantNamespace, TenantRepository, TenantRole, TenantRow, TenantRules } from './tenants.types';
+import type { Same } from './same-type';
 
 // The stored rows are the contract's records.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const rowsMatch: [
   Same<typeof tenants.$inferSelect, TenantRow>,
   Same<typeof tenantMembers.$inferSelect, MemberRow>,

@@ -3,8 +3,8 @@ import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens } from '../db/schema';
 import type { TokenRepository, TokenRow } from './tokens.types';
+import type { Same } from './same-type';
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const rowsMatch: Same<typeof apiTokens.$inferSelect, TokenRow> = true;
 void rowsMatch;
 
