@@ -23,6 +23,7 @@ import { installAll } from './landscaper';
 import { loadObjects } from './model/validate';
 import type { PolicyUser } from './model/users';
 import { useEvaluationClock } from './host-clock';
+import { manyImplementationsHub, slowComponents, SLOW_TEMPLATE } from '../testing/slow-units';
 
 /** Grants the engine a clock that moves one millisecond per reading, and `ms` of it per unit. */
 function grantCountingClock(ms: number): void {
@@ -38,15 +39,13 @@ function load(yaml: string) {
   return r.objects;
 }
 
-/** A template of 80,000 steps (the budget is 100,000 per render): fine alone, slow eight times over. */
-const SLOW = '{{ range 40000 }}.{{ end }}';
 
 describe('an Aptomi claim', () => {
   const users: PolicyUser[] = [
     { name: 'dev', labels: {}, secrets: {} },
     { name: 'ops', labels: {}, secrets: {} },
   ];
-  const components = Array.from({ length: 8 }, (_, i) => `    - {name: c${i}, code: {type: helm, params: {dots: "${SLOW}"}}}`).join('\n');
+  const components = slowComponents();
   const policy = load(`
 - {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
 - {kind: rule, metadata: {namespace: main, name: place}, weight: 10, actions: {change-labels: {set: {target: k8s}}}}
@@ -92,7 +91,7 @@ ${components}
 describe('a Landscaper root installation', () => {
   const API = 'landscaper.gardener.cloud/v1alpha1';
   const blueprint = (b: Record<string, unknown>) => ({ 'blueprint.yaml': stringify({ apiVersion: API, kind: 'Blueprint', ...b }) });
-  const heavy = blueprint({ deployExecutions: [{ name: 'dots', type: 'GoTemplate', template: `dots: "${SLOW}"\n` }] });
+  const heavy = blueprint({ deployExecutions: [{ name: 'dots', type: 'GoTemplate', template: `dots: "${SLOW_TEMPLATE}"\n` }] });
   const blueprints = {
     // Eight subinstallations of one heavy execution each: the root's time is theirs together.
     tree: blueprint({ subinstallations: Array.from({ length: 8 }, (_, i) => ({ name: `c${i}`, blueprint: { ref: 'cd://componentReferences/heavy/resources/blueprint' } })) }),
@@ -126,31 +125,7 @@ describe('a Landscaper root installation', () => {
 
 describe('a Capact choice', () => {
   const users: PolicyUser[] = [{ name: 'dev', labels: {}, secrets: {} }];
-  // Many Implementations, each one path match: quick one by one, many in all.
-  const implementations = Array.from(
-    { length: 400 },
-    (_, i) => `ocfVersion: 0.0.1
-revision: 0.1.0
-kind: Implementation
-metadata: {prefix: cap.implementation.many, name: i${i}}
-spec:
-  implements: [{path: cap.interface.database.postgresql.install, revision: 0.1.0}]
-  keelson: {code: {type: helm, params: {chartName: i${i}}}}`,
-  ).join('\n---\n');
-  const policy = load(`ocfVersion: 0.0.1
-revision: 0.1.0
-kind: Interface
-metadata: {prefix: cap.interface.database.postgresql, name: install}
-spec: {input: {}, output: {}}
----
-${implementations}
----
-kind: policy
-metadata: {namespace: system, name: global}
-interface:
-  rules:
-    - interface: {path: cap.interface.database.postgresql.install}
-      oneOf: [{implementationConstraints: {path: "^cap\\\\.implementation\\\\.nowhere"}}, {implementationConstraints: {path: "i399$"}}]
+  const policy = load(`${manyImplementationsHub()}
 ---
 - {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
 - {kind: rule, metadata: {namespace: main, name: place}, weight: 10, actions: {change-labels: {set: {target: k8s}}}}

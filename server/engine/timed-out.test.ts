@@ -23,6 +23,7 @@ import { loadObjects } from './model/validate';
 import type { PolicyUser } from './model/users';
 import { appliedState, planRevision } from './plan';
 import type { DesiredState } from './state';
+import { manyImplementationsHub, slowComponents, SLOW_TEMPLATE } from '../testing/slow-units';
 
 let slow = false;
 
@@ -46,15 +47,13 @@ function load(yaml: string): EngineObject[] {
 
 const outcome = (state: DesiredState, name: string) => state.claims.find((c) => c.name === name)!;
 
-/** A template of 80,000 steps (the budget is 100,000 per render): fine alone, slow eight times over. */
-const SLOW = '{{ range 40000 }}.{{ end }}';
 
 describe('an Aptomi claim that ran out of its time', () => {
   const users: PolicyUser[] = [
     { name: 'dev', labels: {}, secrets: {} },
     { name: 'ops', labels: {}, secrets: {} },
   ];
-  const components = Array.from({ length: 8 }, (_, i) => `    - {name: c${i}, code: {type: helm, params: {dots: "${SLOW}"}}}`).join('\n');
+  const components = slowComponents();
   const policy = load(`
 - {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
 - {kind: rule, metadata: {namespace: main, name: place}, weight: 10, actions: {change-labels: {set: {target: k8s}}}}
@@ -108,31 +107,7 @@ ${components}
 
 describe('a Capact Interface choice that ran out of its time', () => {
   const users: PolicyUser[] = [{ name: 'dev', labels: {}, secrets: {} }];
-  // Many Implementations, each one path match: quick one by one, many in all.
-  const implementations = Array.from(
-    { length: 400 },
-    (_, i) => `ocfVersion: 0.0.1
-revision: 0.1.0
-kind: Implementation
-metadata: {prefix: cap.implementation.many, name: i${i}}
-spec:
-  implements: [{path: cap.interface.database.postgresql.install, revision: 0.1.0}]
-  keelson: {code: {type: helm, params: {chartName: i${i}}}}`,
-  ).join('\n---\n');
-  const policy = load(`ocfVersion: 0.0.1
-revision: 0.1.0
-kind: Interface
-metadata: {prefix: cap.interface.database.postgresql, name: install}
-spec: {input: {}, output: {}}
----
-${implementations}
----
-kind: policy
-metadata: {namespace: system, name: global}
-interface:
-  rules:
-    - interface: {path: cap.interface.database.postgresql.install}
-      oneOf: [{implementationConstraints: {path: "^cap\\\\.implementation\\\\.nowhere"}}, {implementationConstraints: {path: "i399$"}}]
+  const policy = load(`${manyImplementationsHub()}
 ---
 - {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
 - {kind: rule, metadata: {namespace: main, name: place}, weight: 10, actions: {change-labels: {set: {target: k8s}}}}
@@ -183,7 +158,7 @@ describe('a Landscaper root installation that ran out of its time', () => {
     (_, i) => `  - name: e${i}
     type: GoTemplate
     template: |
-      # ${SLOW}
+      # ${SLOW_TEMPLATE}
       deployItems:
         - name: d${i}
           type: landscaper.gardener.cloud/kubernetes-manifest
@@ -270,7 +245,7 @@ describe('the revision of a generation in which a claim ran out of its time', ()
     { name: 'dev', labels: {}, secrets: {} },
     { name: 'ops', labels: {}, secrets: {} },
   ];
-  const components = Array.from({ length: 8 }, (_, i) => `    - {name: c${i}, code: {type: helm, params: {dots: "${SLOW}"}}}`).join('\n');
+  const components = slowComponents();
   const yaml = (extra = '') => `
 - {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
 - {kind: rule, metadata: {namespace: main, name: place}, weight: 10, actions: {change-labels: {set: {target: k8s}}}}

@@ -19,6 +19,7 @@ import type { Repos } from '../repo/types';
 import type { Actor } from './actor';
 import { createServices, type Services } from './index';
 import type { StoredPlan } from './revisions.types';
+import { slowComponents, SLOW_TEMPLATE } from '../testing/slow-units';
 
 const sam: Actor = { id: 'local:Sam', name: 'Sam', labels: { is_operator: 'true' }, provider: 'test' };
 
@@ -29,8 +30,6 @@ function grantClock(): void {
   useEvaluationClock(() => (slow ? t++ : t), 1000);
 }
 
-/** A template of 80,000 steps (the budget is 100,000 per render): fine alone, slow eight times over. */
-const SLOW = '{{ range 40000 }}.{{ end }}';
 
 describe('a claim that ran out of its time, through revisions', () => {
   let repos: Repos;
@@ -56,7 +55,7 @@ describe('a claim that ran out of its time, through revisions', () => {
     assert.equal((await repos.revisions.get(id))!.status, 'accepted');
   };
 
-  const components = Array.from({ length: 8 }, (_, i) => `    - {name: c${i}, code: {type: helm, params: {dots: "${SLOW}"}}}`).join('\n');
+  const components = slowComponents();
   const POLICY = `
 - {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
 - {kind: rule, metadata: {namespace: main, name: place}, weight: 10, actions: {change-labels: {set: {target: k8s}}}}
@@ -130,7 +129,7 @@ describe("Landscaper's scope graph when a root installation ran out of its time"
 
   const API = 'apiVersion: landscaper.gardener.cloud/v1alpha1';
   // Eight executions of 80,000 steps each: the root's time is theirs together.
-  const executions = Array.from({ length: 8 }, (_, i) => `  - {name: e${i}, type: GoTemplate, template: "n${i}: '${SLOW}'"}`).join('\n');
+  const executions = Array.from({ length: 8 }, (_, i) => `  - {name: e${i}, type: GoTemplate, template: "n${i}: '${SLOW_TEMPLATE}'"}`).join('\n');
   const POLICY = `${API}
 kind: Blueprint
 metadata: {name: heavy, namespace: ls}
