@@ -129,19 +129,35 @@ for (const backend of backends()) {
         const first = await acceptedRevision(1);
         await acceptedRevision(1);
         // Another worker's claim transaction holds the oldest job's row.
+        // The order comes from the database, not from sleeps: the other worker holds the row before this
+        // claim starts, and lets go only once the claim is seen waiting for that row's lock.
         const other = postgres(h.url!, { max: 1, onnotice: () => {} });
+        const watcher = postgres(h.url!, { max: 1, onnotice: () => {} });
         try {
+          let held!: () => void;
+          let release!: () => void;
+          const holdsRow = new Promise<void>((r) => (held = r));
+          const released = new Promise<void>((r) => (release = r));
           const holding = other.begin(async (tx) => {
             await tx`select id from jobs where id = ${first.jobId} for update`;
-            await new Promise((r) => setTimeout(r, 300));
+            held();
+            await released;
             await tx`update jobs set status = 'running', locked_by = 'worker-x', locked_at = now() where id = ${first.jobId}`;
           });
-          await new Promise((r) => setTimeout(r, 50));
-          const mine = await revs.claim('worker-a', 60_000);
+          await holdsRow;
+          let answered = false;
+          const claiming = revs.claim('worker-a', 60_000).finally(() => (answered = true));
+          // Until the claim's statement waits on a lock (pg_stat_activity says so), asked again each turn; a claim
+          // that does not wait (one that skipped the locked row) answers first and is judged below.
+          while (!answered && (await watcher`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%from jobs%'`).length === 0) {
+            await new Promise((r) => setImmediate(r));
+          }
+          release();
+          const mine = await claiming;
           await holding;
           assert.equal(mine, undefined, 'not the second job: revisions apply strictly in order');
         } finally {
-          await other.end();
+          await Promise.all([other.end(), watcher.end()]);
         }
         await drain();
       });
