@@ -50,6 +50,21 @@ describe('keelson expand', () => {
     assert.deepEqual(parse(py.out), parse(readFileSync(`${TEMPLATES}/python_and_jinja_template_result.yaml`, 'utf8')));
   });
 
+  test('a type naming a template by URL or registry name stays a primitive, and the command says so (it does not fetch)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keelson-expand-url-'));
+    try {
+      const config = join(dir, 'remote.yaml');
+      writeFileSync(config, 'resources:\n- name: web\n  type: https://templates.example/web.jinja\n  properties: {port: 80}\n- name: db\n  type: github.com/acme/dm-templates/storage/postgres:v1\n');
+      const r = await cli('expand', config, '--format', 'json');
+      assert.equal(r.code, 0, r.err);
+      assert.deepEqual(JSON.parse(r.out).layout.resources.map((x: { type: string }) => x.type), ['https://templates.example/web.jinja', 'github.com/acme/dm-templates/storage/postgres:v1']);
+      assert.match(r.err, /type 'https:\/\/templates\.example\/web\.jinja' refers to a template elsewhere, which keelson expand does not fetch/);
+      assert.match(r.err, /type 'github\.com\/acme\/dm-templates\/storage\/postgres:v1' refers to a template elsewhere/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a missing import names the file; usage errors exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'keelson-expand-'));
     after(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,6 +11,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
 import { expand } from '../engine/dm';
 import { pythonSandbox } from '../dm-python';
+import { templateReference } from '../services/dm-templates';
 import { parse, UsageError } from './args';
 import type { Io } from './main';
 
@@ -33,6 +34,20 @@ Python templates run in Pyodide, in a process with no network (Linux
 network namespaces); where the host has none they are refused.
 Exit 0 on success, 1 when the configuration does not expand, 2 on usage errors.
 `;
+
+/** The types in a layout that name a template by URL or registry name. */
+function remoteTypes(layout: unknown): string[] {
+  const found = new Set<string>();
+  const walk = (node: unknown) => {
+    for (const r of ((node as { resources?: unknown } | null)?.resources as unknown[] | undefined) ?? []) {
+      const type = (r as { type?: unknown } | null)?.type;
+      if (typeof type === 'string' && templateReference(type)) found.add(type);
+      walk(r);
+    }
+  };
+  walk(layout);
+  return [...found];
+}
 
 /** Most files one expansion reads, and the largest one. */
 const MAX_FILES = 100;
@@ -147,6 +162,10 @@ export async function expandCommand(argv: string[], io: Io): Promise<number> {
     for (const e of r.errors) io.err(`${e.message}\n`);
     return 1;
   }
+  // The console fetches templates named by URL or registry name from the
+  // hosts its operator allows; this command reads no network, so such a type
+  // stays a primitive here — said, not silent.
+  for (const type of remoteTypes(r.layout)) io.err(`keelson expand: type '${type}' refers to a template elsewhere, which keelson expand does not fetch (it works offline); it stays a primitive\n`);
   const output = { config: r.config, layout: r.layout };
   io.out(parsed.values.format === 'json' ? JSON.stringify(output, null, 2) + '\n' : stringify(output));
   return 0;

@@ -87,6 +87,12 @@ export async function main(argv: string[], io: Io = { out: (s) => process.stdout
 
 const invokedDirectly = process.argv[1] && /cli[\\/]main\.ts$/.test(process.argv[1]);
 if (invokedDirectly) {
+  // `keelson resolve … | head` closes the pipe early: that is the reader
+  // being done, not an error worth a stack trace.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(process.exitCode ?? 0);
+  });
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -166,7 +166,7 @@ export async function revisionsCommand(argv: string[], io: Io): Promise<number> 
     if (e instanceof UsageError) return usage(io, REVISIONS_HELP, e.message);
     throw e;
   }
-  if (!sub || sub === 'help' || p.values.help) {
+  if (!sub || sub === 'help' || sub === '--help' || sub === '-h' || p.values.help) {
     io.out(REVISIONS_HELP);
     return sub ? 0 : 2;
   }
