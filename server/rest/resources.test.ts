@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { restHarness } from '../testing/rest';
+import { TEST_CA_CERT, TEST_OTHER_KEY, TEST_SHOP_CERT, TEST_SHOP_KEY } from '../testing/tls';
 
 
 describe('REST API: registered resources', () => {
@@ -60,5 +61,31 @@ describe('REST API: registered resources', () => {
     assert.equal((await call('Alice', 'DELETE', '/tenant/acme/domain/shop')).status, 200);
     assert.equal((await call('Alice', 'GET', '/tenant/acme/domain/shop')).status, 404);
     assert.equal((await call('Alice', 'GET', '/tenant/acme/widget')).status, 400, 'unknown kinds are refused by name');
+  });
+
+  test('certificates and CAs are what they claim to be: parsed, key matched, CA checked, the field named in the 400', async () => {
+    const garbage = '-----BEGIN CERTIFICATE-----\nabc\n-----END CERTIFICATE-----';
+    const refused = async (kind: string, name: string, body: unknown, field: RegExp) => {
+      const r = await call('Alice', 'POST', `/tenant/acme/${kind}/${name}`, body);
+      assert.equal(r.status, 400, `${kind} ${name}: ${JSON.stringify(r.body)}`);
+      assert.match(String(r.body.content?.message), field);
+      assert.equal((await call('Alice', 'GET', `/tenant/acme/${kind}/${name}`)).status, 404, 'nothing was registered');
+    };
+    await refused('certificate', 'bad-cert', { domain: 'shop.example.com', cert: garbage, key: TEST_SHOP_KEY }, /^certificate cert: is not a certificate that can be read/);
+    await refused('certificate', 'bad-key', { domain: 'shop.example.com', cert: TEST_SHOP_CERT, key: '-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----' }, /^certificate key: is not a private key that can be read/);
+    await refused('certificate', 'other-key', { domain: 'shop.example.com', cert: TEST_SHOP_CERT, key: TEST_OTHER_KEY }, /^certificate key: is not the private key of the certificate \(CN=shop\.example\.com\)/);
+    await refused('certificate', 'other-domain', { domain: 'blog.example.com', cert: TEST_SHOP_CERT, key: TEST_SHOP_KEY }, /^certificate domain: blog\.example\.com is not a name the certificate is for \(DNS:shop\.example\.com\)/);
+    await refused('certificate', 'key-as-cert', { domain: 'shop.example.com', cert: TEST_SHOP_KEY, key: TEST_SHOP_KEY }, /^certificate cert: is a PRIVATE KEY, not a CERTIFICATE/);
+    await refused('certificate', 'trailing', { domain: 'shop.example.com', cert: `${TEST_SHOP_CERT}\nnot pem`, key: TEST_SHOP_KEY }, /^certificate cert: must hold only PEM certificate blocks/);
+    await refused('ca', 'bad-ca', { ca: garbage }, /^ca ca: is not a certificate that can be read/);
+    await refused('ca', 'leaf-ca', { ca: TEST_SHOP_CERT }, /^ca ca: is not a CA: its basicConstraints do not say CA:TRUE \(CN=shop\.example\.com\)/);
+
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/certificate/shop-tls', { domain: 'shop.example.com', cert: `${TEST_SHOP_CERT}${TEST_CA_CERT}`, key: TEST_SHOP_KEY })).status, 201, 'a chain with its key');
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/ca/test-ca', { ca: TEST_CA_CERT })).status, 201);
+    // An update is checked as a registration is, and a refused one keeps what was there.
+    const update = await call('Alice', 'PUT', '/tenant/acme/certificate/shop-tls', { domain: 'shop.example.com', cert: TEST_SHOP_CERT, key: TEST_OTHER_KEY });
+    assert.equal(update.status, 400);
+    assert.match(String(update.body.content?.message), /^certificate key: /);
+    assert.equal((await call('Alice', 'GET', '/tenant/acme/certificate/shop-tls?reveal=true')).body.data?.secret, TEST_SHOP_KEY);
   });
 });

@@ -13,6 +13,7 @@ import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
+import { checkCa, checkCertificate } from './resource-pem';
 import { RESOURCE_SPECS, type ResourceView } from './resources.types';
 import type { SecretBox } from './secret-box';
 
@@ -77,6 +78,10 @@ export class ResourceService {
       const i = r.error.issues[0]!;
       throw new AppError('INVALID_INPUT', `${kind} ${i.path.join('.') || 'body'}: ${i.message}`);
     }
+    // PEM markers prove nothing: what is between them must parse, and be what the kind says it is.
+    const data = r.data as Record<string, string>;
+    const problem = kind === 'certificate' ? checkCertificate({ cert: data.cert!, key: data.key!, domain: data.domain! }) : kind === 'ca' ? checkCa(data.ca!, 'ca') : null;
+    if (problem) throw new AppError('INVALID_INPUT', `${kind} ${problem.field}: ${problem.message}`);
     const spec = { ...(r.data as Record<string, unknown>) };
     const field = SECRET_FIELD[kind];
     let sealed: string | null = null;
