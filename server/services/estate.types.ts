@@ -60,7 +60,10 @@ export const environmentOutput = z.object({
   marks: marksOutput,
   labels: z.record(z.string(), z.string()),
   meta: z.unknown(),
+  /** What the services placed in this environment use. */
   usage: usageOutput,
+  /** What the tenant's services use on the environment's whole cluster: all its environments there, and services placed in none. */
+  clusterUsage: usageOutput,
   /** `ok`, or `over-marks` with the dimensions over their mark. */
   status: z.object({ state: z.enum(['ok', 'over-marks']), over: z.array(z.string()) }),
   createdBy: z.string(),
