@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { restHarness } from '../testing/rest';
+import { SEALED_DATA } from '../services/resources.types';
 import { TEST_CA_CERT, TEST_OTHER_KEY, TEST_SHOP_CERT, TEST_SHOP_KEY } from '../testing/tls';
 
 
@@ -29,7 +30,7 @@ describe('REST API: registered resources', () => {
 
     const sec = await call('Alice', 'POST', '/tenant/acme/secret/db', { value: 'hunter2' });
     assert.equal(sec.status, 201);
-    assert.deepEqual([sec.body.data?.hasSecret, sec.body.data?.secret, sec.body.data?.spec], [true, undefined, {}]);
+    assert.deepEqual([sec.body.data?.hasSecret, sec.body.data?.secret, sec.body.data?.spec], [true, undefined, { data: SEALED_DATA }]);
     // At rest: sealed, not the value.
     const stored = await api.repos.resources.get((await api.repos.tenants.byName('acme'))!.id, 'secret', 'db');
     assert.ok(stored?.sealed?.startsWith('v1.'));
@@ -87,5 +88,57 @@ describe('REST API: registered resources', () => {
     assert.equal(update.status, 400);
     assert.match(String(update.body.content?.message), /^certificate key: /);
     assert.equal((await call('Alice', 'GET', '/tenant/acme/certificate/shop-tls?reveal=true')).body.data?.secret, TEST_SHOP_KEY);
+  });
+
+  test("bodies as the Axebow document gives them: {data, meta?, selector?} in, #Resource out, secret data sealed", async () => {
+    // §5.10.5's #ResourceSpec for a port: {data: <uint16>}.
+    const port = await call('Alice', 'POST', '/tenant/acme/port/doc', { data: 30100, meta: { team: 'web' }, selector: ['$.environment.meta.tier', 'prod', '::eq'] });
+    assert.equal(port.status, 201, JSON.stringify(port.body));
+    assert.deepEqual(
+      { id: port.body.data?.id, spec: port.body.data?.spec, meta: port.body.data?.meta, selector: port.body.data?.selector, status: port.body.data?.status },
+      {
+        id: { name: 'doc', kind: 'port', parent: { name: 'acme', kind: 'tenant' } },
+        spec: { data: 30100 },
+        meta: { team: 'web' },
+        selector: ['$.environment.meta.tier', 'prod', '::eq'],
+        status: { clusters: {}, requested: {}, environment: {} },
+      },
+    );
+    // Still unique across tenants, whichever shape registered it.
+    assert.equal((await call('Bob', 'POST', '/tenant/beta/port/doc', { port: 30100 })).body.code, 'ResourceTaken');
+    // Flat bodies keep working, and answer the same shape.
+    assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/port/web')).body.data?.spec, { data: 30090 });
+
+    // A secret's data is a string; answers show it sealed unless revealed by an owner or admin.
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/secret/doc', { data: 'swordfish' })).status, 201);
+    const shown = await call('Carol', 'GET', '/tenant/acme/secret/doc');
+    assert.deepEqual(shown.body.data?.spec, { data: SEALED_DATA });
+    assert.doesNotMatch(JSON.stringify(shown.body), /swordfish/);
+    assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/secret/doc?reveal=true')).body.data?.spec, { data: 'swordfish' });
+    // What an answer showed is not a secret: sending it back is refused, and the secret is kept.
+    const copied = await call('Alice', 'PUT', '/tenant/acme/secret/doc', { data: SEALED_DATA });
+    assert.equal(copied.status, 400);
+    assert.match(String(copied.body.content?.message), /^secret data: shows/);
+    assert.equal((await call('Alice', 'GET', '/tenant/acme/secret/doc?reveal=true')).body.data?.secret, 'swordfish');
+
+    // A certificate's data is {cert, key, domain}; its key is sealed, and problems name the field under data.
+    const cert = await call('Alice', 'POST', '/tenant/acme/certificate/doc-tls', { data: { domain: 'shop.example.com', cert: TEST_SHOP_CERT, key: TEST_SHOP_KEY } });
+    assert.equal(cert.status, 201, JSON.stringify(cert.body));
+    assert.deepEqual(cert.body.data?.spec, { data: { domain: 'shop.example.com', cert: TEST_SHOP_CERT, key: SEALED_DATA } });
+    const wrongKey = await call('Alice', 'PUT', '/tenant/acme/certificate/doc-tls', { data: { domain: 'shop.example.com', cert: TEST_SHOP_CERT, key: TEST_OTHER_KEY } });
+    assert.match(String(wrongKey.body.content?.message), /^certificate data\.key: is not the private key/);
+    const ca = await call('Alice', 'PUT', '/tenant/acme/port/doc', { data: 30101, selector: ['::and'] });
+    assert.equal(ca.status, 400, 'a selector that could never run is refused when written');
+    assert.match(String(ca.body.content?.message), /^port selector: /);
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/domain/doc', { data: 'blog.example.com' })).body.data?.spec?.data, 'blog.example.com');
+    const vol = await call('Alice', 'POST', '/tenant/acme/volume/doc', { data: { items: 3, size: '5G', type: 'replicated', provider: 'csi.example' } });
+    assert.deepEqual(vol.body.data?.spec, { data: { items: 3, size: '5G', type: 'replicated', provider: 'csi.example' } });
+
+    // Where a service uses it: status counts per account/environment and names the cluster.
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main', {})).status, 201);
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main/environment/prod', { cluster: 'k8s-example' })).status, 201);
+    const svc = await call('Alice', 'POST', '/tenant/acme/service/shop2', { service: 'social/twitter_stats', environment: 'main/prod', labels: { ingress: 'port:doc' } });
+    assert.ok([200, 202].includes(svc.status), JSON.stringify(svc.body));
+    assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/port/doc')).body.data?.status, { clusters: { 'system/k8s-example': true }, requested: { main: 1 }, environment: { 'main/prod': 1 } });
   });
 });
