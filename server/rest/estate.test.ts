@@ -15,6 +15,7 @@ import { serveForTests, testAuth, type TestServer } from '../testing/rest';
 import { API_PREFIX } from './dispatch';
 import { restApi } from './index';
 import { restHarness } from '../testing/rest';
+import { createCaller } from '../api/root';
 import { RateLimiter } from './rate-limit';
 
 const SAM: Actor = { id: 'local:Sam', name: 'Sam', labels: loadLocalUsers().find((u) => u.name === 'Sam')!.labels, provider: 'test' };
@@ -148,6 +149,16 @@ describe('REST API: environments sharing a cluster', () => {
     // The cluster's total is the same seen from either environment: the tenant's whole use of k8s-example.
     assert.deepEqual(prod.clusterUsage, dev.clusterUsage);
     assert.deepEqual(dev.clusterUsage, dev.usage);
+    // The console's tenant page reads the same figures for every environment at once.
+    const alice: Actor = { id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' };
+    const page = await createCaller({ actor: alice, services: api.services }).tenants.environments({ tenant: 'acme' });
+    assert.deepEqual(
+      page.map((e) => [`${e.account}/${e.name}`, e.usage.services, e.clusterUsage.services]),
+      [
+        ['main/dev', 1, 1],
+        ['main/prod', 0, 1],
+      ],
+    );
     // Without an instances mark of its own, dev is held to the account's: one instance is fewer than it runs.
     assert.equal((await call('Alice', 'PATCH', '/tenant/acme/account/main', { marks: { vcpu: 8, memory: '16Gi', instances: 1 } })).status, 200);
     assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/account/main/environment/dev')).body.data?.status, { state: 'over-marks', over: ['instances'] });

@@ -273,6 +273,13 @@ export class EstateService {
     return Promise.all((await this.repos.estate.environments(a.id)).map((e) => this.environmentView(t, a, e)));
   }
 
+  /** Every environment of the tenant, each with its own usage and its cluster's total (the console's tenant page). */
+  async tenantEnvironments(actor: MaybeActor, input: { tenant: string }): Promise<EnvironmentView[]> {
+    const who = this.signedIn(actor, 'see environments');
+    const t = await this.tenantFor(who, input.tenant, 'plain', 'see its environments');
+    return Promise.all((await this.environmentsOf(t.id)).map(({ account, env }) => this.environmentView(t, account, env)));
+  }
+
   async getEnvironment(actor: MaybeActor, input: { tenant: string; account: string; environment: string }): Promise<EnvironmentView> {
     const who = this.signedIn(actor, 'see environments');
     const t = await this.tenantFor(who, input.tenant, 'plain', 'see its environments');

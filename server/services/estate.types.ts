@@ -24,6 +24,9 @@ export const environmentInput = z.object({
 });
 export const environmentUpdateInput = z.object({ marks: marksInput.optional(), labels: labels.optional(), meta: z.record(z.string(), z.unknown()).optional() });
 
+/** The console's tenant page: every environment of a tenant. */
+export const tenantEnvironmentsInput = z.object({ tenant: z.string().min(1).max(64) });
+
 export type MarksInput = z.infer<typeof marksInput>;
 export type AccountInput = z.infer<typeof accountInput>;
 export type AccountUpdateInput = z.infer<typeof accountUpdateInput>;
