@@ -162,5 +162,9 @@ describe('REST API: environments sharing a cluster', () => {
     // Without an instances mark of its own, dev is held to the account's: one instance is fewer than it runs.
     assert.equal((await call('Alice', 'PATCH', '/tenant/acme/account/main', { marks: { vcpu: 8, memory: '16Gi', instances: 1 } })).status, 200);
     assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/account/main/environment/dev')).body.data?.status, { state: 'over-marks', over: ['instances'] });
+    // Moving the service to prod counts it in prod, though its stored labels still say dev: prod has room for one instance.
+    const moved = await call('Alice', 'PATCH', `/tenant/acme/service/stats/revision/${created.body.data?.revision.id}`, { environment: 'main/prod' });
+    assert.equal(moved.status, 422, JSON.stringify(moved.body));
+    assert.match(String(moved.body.content?.message), /would take environment main\/prod over its marks \(instances: \d+ needed, 1 allowed\)/);
   });
 });

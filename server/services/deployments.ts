@@ -216,10 +216,12 @@ export class DeploymentService {
     labels: Record<string, string> | null | undefined,
     usage: DesiredState | ((env: EnvironmentRow) => Promise<Usage>),
     when: string,
+    /** The claim (`ns/name`) being admitted: counted in the environment its labels here name. */
+    claimRef?: string,
   ): Promise<void> {
     const placed = await this.environmentOfClaim(t, labels);
     if (!placed) return;
-    const used = typeof usage === 'function' ? await usage(placed.env) : await this.estate.usageIn(usage, t.id, placed.env);
+    const used = typeof usage === 'function' ? await usage(placed.env) : await this.estate.usageIn(usage, t.id, placed.env, claimRef);
     const over = this.estate.over(await this.estate.marksOf(placed.account, placed.env), used);
     if (over.length === 0) return;
     const what = describeOver(over);
@@ -236,7 +238,7 @@ export class DeploymentService {
     if (!(await this.environmentOfClaim(t, labels))) return;
     const others = (await this.repos.policy.listObjects()).filter((o) => !(o.kind === 'claim' && o.namespace === claim.namespace && o.name === claim.name)).map(toPolicyInput);
     const state = await this.resolution.resolveDraft([...others, { kind: claim.kind, namespace: claim.namespace, name: claim.name, spec: claim.spec } as (typeof others)[number]]);
-    await this.assertWithinMarks(t, service, labels, state, when);
+    await this.assertWithinMarks(t, service, labels, state, when, `${claim.namespace}/${claim.name}`);
   }
 
   /** Aptomi's target label for an environment (`account/environment`): `cluster` or `cluster.namespace`. */
@@ -633,7 +635,7 @@ export class DeploymentService {
     if (!input.accept) return this.revisions.decide(who, { revisionId: input.revision, namespace: sections[0]!, decision: 'reject' });
     // Marks are checked again at acceptance: others may have taken the room since the revision was made.
     const then = await this.repos.policy.getObject({ kind: 'claim', namespace, name: input.name }, entry.generation);
-    if (then) await this.assertWithinMarks(t, input.name, (then.spec as Claim).labels, (await this.resolution.ensure(entry.generation)).state, 'Accepted now');
+    if (then) await this.assertWithinMarks(t, input.name, (then.spec as Claim).labels, (await this.resolution.ensure(entry.generation)).state, 'Accepted now', `${namespace}/${input.name}`);
     let result: DecideResult | undefined;
     for (const section of sections) result = await this.revisions.decide(who, { revisionId: input.revision, namespace: section, decision: 'accept' });
     return result!;

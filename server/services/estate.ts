@@ -170,8 +170,8 @@ export class EstateService {
   }
 
   /** What the tenant's services placed in an environment use in a desired state (engine/plan/usage.ts). */
-  async usageIn(state: DesiredState | null, tenantId: number, env: EnvironmentRow): Promise<Usage> {
-    return tenantUsage(state, await this.usageAsk(tenantId, env));
+  async usageIn(state: DesiredState | null, tenantId: number, env: EnvironmentRow, counted?: string): Promise<Usage> {
+    return tenantUsage(state, await this.usageAsk(tenantId, env, counted));
   }
 
   /**
@@ -179,9 +179,11 @@ export class EstateService {
    * a state measured elsewhere. Environments may share a cluster: each counts
    * the services placed in it, so the tenant's other claims on that cluster
    * are listed as `elsewhere`. A claim not yet written (a create being
-   * weighed for this environment) is counted here.
+   * weighed for this environment) is counted here, and so is `counted`: a
+   * claim being admitted here whose stored labels may still say elsewhere
+   * (a service moving between environments).
    */
-  async usageAsk(tenantId: number, env: EnvironmentRow): Promise<UsageAsk> {
+  async usageAsk(tenantId: number, env: EnvironmentRow, counted?: string): Promise<UsageAsk> {
     const [rows, cluster, all] = await Promise.all([this.repos.tenants.namespaces(tenantId), this.clusterOf(env.cluster), this.environmentsOf(tenantId)]);
     const namespaces = rows.map((n) => n.namespace);
     const ask: UsageAsk = { namespaces, cluster: env.cluster, k8sNamespace: env.k8sNamespace, ...(cluster ? { clusterRef: cluster } : {}) };
@@ -190,7 +192,8 @@ export class EstateService {
     const elsewhere: string[] = [];
     for (const namespace of namespaces) {
       for (const o of await this.repos.policy.listObjects({ kind: 'claim', namespace })) {
-        if (environmentOfLabels(all, (o.spec as Claim).labels)?.env.id !== env.id) elsewhere.push(`${o.namespace}/${o.name}`);
+        const ref = `${o.namespace}/${o.name}`;
+        if (ref !== counted && environmentOfLabels(all, (o.spec as Claim).labels)?.env.id !== env.id) elsewhere.push(ref);
       }
     }
     return { ...ask, elsewhere };
