@@ -127,6 +127,11 @@ describe('REST API: registered resources', () => {
     assert.deepEqual(cert.body.data?.spec, { data: { domain: 'shop.example.com', cert: TEST_SHOP_CERT, key: SEALED_DATA } });
     const wrongKey = await call('Alice', 'PUT', '/tenant/acme/certificate/doc-tls', { data: { domain: 'shop.example.com', cert: TEST_SHOP_CERT, key: TEST_OTHER_KEY } });
     assert.match(String(wrongKey.body.content?.message), /^certificate data\.key: is not the private key/);
+    // A body that fits no kind is refused by the kind in the path, naming the field.
+    const badPort = await call('Alice', 'PUT', '/tenant/acme/port/doc', { data: 70000 });
+    assert.equal(badPort.status, 400);
+    assert.match(String(badPort.body.content?.message), /^port data: /);
+    assert.match(String((await call('Alice', 'POST', '/tenant/acme/port/doc2', { data: 1, extra: true })).body.content?.message), /^port body: Unrecognized key: "extra"/);
     const ca = await call('Alice', 'PUT', '/tenant/acme/port/doc', { data: 30101, selector: ['::and'] });
     assert.equal(ca.status, 400, 'a selector that could never run is refused when written');
     assert.match(String(ca.body.content?.message), /^port selector: /);

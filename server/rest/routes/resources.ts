@@ -12,10 +12,13 @@ const kindParams = z.object({ tenant: pathName, kind: resourceKind });
 const resourceParams = kindParams.extend({ name: pathName });
 /**
  * Any kind's body, as the Axebow document gives it (`{data, meta?, selector?}`,
- * §5.10.5) or in Keelson's flat shape (documented as the union; the service
- * checks it against the kind in the path).
+ * §5.10.5) or in Keelson's flat shape. Documented as the union; a body that
+ * fits none is passed on as sent, for the service to check against the kind
+ * in the path and name the field ("port data: …"), not "body: Invalid input".
  */
-const resourceBody = z.union([...Object.values(RESOURCE_DOCUMENT_BODIES), ...Object.values(RESOURCE_SPECS)] as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+const resourceBody = z
+  .union([...Object.values(RESOURCE_DOCUMENT_BODIES), ...Object.values(RESOURCE_SPECS)] as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]])
+  .catch((ctx: { value: unknown }) => ctx.value);
 
 export const resourceRoutes = [
   route({
