@@ -1,11 +1,12 @@
 'use client';
-/** One tenant: members and their roles, pending invitations, namespaces. */
+/** One tenant: members and their roles, pending invitations, namespaces, environments. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { ConfirmDialog } from '../ui/confirm';
+import { TenantEnvironments } from './tenant-environments';
 import { TenantRules } from './tenant-rules';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 
@@ -177,6 +178,7 @@ export function TenantDetail({ name, me }: { name: string; me: string }) {
           </form>
         )}
       </section>
+      <TenantEnvironments tenant={d.name} />
       <TenantRules tenant={d.name} rules={d.rules} canEdit={d.myRole === 'owner' || d.myRole === 'admin' || d.myRole === null} />
       <ConfirmDialog
         open={confirmRemove}

@@ -244,6 +244,7 @@ const MATRIX: Record<string, Case[]> = {
 
   'tenants.list': [{ what: 'tenants the caller belongs to', input: () => undefined, expect: READ }],
   'tenants.get': [{ what: 'a tenant the caller is not in', input: (f) => ({ name: f.state.tenant }), expect: DOMAIN_ONLY }],
+  'tenants.environments': [{ what: 'environments of a tenant the caller is not in', input: (f) => ({ tenant: f.state.tenant }), expect: DOMAIN_ONLY }],
   'tenants.create': [{ what: 'a tenant with no namespace yet', input: (f) => ({ name: `own-${f.uid}`, namespaces: [] }), expect: READ }],
   'tenants.addNamespace': [{ what: "add a namespace to someone else's tenant", input: async (f) => ({ tenant: await freshTenant(f), namespace: `ns-${f.uid}` }), expect: DOMAIN_ONLY }],
   'tenants.invite': [{ what: "invite Bob to someone else's tenant", input: async (f) => ({ tenant: await freshTenant(f), user: 'Bob', role: 'plain' }), expect: DOMAIN_ONLY }],

@@ -196,6 +196,9 @@ for (const backend of ['memory', 'pglite'] as const) {
       await same(alice, 'tenants.answer', { invitationId: inv.id, accept: true, role: 'plain' });
       await same(john, 'tenants.invite', { tenant: 'outputs', user: 'Bob' });
       await same(john, 'tenants.get', { name: 'outputs' });
+      await services.estate.addAccount(john, { tenant: 'outputs', account: 'main', marks: { vcpu: 4 }, labels: {} });
+      await services.estate.createEnvironment(john, { tenant: 'outputs', account: 'main', environment: 'prod', cluster: 'k8s-example', marks: {}, labels: {}, meta: {} });
+      assert.equal((await same(john, 'tenants.environments', { tenant: 'outputs' })).length, 1);
       await same(john, 'tenants.setRules', { tenant: 'outputs', rules: { selectEnvironmentService: [{ reason: 'prod', sel: ['$.environment.meta.tier', 'prod', '::eq'] }] } });
       await same(sam, 'tenants.list');
       await same(john, 'tenants.changeRole', { tenant: 'outputs', user: 'Alice', role: 'admin' });

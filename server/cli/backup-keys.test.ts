@@ -22,6 +22,7 @@ import { drizzleRepos } from '../repo/drizzle';
 import type { Actor } from '../services/actor';
 import { createServices, type Services } from '../services';
 import { backends } from '../testing/backends';
+import { TEST_SHOP_CERT, TEST_SHOP_KEY } from '../testing/tls';
 import { backupCommand } from './backup';
 
 const dirs: string[] = [];
@@ -35,7 +36,7 @@ after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 const sam: Actor = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' };
 /** The secrets planted in the installation that is backed up. */
 const SECRETS = { 'db-password': 'correct horse battery staple', 'api-token': 's3cr3t-t0k3n-4f1e' };
-const TLS_KEY = '-----BEGIN PRIVATE KEY-----\nMIIBVQIBADANBgkqhkiG9w0BAQEFAASCAT8wggE7AgEAAkEA\n-----END PRIVATE KEY-----';
+const TLS_KEY = TEST_SHOP_KEY;
 
 function servicesFor(h: DbHandle, secretKey: Buffer): Services {
   return createServices(drizzleRepos(h.db), { usersFile: undefined, domainAdmins: ['Sam'], secretKey });
@@ -44,7 +45,7 @@ function servicesFor(h: DbHandle, secretKey: Buffer): Services {
 async function plantSecrets(services: Services): Promise<void> {
   await services.tenants.create(sam, { name: 'acme', namespaces: ['acme-web'] });
   for (const [name, value] of Object.entries(SECRETS)) await services.resources.register(sam, { tenant: 'acme', kind: 'secret', name, body: { value } });
-  await services.resources.register(sam, { tenant: 'acme', kind: 'certificate', name: 'web-tls', body: { cert: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----', key: TLS_KEY, domain: 'acme.example' } });
+  await services.resources.register(sam, { tenant: 'acme', kind: 'certificate', name: 'web-tls', body: { cert: TEST_SHOP_CERT, key: TLS_KEY, domain: 'shop.example.com' } });
 }
 
 /** Every secret of the restored installation, revealed by a domain admin. */

@@ -36,7 +36,8 @@ KEELSON_USER / KEELSON_PASSWORD, or else with the token of keelson login):
                        (default ~/.config/keelson/).
   logout [--server URL]  Revoke the saved token on the console and forget it.
   apply PATH...        Save objects as one generation; print it and its revision.
-  delete PATH...       Delete the objects the files describe, as one generation.
+  delete PATH... | KIND NAMESPACE/NAME...
+                       Delete the objects the files describe, or those named, as one generation.
   revisions list | show ID | accept ID | reject ID | wait ID --until applied|rejected
 
 On this machine's installation (DATABASE_URL or the PGlite in KEELSON_DATA_DIR):

@@ -2,7 +2,9 @@
  * `keelson apply|delete|revisions …` against a running console.
  * Exit codes: 0 success, 1 refused or failed (with the reason), 2 usage.
  */
+import { existsSync } from 'node:fs';
 import { formatDiagnostic, hasErrors, sortDiagnostics } from '../engine/diagnostics';
+import { KNOWN_KINDS, normaliseKind } from '../engine/model/kinds';
 import { countsText } from '../engine/plan/counts';
 import { loadPolicyFiles, type IncludeOptions } from '../loader/files';
 import { parse, UsageError } from './args';
@@ -24,9 +26,12 @@ print it with its revision (id, status, changes, cost).
 ${COMMON}
 `;
 
-export const DELETE_HELP = `Usage: keelson delete PATH... [--message TEXT] --server URL
+export const DELETE_HELP = `Usage: keelson delete (PATH | KIND NAMESPACE/NAME)... [--message TEXT] --server URL
 
-Delete the objects the files describe, as one generation, and print its revision.
+Delete, as one generation, the objects the files and folders describe and
+those named as KIND NAMESPACE/NAME (e.g. keelson delete claim social/prod),
+and print its revision.
+  --message TEXT   why (shown in history)
 ${COMMON}
 `;
 
@@ -41,10 +46,10 @@ ${COMMON}
 
 type Fmt = 'text' | 'json';
 
-async function withClient<T>(io: Io, server: string | undefined, help: string, fn: (c: Client) => Promise<T>): Promise<number> {
+async function withClient<T>(io: Io, server: string | undefined, help: string, fn: (c: Client) => Promise<T>, env: Record<string, string | undefined> = process.env): Promise<number> {
   let client: Client;
   try {
-    client = await connect(server);
+    client = await connect(server, env);
   } catch (e) {
     if (e instanceof RemoteError) {
       io.err(`keelson: ${e.message}\n${e.exitCode === 2 ? `\n${help}` : ''}`);
@@ -78,12 +83,51 @@ function fmtOf(v: unknown): Fmt {
   throw new UsageError(`--format must be text or json, not "${v}"`);
 }
 
-function readPolicy(paths: string[], opts: IncludeOptions): string {
+function loadPolicy(paths: string[], opts: IncludeOptions) {
   const loaded = loadPolicyFiles(paths, opts);
   const errs = sortDiagnostics(loaded.diagnostics.filter((d) => d.severity === 'error'));
   if (hasErrors(errs)) throw new CliFailure(`the policy is invalid; nothing was sent:\n${errs.map(formatDiagnostic).join('\n')}`);
   if (loaded.objects.length === 0) throw new CliFailure('no policy objects found in the given paths');
-  return loaded.objects.map((o) => o.text).join('---\n');
+  return loaded.objects;
+}
+
+function readPolicy(paths: string[], opts: IncludeOptions): string {
+  return loadPolicy(paths, opts)
+    .map((o) => o.text)
+    .join('---\n');
+}
+
+type ObjectRef = { kind: string; namespace: string; name: string };
+
+/**
+ * What `keelson delete` was asked to delete: files and folders, and objects
+ * named `KIND NAMESPACE/NAME` — deleting needs only the name, not the whole
+ * object. A word is a kind when it is not a file or folder here (a file
+ * named like a kind stays a file).
+ */
+export function deleteTargets(args: readonly string[], isPath: (p: string) => boolean = existsSync): { paths: string[]; ids: ObjectRef[] } {
+  const paths: string[] = [];
+  const ids: ObjectRef[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (isPath(word)) {
+      paths.push(word);
+      continue;
+    }
+    const kind = normaliseKind(word);
+    const ref = args[i + 1];
+    if (!kind) {
+      // NAMESPACE/NAME after an unknown word: a kind misspelt, not a missing file.
+      if (ref !== undefined && !isPath(ref) && /^[^/\s]+\/[^/\s]+$/.test(ref)) throw new UsageError(`unknown kind "${word}"; known kinds: ${KNOWN_KINDS.join(', ')}`);
+      paths.push(word);
+      continue;
+    }
+    const m = ref === undefined ? null : /^([^/\s]+)\/([^/\s]+)$/.exec(ref);
+    if (!m) throw new UsageError(`after the kind ${word}, name the object as NAMESPACE/NAME${ref === undefined ? '' : ` (not "${ref}")`}`);
+    ids.push({ kind, namespace: m[1]!, name: m[2]! });
+    i++;
+  }
+  return { paths, ids };
 }
 
 async function revisionLine(client: Client, generation: number) {
@@ -102,7 +146,7 @@ async function revisionLine(client: Client, generation: number) {
 }
 
 
-export async function applyCommand(argv: string[], io: Io, mode: 'apply' | 'delete'): Promise<number> {
+export async function applyCommand(argv: string[], io: Io, mode: 'apply' | 'delete', env: Record<string, string | undefined> = process.env): Promise<number> {
   const help = mode === 'apply' ? APPLY_HELP : DELETE_HELP;
   let p;
   try {
@@ -116,12 +160,23 @@ export async function applyCommand(argv: string[], io: Io, mode: 'apply' | 'dele
     io.out(help);
     return 0;
   }
-  if (p.positionals.length === 0) return usage(io, help, 'name at least one file or folder');
+  if (p.positionals.length === 0) return usage(io, help, mode === 'apply' ? 'name at least one file or folder' : 'name at least one file or folder, or an object as KIND NAMESPACE/NAME');
   const fmt = fmtOf(p.values.format);
-  let text: string;
+  const includes = { allowOutside: p.values['allow-outside'] === true };
+  // apply: the files' text; delete: the objects' names (from the files, and as named).
+  let text = '';
+  let ids: ObjectRef[] = [];
   try {
-    text = readPolicy(p.positionals, { allowOutside: p.values['allow-outside'] === true });
+    if (mode === 'apply') text = readPolicy(p.positionals, includes);
+    else {
+      const targets = deleteTargets(p.positionals);
+      const fromFiles = targets.paths.length > 0 ? loadPolicy(targets.paths, includes).map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name })) : [];
+      // An object named twice (in a file and by name) is deleted once.
+      const byKey = new Map([...fromFiles, ...targets.ids].map((id) => [`${id.kind}\u0000${id.namespace}\u0000${id.name}`, id]));
+      ids = [...byKey.values()];
+    }
   } catch (e) {
+    if (e instanceof UsageError) return usage(io, help, e.message);
     if (e instanceof CliFailure) {
       io.err(`keelson: ${e.message}\n`);
       return 1;
@@ -130,8 +185,8 @@ export async function applyCommand(argv: string[], io: Io, mode: 'apply' | 'dele
   }
   return withClient(io, p.values.server, help, async (client) => {
     const head = await client.policy.head.query();
-    const input = { text, baseGeneration: head, message: p.values.message, accept: p.values.accept };
-    const w = mode === 'apply' ? await client.policy.applyText.mutate(input) : await client.policy.deleteText.mutate(input);
+    const options = { baseGeneration: head, message: p.values.message, accept: p.values.accept };
+    const w = mode === 'apply' ? await client.policy.applyText.mutate({ text, ...options }) : await client.policy.delete.mutate({ ids, ...options });
     if (!w.changed) {
       if (fmt === 'json') io.out(JSON.stringify({ generation: w.generation, changed: false }, null, 2) + '\n');
       else io.out(`No changes: the policy already is this (generation ${w.generation}).\n`);
@@ -145,7 +200,7 @@ export async function applyCommand(argv: string[], io: Io, mode: 'apply' | 'dele
     io.out(`Generation ${w.generation}: ${w.changes.length} object${w.changes.length === 1 ? '' : 's'} ${mode === 'apply' ? 'saved' : 'deleted'}\n`);
     io.out(`Revision ${rev.id}: ${rev.status} · ${countsText(rev.counts, ', ')} · cost ${rev.costDelta >= 0 ? '+' : ''}${rev.costDelta.toFixed(2)} ${rev.currency}/month\n`);
     for (const s of rev.sections) io.out(`  section ${s.namespace}: ${s.status}\n`);
-  });
+  }, env);
 }
 
 export async function revisionsCommand(argv: string[], io: Io): Promise<number> {

@@ -14,6 +14,8 @@ import { createServices, type Services } from '../services';
 import { serveForTests, testAuth, type TestServer } from '../testing/rest';
 import { API_PREFIX } from './dispatch';
 import { restApi } from './index';
+import { restHarness } from '../testing/rest';
+import { createCaller } from '../api/root';
 import { RateLimiter } from './rate-limit';
 
 const SAM: Actor = { id: 'local:Sam', name: 'Sam', labels: loadLocalUsers().find((u) => u.name === 'Sam')!.labels, provider: 'test' };
@@ -67,8 +69,6 @@ describe('REST API: accounts and environments', () => {
     assert.equal(dev.status, 409);
     assert.equal(dev.body.code, 'MarksExceedParent');
     assert.deepEqual(dev.body.content?.over, [{ dimension: 'vcpu', mark: 4000, requested: 5000 }]);
-    // An environment without a vCPU mark would take the whole account's: also too much.
-    assert.equal((await call('John', 'POST', '/tenant/acme/account/main/environment/dev', { cluster: 'k8s-example', marks: { memory: '1Gi' } })).body.code, 'MarksExceedParent');
     assert.equal((await call('John', 'POST', '/tenant/acme/account/main/environment/dev', { cluster: 'k8s-example', marks: { vcpu: 1, memory: '1Gi' } })).status, 201);
     // Nor may the account shrink below what its environments hold.
     const shrink = await call('John', 'PATCH', '/tenant/acme/account/main', { marks: { vcpu: 2 } });
@@ -119,5 +119,52 @@ describe('REST API: accounts and environments', () => {
     const usage = after.body.data?.usage as { instances: number };
     assert.ok(usage.instances > 1, JSON.stringify(after.body.data));
     assert.deepEqual(after.body.data?.status, { state: 'over-marks', over: ['instances'] });
+  });
+});
+
+describe('REST API: environments sharing a cluster', () => {
+  const api = restHarness({ freeNamespaces: ['acme-*'] });
+  const call = api.call;
+  type Usage = { vcpu: number; memory: number; instances: number; services: number };
+
+  test('each environment counts the services placed in it, the cluster total apart; an omitted mark is bounded by the account', async () => {
+    assert.equal((await call('Alice', 'POST', '/tenant/acme', { namespaces: ['acme-web'] })).status, 201);
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main', { marks: { vcpu: 8, memory: '16Gi' } })).status, 201);
+    // Neither names a memory mark: each is bounded by what the account leaves, not counted as the account's whole 16Gi.
+    for (const [name, vcpu] of [['prod', 2], ['dev', 4]] as const) {
+      const env = await call('Alice', 'POST', `/tenant/acme/account/main/environment/${name}`, { cluster: 'k8s-example', marks: { vcpu } });
+      assert.equal(env.status, 201, `${name}: ${JSON.stringify(env.body)}`);
+    }
+    const created = await call('Alice', 'POST', '/tenant/acme/service/stats', { service: 'social/twitter_stats', environment: 'main/dev', labels: { tsvisimage: 'demo12' } });
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    assert.equal((await call('Sam', 'PUT', `/tenant/acme/service/stats/revision/${created.body.data?.revision.id}?accept=true`)).status, 200);
+
+    const dev = (await call('Alice', 'GET', '/tenant/acme/account/main/environment/dev')).body.data!;
+    const prod = (await call('Alice', 'GET', '/tenant/acme/account/main/environment/prod')).body.data!;
+    const devUsage = dev.usage as Usage;
+    assert.equal(devUsage.services, 1, JSON.stringify(dev));
+    assert.ok(devUsage.instances > 0 && devUsage.vcpu > 0);
+    assert.deepEqual(prod.usage, { vcpu: 0, memory: 0, storage: 0, instances: 0, services: 0 }, 'nothing is placed in prod');
+    assert.deepEqual(prod.status, { state: 'ok', over: [] });
+    // The cluster's total is the same seen from either environment: the tenant's whole use of k8s-example.
+    assert.deepEqual(prod.clusterUsage, dev.clusterUsage);
+    assert.deepEqual(dev.clusterUsage, dev.usage);
+    // The console's tenant page reads the same figures for every environment at once.
+    const alice: Actor = { id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' };
+    const page = await createCaller({ actor: alice, services: api.services }).tenants.environments({ tenant: 'acme' });
+    assert.deepEqual(
+      page.map((e) => [`${e.account}/${e.name}`, e.usage.services, e.clusterUsage.services]),
+      [
+        ['main/dev', 1, 1],
+        ['main/prod', 0, 1],
+      ],
+    );
+    // Without an instances mark of its own, dev is held to the account's: one instance is fewer than it runs.
+    assert.equal((await call('Alice', 'PATCH', '/tenant/acme/account/main', { marks: { vcpu: 8, memory: '16Gi', instances: 1 } })).status, 200);
+    assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/account/main/environment/dev')).body.data?.status, { state: 'over-marks', over: ['instances'] });
+    // Moving the service to prod counts it in prod, though its stored labels still say dev: prod has room for one instance.
+    const moved = await call('Alice', 'PATCH', `/tenant/acme/service/stats/revision/${created.body.data?.revision.id}`, { environment: 'main/prod' });
+    assert.equal(moved.status, 422, JSON.stringify(moved.body));
+    assert.match(String(moved.body.content?.message), /would take environment main\/prod over its marks \(instances: \d+ needed, 1 allowed\)/);
   });
 });

@@ -10,7 +10,7 @@
 import { stringify } from 'yaml';
 import type { Claim } from '../engine/model/kinds';
 import type { Repos } from '../repo/types';
-import type { EnvironmentRow } from '../repo/estate.types';
+import type { EnvironmentRow, Marks } from '../repo/estate.types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import type { ClaimService } from './claims';
@@ -30,7 +30,7 @@ import type { DecideResult } from './revisions.types';
 import type { DesiredState } from '../engine/state';
 import type { Candidate, NeededResource, Selection } from '../engine/axebow/select';
 import { millisToVcpu, type UsageAsk } from '../engine/plan';
-import { units, type Usage } from './estate';
+import { environmentLabel, environmentOfLabels, units, type Usage } from './estate';
 import { GroupCommit } from './group-commit';
 import { readBundle } from './bundle';
 import { transition, type RevisionStatus } from './revision-state';
@@ -201,11 +201,7 @@ export class DeploymentService {
 
   /** The tenant's environment a claim's `target` label points at (none: the policy chose the cluster). */
   private async environmentOfClaim(t: { id: number }, labels: Record<string, string> | null | undefined) {
-    const all = await this.estate.environmentsOf(t.id);
-    if (labels?.environment) return all.find((e) => e.ref === labels.environment);
-    // A claim written by hand names only its cluster: that is an environment when exactly one matches.
-    const matching = labels?.target ? all.filter((e) => labelFor(e.env) === labels.target) : [];
-    return matching.length === 1 ? matching[0] : undefined;
+    return environmentOfLabels(await this.estate.environmentsOf(t.id), labels);
   }
 
   /**
@@ -220,11 +216,13 @@ export class DeploymentService {
     labels: Record<string, string> | null | undefined,
     usage: DesiredState | ((env: EnvironmentRow) => Promise<Usage>),
     when: string,
+    /** The claim (`ns/name`) being admitted: counted in the environment its labels here name. */
+    claimRef?: string,
   ): Promise<void> {
     const placed = await this.environmentOfClaim(t, labels);
     if (!placed) return;
-    const used = typeof usage === 'function' ? await usage(placed.env) : await this.estate.usageIn(usage, t.id, placed.env);
-    const over = this.estate.over(placed.env.marks, used);
+    const used = typeof usage === 'function' ? await usage(placed.env) : await this.estate.usageIn(usage, t.id, placed.env, claimRef);
+    const over = this.estate.over(await this.estate.marksOf(placed.account, placed.env), used);
     if (over.length === 0) return;
     const what = describeOver(over);
     throw new AppError('LIMIT_EXCEEDED', `${when}, service ${service} would take environment ${placed.ref} over its marks (${what}).`, { details: { environment: placed.ref, over } });
@@ -240,14 +238,14 @@ export class DeploymentService {
     if (!(await this.environmentOfClaim(t, labels))) return;
     const others = (await this.repos.policy.listObjects()).filter((o) => !(o.kind === 'claim' && o.namespace === claim.namespace && o.name === claim.name)).map(toPolicyInput);
     const state = await this.resolution.resolveDraft([...others, { kind: claim.kind, namespace: claim.namespace, name: claim.name, spec: claim.spec } as (typeof others)[number]]);
-    await this.assertWithinMarks(t, service, labels, state, when);
+    await this.assertWithinMarks(t, service, labels, state, when, `${claim.namespace}/${claim.name}`);
   }
 
   /** Aptomi's target label for an environment (`account/environment`): `cluster` or `cluster.namespace`. */
   private async targetLabel(t: { id: number; name: string }, ref: string): Promise<string> {
     const env = await this.estate.environmentFor(t.id, ref);
     if (!env) throw notFound(`Environment ${ref} of tenant ${t.name}`);
-    return labelFor(env);
+    return environmentLabel(env);
   }
 
   /** The claim text for a new service, in the caller's name. */
@@ -408,14 +406,18 @@ export class DeploymentService {
   private async withinMarksTogether(together: PendingCreate[], placed: PendingCreate[]): Promise<boolean> {
     if (placed.length === 0) return true;
     // One probe with the whole batch in, measured for each placed service's environment.
-    const where: { env: EnvironmentRow; ask: UsageAsk }[] = [];
+    const where: { marks: Marks; ask: UsageAsk }[] = [];
     for (const it of placed) {
-      const env = (await this.environmentOfClaim(it.t, newClaimLabels(it)))?.env;
-      if (env) where.push({ env, ask: await this.estate.usageAsk(it.t.id, env) });
+      const at = await this.environmentOfClaim(it.t, newClaimLabels(it));
+      if (!at) continue;
+      const ask = await this.estate.usageAsk(it.t.id, at.env);
+      // The batch's other claims placed in another environment on this cluster are not this one's.
+      const others = together.filter((o) => o !== it && environmentOfLabels([at], newClaimLabels(o)) === undefined).map((o) => `${createdObjects(o.text, o.extra)[0]!.namespace}/${o.name}`);
+      where.push({ marks: await this.estate.marksOf(at.account, at.env), ask: ask.elsewhere ? { ...ask, elsewhere: [...ask.elsewhere, ...others] } : ask });
     }
     if (where.length === 0) return true;
     const measured = await this.resolution.measureWithNewClaims(newObjects(together), { usage: where.map((w) => w.ask), claims: [] });
-    return where.every((w, i) => this.estate.over(w.env.marks, measured.usage[i]!).length === 0);
+    return where.every((w, i) => this.estate.over(w.marks, measured.usage[i]!).length === 0);
   }
 
   /** The namespace holding a claim of this name in the tenant, if any. */
@@ -532,9 +534,10 @@ export class DeploymentService {
       const claimRef = `${added[0]!.namespace}/${input.name}`;
       const measured = await this.resolution.measureWithNewClaims(added, { usage: [ask], claims: [claimRef] });
       const usage: Usage = measured.usage[0]!;
-      const over = this.estate.over(env.marks, usage);
+      const marks = await this.estate.marksOf(account, env);
+      const over = this.estate.over(marks, usage);
       const cost: Usage = measured.claims[0]!;
-      const cap = units('vcpu', env.marks.vcpu);
+      const cap = units('vcpu', marks.vcpu);
       placed.set(env.id, { text, admission: { environment: name, ok: over.length === 0, usage, over }, cost });
       candidates.push({
         id: env.id,
@@ -632,7 +635,7 @@ export class DeploymentService {
     if (!input.accept) return this.revisions.decide(who, { revisionId: input.revision, namespace: sections[0]!, decision: 'reject' });
     // Marks are checked again at acceptance: others may have taken the room since the revision was made.
     const then = await this.repos.policy.getObject({ kind: 'claim', namespace, name: input.name }, entry.generation);
-    if (then) await this.assertWithinMarks(t, input.name, (then.spec as Claim).labels, (await this.resolution.ensure(entry.generation)).state, 'Accepted now');
+    if (then) await this.assertWithinMarks(t, input.name, (then.spec as Claim).labels, (await this.resolution.ensure(entry.generation)).state, 'Accepted now', `${namespace}/${input.name}`);
     let result: DecideResult | undefined;
     for (const section of sections) result = await this.revisions.decide(who, { revisionId: input.revision, namespace: section, decision: 'accept' });
     return result!;
@@ -811,12 +814,6 @@ export class DeploymentService {
     await this.links.dropService(t.id, input.name);
     return { dryrun: false, generation: w.generation, revision: await this.revisions.byGeneration(who, w.generation, { wait: true }) };
   }
-}
-
-/** Aptomi's target label for an environment: `cluster` or `cluster.namespace`. */
-function labelFor(env: { cluster: string; k8sNamespace: string | null }): string {
-  const cluster = env.cluster.startsWith('system/') ? env.cluster.slice('system/'.length) : env.cluster;
-  return env.k8sNamespace ? `${cluster}.${env.k8sNamespace}` : cluster;
 }
 
 /** Marks gone over, as people write them: vCPU in cores, memory and storage in bytes, counts as counts. */

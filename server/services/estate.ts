@@ -12,7 +12,7 @@
  * Owners and admins of the tenant manage; every member reads; domain
  * admins (operators) may do everything.
  */
-import { SYSTEM_NAMESPACE, type Cluster } from '../engine/model/kinds';
+import { SYSTEM_NAMESPACE, type Claim, type Cluster } from '../engine/model/kinds';
 import { allowedKubernetesNamespaces, globMatch, millisToVcpu, parseBytes, parseCpuMillis, tenantUsage, type UsageAsk } from '../engine/plan';
 import type { DesiredState } from '../engine/state';
 import type { AccountRow, EnvironmentRow, Marks } from '../repo/estate.types';
@@ -49,11 +49,35 @@ export function overParent(parent: Marks, children: readonly Marks[]): { dimensi
   for (const d of DIMENSIONS) {
     const cap = units(d, parent[d]);
     if (cap === undefined) continue;
-    // An unlimited child under a limited parent is bounded by the parent anyway: count it as the whole cap.
-    const requested = children.reduce((sum, c) => sum + (units(d, c[d]) ?? cap), 0);
+    // A child without a mark of its own asks for nothing here: it is bounded by the parent's remainder (marksOf).
+    const requested = children.reduce((sum, c) => sum + (units(d, c[d]) ?? 0), 0);
     if (requested > cap) out.push({ dimension: d, mark: cap, requested });
   }
   return out;
+}
+
+/** The mark of a child that has none of its own: what the parent's mark leaves after its siblings' marks. */
+function remainder(d: Dimension, parent: Marks, siblings: readonly Marks[]): number | undefined {
+  const cap = units(d, parent[d]);
+  if (cap === undefined) return undefined;
+  return Math.max(0, cap - siblings.reduce((sum, s) => sum + (units(d, s[d]) ?? 0), 0));
+}
+
+/** Aptomi's target label for an environment: `cluster` or `cluster.namespace`. */
+export function environmentLabel(env: { cluster: string; k8sNamespace: string | null }): string {
+  const cluster = env.cluster.startsWith('system/') ? env.cluster.slice('system/'.length) : env.cluster;
+  return env.k8sNamespace ? `${cluster}.${env.k8sNamespace}` : cluster;
+}
+
+/**
+ * The environment a claim is placed in: the one its `environment` label
+ * names, or — for a claim written by hand, naming only its `target` — the
+ * one environment with that target (none when several have it).
+ */
+export function environmentOfLabels<E extends { ref: string; env: Pick<EnvironmentRow, 'cluster' | 'k8sNamespace'> }>(all: readonly E[], labels: Record<string, string> | null | undefined): E | undefined {
+  if (labels?.environment) return all.find((e) => e.ref === labels.environment);
+  const matching = labels?.target ? all.filter((e) => environmentLabel(e.env) === labels.target) : [];
+  return matching.length === 1 ? matching[0] : undefined;
 }
 
 export class EstateService {
@@ -145,16 +169,50 @@ export class EstateService {
     return o && { namespace: o.namespace, name: o.name, spec: o.spec as Cluster };
   }
 
-  /** What the tenant's services use on an environment in a desired state (engine/plan/usage.ts). */
-  async usageIn(state: DesiredState | null, tenantId: number, env: Pick<EnvironmentRow, 'cluster' | 'k8sNamespace'>): Promise<Usage> {
-    return tenantUsage(state, await this.usageAsk(tenantId, env));
+  /** What the tenant's services placed in an environment use in a desired state (engine/plan/usage.ts). */
+  async usageIn(state: DesiredState | null, tenantId: number, env: EnvironmentRow, counted?: string): Promise<Usage> {
+    return tenantUsage(state, await this.usageAsk(tenantId, env, counted));
   }
 
-  /** The question `usageIn` answers, with what it needs from the database, for a state measured elsewhere. */
-  async usageAsk(tenantId: number, env: Pick<EnvironmentRow, 'cluster' | 'k8sNamespace'>): Promise<UsageAsk> {
-    const [rows, cluster] = await Promise.all([this.repos.tenants.namespaces(tenantId), this.clusterOf(env.cluster)]);
+  /**
+   * The question `usageIn` answers, with what it needs from the database, for
+   * a state measured elsewhere. Environments may share a cluster: each counts
+   * the services placed in it, so the tenant's other claims on that cluster
+   * are listed as `elsewhere`. A claim not yet written (a create being
+   * weighed for this environment) is counted here, and so is `counted`: a
+   * claim being admitted here whose stored labels may still say elsewhere
+   * (a service moving between environments).
+   */
+  async usageAsk(tenantId: number, env: EnvironmentRow, counted?: string): Promise<UsageAsk> {
+    const [rows, cluster, all] = await Promise.all([this.repos.tenants.namespaces(tenantId), this.clusterOf(env.cluster), this.environmentsOf(tenantId)]);
     const namespaces = rows.map((n) => n.namespace);
-    return { namespaces, cluster: env.cluster, k8sNamespace: env.k8sNamespace, ...(cluster ? { clusterRef: cluster } : {}) };
+    const ask: UsageAsk = { namespaces, cluster: env.cluster, k8sNamespace: env.k8sNamespace, ...(cluster ? { clusterRef: cluster } : {}) };
+    // Alone on its cluster, the environment's usage is the tenant's there: no claims to read.
+    if (!all.some((e) => e.env.id !== env.id && e.env.cluster === env.cluster)) return ask;
+    const elsewhere: string[] = [];
+    for (const namespace of namespaces) {
+      for (const o of await this.repos.policy.listObjects({ kind: 'claim', namespace })) {
+        const ref = `${o.namespace}/${o.name}`;
+        if (ref !== counted && environmentOfLabels(all, (o.spec as Claim).labels)?.env.id !== env.id) elsewhere.push(ref);
+      }
+    }
+    return { ...ask, elsewhere };
+  }
+
+  /**
+   * The marks an environment is held to: its own, and where it has none in
+   * a dimension its account marks, what the account's mark leaves after the
+   * other environments' marks (Axebow: an omitted mark is bounded by the parent).
+   */
+  async marksOf(account: AccountRow, env: EnvironmentRow): Promise<Marks> {
+    const envs = await this.repos.estate.environments(account.id);
+    const siblings = envs.filter((e) => e.id !== env.id).map((e) => e.marks);
+    const out: Marks = { ...env.marks };
+    for (const d of DIMENSIONS) {
+      const left = env.marks[d] === undefined ? remainder(d, account.marks, siblings) : undefined;
+      if (left !== undefined) (out as Record<Dimension, number | string | undefined>)[d] = d === 'vcpu' ? `${left}m` : left;
+    }
+    return out;
   }
 
   /** Marks the usage goes over, in integer units. */
@@ -181,8 +239,13 @@ export class EstateService {
   }
 
   private async environmentView(tenant: { id: number; name: string }, account: AccountRow, e: EnvironmentRow): Promise<EnvironmentView> {
-    const u = await this.usageIn(await this.revisions.acceptedState(), tenant.id, e);
-    const over = this.over(e.marks, u).map((o) => o.dimension);
+    const state = await this.revisions.acceptedState();
+    const ask = await this.usageAsk(tenant.id, e);
+    const u = tenantUsage(state, ask);
+    // The tenant's whole use of the cluster, all its environments there and services placed in none.
+    const whole = tenantUsage(state, { ...ask, k8sNamespace: null, elsewhere: [] });
+    const over = this.over(await this.marksOf(account, e), u).map((o) => o.dimension);
+    const show = (x: Usage) => ({ vcpu: millisToVcpu(x.vcpu), memory: x.memory, storage: x.storage, instances: x.instances, services: x.services });
     return {
       tenant: tenant.name,
       account: account.name,
@@ -192,7 +255,8 @@ export class EstateService {
       marks: e.marks as EnvironmentView['marks'],
       labels: e.labels,
       meta: e.meta,
-      usage: { vcpu: millisToVcpu(u.vcpu), memory: u.memory, storage: u.storage, instances: u.instances, services: u.services },
+      usage: show(u),
+      clusterUsage: show(whole),
       status: { state: over.length > 0 ? 'over-marks' : 'ok', over },
       createdBy: e.createdBy,
       createdAt: e.createdAt,
@@ -210,6 +274,13 @@ export class EstateService {
     const t = await this.tenantFor(who, input.tenant, 'plain', 'see its environments');
     const a = await this.accountOf(t.id, t.name, input.account);
     return Promise.all((await this.repos.estate.environments(a.id)).map((e) => this.environmentView(t, a, e)));
+  }
+
+  /** Every environment of the tenant, each with its own usage and its cluster's total (the console's tenant page). */
+  async tenantEnvironments(actor: MaybeActor, input: { tenant: string }): Promise<EnvironmentView[]> {
+    const who = this.signedIn(actor, 'see environments');
+    const t = await this.tenantFor(who, input.tenant, 'plain', 'see its environments');
+    return Promise.all((await this.environmentsOf(t.id)).map(({ account, env }) => this.environmentView(t, account, env)));
   }
 
   async getEnvironment(actor: MaybeActor, input: { tenant: string; account: string; environment: string }): Promise<EnvironmentView> {

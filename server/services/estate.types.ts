@@ -24,6 +24,9 @@ export const environmentInput = z.object({
 });
 export const environmentUpdateInput = z.object({ marks: marksInput.optional(), labels: labels.optional(), meta: z.record(z.string(), z.unknown()).optional() });
 
+/** The console's tenant page: every environment of a tenant. */
+export const tenantEnvironmentsInput = z.object({ tenant: z.string().min(1).max(64) });
+
 export type MarksInput = z.infer<typeof marksInput>;
 export type AccountInput = z.infer<typeof accountInput>;
 export type AccountUpdateInput = z.infer<typeof accountUpdateInput>;
@@ -60,7 +63,10 @@ export const environmentOutput = z.object({
   marks: marksOutput,
   labels: z.record(z.string(), z.string()),
   meta: z.unknown(),
+  /** What the services placed in this environment use. */
   usage: usageOutput,
+  /** What the tenant's services use on the environment's whole cluster: all its environments there, and services placed in none. */
+  clusterUsage: usageOutput,
   /** `ok`, or `over-marks` with the dimensions over their mark. */
   status: z.object({ state: z.enum(['ok', 'over-marks']), over: z.array(z.string()) }),
   createdBy: z.string(),

@@ -13,7 +13,10 @@ import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
-import { RESOURCE_SPECS, type ResourceView } from './resources.types';
+import { compileSelector } from '../engine/lang/selector';
+import { environmentOfLabels } from './estate';
+import { checkCa, checkCertificate } from './resource-pem';
+import { DATA_FIELD, RESOURCE_DOCUMENT_BODIES, RESOURCE_SPECS, SEALED_DATA, type ResourceView } from './resources.types';
 import type { SecretBox } from './secret-box';
 
 /** Which field of a kind's body is secret, and which gives its platform-wide unique key. */
@@ -22,6 +25,8 @@ const CLAIM_OF: Partial<Record<ResourceKind, (spec: Record<string, unknown>) => 
   port: (s) => `port:${s.port}`,
   domain: (s) => `domain:${String(s.domain).toLowerCase()}`,
 };
+
+type Uses = Map<string, ({ cluster: string; account: string; environment: string } | null)[]>;
 
 export class ResourceService {
   constructor(
@@ -47,14 +52,36 @@ export class ResourceService {
     return { ...t, manages };
   }
 
-  private view(tenant: string, r: ResourceRow, reveal: boolean): ResourceView {
+  /**
+   * The resource as Axebow's #Resource: its data in the document's shape,
+   * secret material only when revealed (opened from its seal), and where
+   * the tenant's services use it.
+   */
+  private view(tenant: string, r: ResourceRow, reveal: boolean, uses: Uses): ResourceView {
+    const kind = r.kind as ResourceKind;
+    const { meta, selector, ...flat } = r.spec as Record<string, unknown> & { meta?: Record<string, string>; selector?: unknown[] };
+    const secret = reveal && r.sealed !== null ? this.open(r, r.sealed) : undefined;
+    const field = SECRET_FIELD[kind];
+    if (field) flat[field] = secret ?? SEALED_DATA;
+    const one = DATA_FIELD[kind];
+    const status = { clusters: {} as Record<string, boolean>, requested: {} as Record<string, number>, environment: {} as Record<string, number> };
+    for (const u of uses.get(`${kind}:${r.name}`) ?? []) {
+      if (!u) continue;
+      status.clusters[u.cluster] = true;
+      status.requested[u.account] = (status.requested[u.account] ?? 0) + 1;
+      status.environment[u.environment] = (status.environment[u.environment] ?? 0) + 1;
+    }
     return {
+      id: { name: r.name, kind, parent: { name: tenant, kind: 'tenant' } },
+      spec: { data: one ? flat[one] : flat },
+      ...(meta ? { meta } : {}),
+      ...(selector ? { selector } : {}),
+      status,
       tenant,
-      kind: r.kind as ResourceKind,
+      kind,
       name: r.name,
-      spec: r.spec,
       hasSecret: r.sealed !== null,
-      ...(reveal && r.sealed !== null ? { secret: this.open(r, r.sealed) } : {}),
+      ...(secret !== undefined ? { secret } : {}),
       createdBy: r.createdBy,
       createdAt: r.createdAt,
       updatedAt: r.updatedAt,
@@ -70,27 +97,76 @@ export class ResourceService {
     }
   }
 
-  /** Validate a body for its kind and split it into the stored spec, the sealed secret and the unique key. */
+  /**
+   * Validate a body for its kind and split it into the stored spec, the
+   * sealed secret and the unique key. Two shapes are accepted: the Axebow
+   * document's `{data, meta?, selector?}` (§5.10.5) and Keelson's flat one
+   * (`{port}`, `{value}`, …); a flat body never has `data`.
+   */
   private split(kind: ResourceKind, body: unknown) {
-    const r = RESOURCE_SPECS[kind].safeParse(body);
-    if (!r.success) {
-      const i = r.error.issues[0]!;
-      throw new AppError('INVALID_INPUT', `${kind} ${i.path.join('.') || 'body'}: ${i.message}`);
+    const documented = !!body && typeof body === 'object' && !Array.isArray(body) && 'data' in body;
+    const invalid = (issues: readonly { path: PropertyKey[]; message: string }[]) => {
+      const i = issues[0]!;
+      return new AppError('INVALID_INPUT', `${kind} ${i.path.map(String).join('.') || 'body'}: ${i.message}`);
+    };
+    let flatBody = body;
+    let extra: { meta?: Record<string, string>; selector?: unknown[] } = {};
+    // The field a problem with one of the flat fields is named by, in the shape the caller sent.
+    let named = (field: string) => field;
+    if (documented) {
+      const d = RESOURCE_DOCUMENT_BODIES[kind].safeParse(body);
+      if (!d.success) throw invalid(d.error.issues);
+      const one = DATA_FIELD[kind];
+      flatBody = one ? { [one]: d.data.data } : d.data.data;
+      named = (field) => (one ? 'data' : `data.${field}`);
+      if (d.data.selector) {
+        const c = compileSelector(d.data.selector);
+        if (!c.ok) throw new AppError('INVALID_INPUT', `${kind} selector: ${c.errors.map((e) => e.message).join('; ')}`);
+      }
+      extra = { ...(d.data.meta ? { meta: d.data.meta } : {}), ...(d.data.selector ? { selector: d.data.selector } : {}) };
     }
-    const spec = { ...(r.data as Record<string, unknown>) };
+    const r = RESOURCE_SPECS[kind].safeParse(flatBody);
+    if (!r.success) throw invalid(r.error.issues.map((i) => ({ ...i, path: i.path.length ? [named(String(i.path[0])), ...i.path.slice(1)] : i.path })));
     const field = SECRET_FIELD[kind];
+    const data = r.data as Record<string, string>;
+    // What an answer showed in place of the secret is not a secret: never seal the placeholder.
+    if (field && data[field] === SEALED_DATA) throw new AppError('INVALID_INPUT', `${kind} ${named(field)}: shows "${SEALED_DATA}"; send the real value. Nothing was saved.`);
+    // PEM markers prove nothing: what is between them must parse, and be what the kind says it is.
+    const problem = kind === 'certificate' ? checkCertificate({ cert: data.cert!, key: data.key!, domain: data.domain! }) : kind === 'ca' ? checkCa(data.ca!, 'ca') : null;
+    if (problem) throw new AppError('INVALID_INPUT', `${kind} ${named(problem.field)}: ${problem.message}`);
+    const spec: Record<string, unknown> = { ...(r.data as Record<string, unknown>) };
     let sealed: string | null = null;
     if (field) {
       sealed = this.box.seal(String(spec[field]));
       delete spec[field];
     }
-    return { spec, sealed, claim: CLAIM_OF[kind]?.(spec) ?? null };
+    const claim = CLAIM_OF[kind]?.(spec) ?? null;
+    return { spec: { ...spec, ...extra }, sealed, claim };
+  }
+
+  /** Where the tenant's services use its resources: `kind:name` → each using service's environment (null when it names none). */
+  private async uses(tenantId: number): Promise<Uses> {
+    const out: Uses = new Map();
+    const accounts = await this.repos.estate.accounts(tenantId);
+    const envs = (await Promise.all(accounts.map(async (a) => (await this.repos.estate.environments(a.id)).map((env) => ({ ref: `${a.name}/${env.name}`, account: a.name, env }))))).flat();
+    for (const { namespace } of await this.repos.tenants.namespaces(tenantId)) {
+      for (const o of await this.repos.policy.listObjects({ kind: 'claim', namespace })) {
+        const labels = (o.spec as Claim).labels ?? {};
+        const at = environmentOfLabels(envs, labels);
+        for (const value of new Set(Object.values(labels))) {
+          if (!/^(ca|certificate|domain|port|secret|volume):./.test(value)) continue;
+          out.set(value, [...(out.get(value) ?? []), at ? { cluster: at.env.cluster, account: at.account, environment: at.ref } : null]);
+        }
+      }
+    }
+    return out;
   }
 
   async list(actor: MaybeActor, input: { tenant: string; kind: ResourceKind }): Promise<ResourceView[]> {
     const who = this.signedIn(actor, 'see resources');
     const t = await this.tenant(who, input.tenant, 'plain', 'see its resources');
-    return (await this.repos.resources.list(t.id, input.kind)).map((r) => this.view(t.name, r, false));
+    const uses = await this.uses(t.id);
+    return (await this.repos.resources.list(t.id, input.kind)).map((r) => this.view(t.name, r, false, uses));
   }
 
   async get(actor: MaybeActor, input: { tenant: string; kind: ResourceKind; name: string; reveal: boolean }): Promise<ResourceView> {
@@ -98,7 +174,7 @@ export class ResourceService {
     const t = await this.tenant(who, input.tenant, input.reveal ? 'admin' : 'plain', input.reveal ? 'see secret values' : 'see its resources');
     const r = await this.repos.resources.get(t.id, input.kind, input.name);
     if (!r) throw notFound(`${input.kind} ${input.name} of tenant ${t.name}`);
-    return this.view(t.name, r, input.reveal && t.manages);
+    return this.view(t.name, r, input.reveal && t.manages, await this.uses(t.id));
   }
 
   async register(actor: MaybeActor, input: { tenant: string; kind: ResourceKind; name: string; body: unknown }): Promise<ResourceView> {
@@ -108,7 +184,7 @@ export class ResourceService {
     const r = await this.repos.resources.add({ tenantId: t.id, kind: input.kind, name: input.name, ...parts, createdBy: who.name });
     if (r === 'name-taken') throw new AppError('CONFLICT', `Tenant ${t.name} already has a ${input.kind} ${input.name}; update it instead.`);
     if (r === 'claim-taken') throw taken(input.kind, parts.claim!);
-    return this.view(t.name, r, false);
+    return this.view(t.name, r, false, new Map());
   }
 
   async update(actor: MaybeActor, input: { tenant: string; kind: ResourceKind; name: string; body: unknown }): Promise<ResourceView> {
@@ -120,7 +196,7 @@ export class ResourceService {
     const r = await this.repos.resources.update(old.id, parts);
     if (r === 'claim-taken') throw taken(input.kind, parts.claim!);
     if (!r) throw notFound(`${input.kind} ${input.name} of tenant ${t.name}`);
-    return this.view(t.name, r, false);
+    return this.view(t.name, r, false, await this.uses(t.id));
   }
 
   async unregister(actor: MaybeActor, input: { tenant: string; kind: ResourceKind; name: string }): Promise<{ ok: true }> {

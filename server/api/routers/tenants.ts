@@ -20,11 +20,17 @@ import {
   tenantOutput,
 } from '../../services/tenants.types';
 import { noInput } from '../../services/common.types';
+import { environmentOutput, tenantEnvironmentsInput } from '../../services/estate.types';
+import { z } from 'zod';
 import { createTRPCRouter, protectedProcedure } from '../trpc';
 
 export const tenantsRouter = createTRPCRouter({
   list: protectedProcedure.input(noInput).output(listTenantsOutput).query(({ ctx }) => ctx.services.tenants.list(ctx.actor)),
   get: protectedProcedure.input(getTenantInput).output(tenantOutput).query(({ ctx, input }) => ctx.services.tenants.get(ctx.actor, input.name)),
+  environments: protectedProcedure
+    .input(tenantEnvironmentsInput)
+    .output(z.array(environmentOutput))
+    .query(({ ctx, input }) => ctx.services.estate.tenantEnvironments(ctx.actor, input)),
   create: protectedProcedure
     .input(createTenantInput)
     .output(createTenantOutput)

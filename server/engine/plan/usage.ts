@@ -25,19 +25,27 @@ export interface UsageAsk {
   k8sNamespace: string | null;
   /** The cluster object (its defaults fill in unset requests); absent when it no longer exists. */
   clusterRef?: ClusterRef;
+  /**
+   * The tenant's claims (`ns/name`) that are not this environment's: placed
+   * in another environment on the same cluster, or naming none where the
+   * cluster holds several. Without it, the tenant's whole use of the cluster.
+   */
+  elsewhere?: readonly string[];
 }
 
 /**
  * The instances on the environment that a claim in one of the tenant's
- * namespaces uses — an instance shared with others counts in full, once.
+ * namespaces placed there uses — an instance shared with others counts in
+ * full, once.
  * Aptomi instances live in the offering's namespace, so the claims, not
  * the instances' namespaces, say whose they are.
  */
 export function tenantUsage(state: DesiredState | null, ask: UsageAsk): UsageTotals {
   const namespaces = new Set(ask.namespaces);
+  const elsewhere = new Set(ask.elsewhere ?? []);
   const [cns, cname] = ask.cluster.split('/', 2) as [string, string];
   const onEnv = (i: Instance) => i.target.clusterNamespace === cns && i.target.cluster === cname && (ask.k8sNamespace === null || i.target.namespace === ask.k8sNamespace);
-  const ours = (c: string) => namespaces.has(c.slice(0, c.indexOf('/')));
+  const ours = (c: string) => namespaces.has(c.slice(0, c.indexOf('/'))) && !elsewhere.has(c);
   const mine = (state?.instances ?? []).filter((i) => onEnv(i) && i.claims.some(ours));
   const services = new Set(mine.flatMap((i) => i.claims.filter(ours)));
   const t = costAndQuota([], mine, ask.clusterRef ? [ask.clusterRef] : []).cost.total.after;

@@ -4,14 +4,21 @@
  */
 import { z } from 'zod';
 import { okOutput } from '../../services/common.types';
-import { RESOURCE_SPECS, resourceKind, resourceOutput } from '../../services/resources.types';
+import { RESOURCE_DOCUMENT_BODIES, RESOURCE_SPECS, resourceKind, resourceOutput } from '../../services/resources.types';
 import { route } from '../route';
 import { pathName, queryFlag } from './common';
 
 const kindParams = z.object({ tenant: pathName, kind: resourceKind });
 const resourceParams = kindParams.extend({ name: pathName });
-/** Any kind's body (documented as the union; the service checks it against the kind in the path). */
-const resourceBody = z.union(Object.values(RESOURCE_SPECS) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+/**
+ * Any kind's body, as the Axebow document gives it (`{data, meta?, selector?}`,
+ * §5.10.5) or in Keelson's flat shape. Documented as the union; a body that
+ * fits none is passed on as sent, for the service to check against the kind
+ * in the path and name the field ("port data: …"), not "body: Invalid input".
+ */
+const resourceBody = z
+  .union([...Object.values(RESOURCE_DOCUMENT_BODIES), ...Object.values(RESOURCE_SPECS)] as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]])
+  .catch((ctx: { value: unknown }) => ctx.value);
 
 export const resourceRoutes = [
   route({

@@ -12,7 +12,9 @@
  * million-element array costs nothing to refuse.
  *
  * Reference syntax: `$.<root>` then any number of segments:
- *   - `.key`     a key made of any characters except `.`, `[` and `]`;
+ *   - `.key`     a key made of any characters except `.`, `[` and `]`; on an
+ *                array, a decimal key (`.0`) is an index, as the document's
+ *                dot-only grammar (§5.11) writes `$.user.groups.0`;
  *   - `[3]`      an array index (decimal, no sign, no leading zeros);
  *   - `["k.y"]`  any key at all, written as a JSON string literal
  *                (so `["a\"b"]`, `["x]"]`, `[""]` and `["\u002e"]` all work).

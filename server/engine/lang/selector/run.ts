@@ -200,11 +200,16 @@ function own(o: object, key: string | number): unknown {
   return d.value;
 }
 
+/** A dot segment that is an array index: decimal, no sign, no leading zeros (as `[n]` requires). */
+const DOT_INDEX = /^(0|[1-9][0-9]{0,14})$/;
+
 function resolve(ref: RefItem, ctx: SelectorContext): unknown {
   if (ctx === null || typeof ctx !== 'object') return MISSING;
   let cur = own(ctx, ref.root);
-  for (const seg of ref.segments) {
+  for (const written of ref.segments) {
     if (cur === MISSING) return MISSING;
+    // The document's grammar (§5.11) has dot segments only: `.0` on an array is its first element, as `[0]` is.
+    const seg = typeof written === 'string' && Array.isArray(cur) && DOT_INDEX.test(written) ? Number(written) : written;
     if (typeof seg === 'number') {
       if (!Array.isArray(cur) || seg >= cur.length) return MISSING;
     } else if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) {

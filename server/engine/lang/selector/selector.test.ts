@@ -108,7 +108,9 @@ describe('operators: happy cases', () => {
     ['exists: a key under a string', ['$.user.role.x', '::exists'], false],
     ['exists: a key under null', ['$.user.nothing.x', '::exists'], false],
     ['exists: an index on an object', ['$.user[0]', '::exists'], false],
-    ['exists: a key on an array', ['$.user.tags.0', '::exists'], false],
+    ['exists: a non-index key on an array', ['$.user.tags.x', '::exists'], false],
+    ['exists: a dot index past the end', ['$.user.tags.2', '::exists'], false],
+    ['exists: a dot index with a leading zero is a key, not an index', ['$.user.tags.01', '::exists'], false],
     ['exists: an index on a string', ['$.user.role[0]', '::exists'], false],
     // ::getor
     ['getor: a missing Ref gives the default', ['$.user.missing', 'dflt', '::getor', 'dflt', '::eq'], true],
@@ -271,6 +273,10 @@ describe('error codes and their fields', () => {
       ['$.service.resources[0].kind', 'port'],
       ['$.service.resources[0]["name"]', 'p'],
       ['$.user.tags[0]', 'a'],
+      // The document's own grammar (§5.11) indexes arrays with dot segments.
+      ['$.user.tags.0', 'a'],
+      ['$.user.tags.1', 'b'],
+      ['$.service.resources.0.kind', 'port'],
       ['$.user', { id: 7, role: 'owner', admin: true, tags: ['a', 'b'], nothing: null, quota: '4Gi', zero: 0, empty: '' }],
     ];
     for (const [path, expected] of cases) assert.equal(value([path, expected, '::eq']), true, path);

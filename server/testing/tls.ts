@@ -1,0 +1,44 @@
+/**
+ * TLS material for tests of registered certificates and CAs, made once with
+ * openssl (P-256 keys, valid until 2126) and used nowhere else:
+ *   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 36500 \
+ *     -subj '/CN=Keelson Test CA' -addext 'basicConstraints=critical,CA:TRUE' ...   (TEST_CA_CERT)
+ *   a leaf for shop.example.com signed by it, basicConstraints CA:FALSE          (TEST_SHOP_CERT, TEST_SHOP_KEY)
+ *   an unrelated key                                                              (TEST_OTHER_KEY)
+ */
+export const TEST_CA_CERT = `-----BEGIN CERTIFICATE-----
+MIIBmzCCAUGgAwIBAgIUPAl7AIS55EHbxJkUJoW94FgCy9QwCgYIKoZIzj0EAwIw
+GjEYMBYGA1UEAwwPS2VlbHNvbiBUZXN0IENBMCAXDTI2MTEyODA0MDUxMVoYDzIx
+MjYxMTA0MDQwNTExWjAaMRgwFgYDVQQDDA9LZWVsc29uIFRlc3QgQ0EwWTATBgcq
+hkjOPQIBBggqhkjOPQMBBwNCAARajWK1WF6Uey2e46vC8vxPanuGP2TVq729mY6E
+TNuXvP7DhPrKRBsjj1utZ1/ryCR8Lgkob+tOn4pzIuAr0CNeo2MwYTAdBgNVHQ4E
+FgQU0Ilq9AcNUSdmzKZq8x2/6Iec7tEwHwYDVR0jBBgwFoAU0Ilq9AcNUSdmzKZq
+8x2/6Iec7tEwDwYDVR0TAQH/BAUwAwEB/zAOBgNVHQ8BAf8EBAMCAQYwCgYIKoZI
+zj0EAwIDSAAwRQIgNwQGY2uxHy6W8QCBE5UnyvuraFNtS11vF2DpWmOfjloCIQCE
+VF3rpyGzv88zA1SjaQe8GS1unkweq390EShWI/B4ow==
+-----END CERTIFICATE-----
+`;
+export const TEST_SHOP_CERT = `-----BEGIN CERTIFICATE-----
+MIIBozCCAUmgAwIBAgIUXDjoCAE9gavyMD4i9ebOA+bE4bowCgYIKoZIzj0EAwIw
+GjEYMBYGA1UEAwwPS2VlbHNvbiBUZXN0IENBMCAXDTI2MTEyODA0MDUxMloYDzIx
+MjYxMTA0MDQwNTEyWjAbMRkwFwYDVQQDDBBzaG9wLmV4YW1wbGUuY29tMFkwEwYH
+KoZIzj0CAQYIKoZIzj0DAQcDQgAEx+ez64s7RiFvPwGKU7EAkF5WQMaaVDLyGe0K
+LLnebLCNX7I+RMordmC+NGYUA+WisM24rQ4lUsrh+rXhz+MvbKNqMGgwCQYDVR0T
+BAIwADAbBgNVHREEFDASghBzaG9wLmV4YW1wbGUuY29tMB0GA1UdDgQWBBTbUG2h
+QL0u9KEiHalGOEM8ioyxSzAfBgNVHSMEGDAWgBTQiWr0Bw1RJ2bMpmrzHb/oh5zu
+0TAKBggqhkjOPQQDAgNIADBFAiEArUzkxW34G9Qiua3JqA8si7Jx+R7n+hlzYbef
+Ei2v048CIEnDG+8vI/FijuMdaBRKMyS+dr89COOvPKecZEWgJXmX
+-----END CERTIFICATE-----
+`;
+export const TEST_SHOP_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg6kLru5DLxck9u2Uv
+BEBICcFUNrCGlJ06LeL52IkBJT2hRANCAATH57PriztGIW8/AYpTsQCQXlZAxppU
+MvIZ7Qosud5ssI1fsj5Eyit2YL40ZhQD5aKwzbitDiVSyuH6teHP4y9s
+-----END PRIVATE KEY-----
+`;
+export const TEST_OTHER_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgqDYTsh3KxZhdzczY
+LvH+C4aKs7yWfAIg3BjvfS+5wkChRANCAARlt2Dwz34Vj68JeZmtre1BFngNDvwH
+wh1owaICIWDs81boztozlEQEt7zSyVeYBzFm+en2UmqJouwmLY6Kq75S
+-----END PRIVATE KEY-----
+`;
