@@ -13,7 +13,7 @@
 import { stringify } from 'yaml';
 import type { EngineObject, SourceStage, StageOutput } from './index';
 import { wholeStage } from './whole-stage';
-import { expandDeployment, type LayoutResource } from './dm';
+import { expandDeployment, type JsonObject, type LayoutResource } from './dm';
 import type { Cluster } from './model/kinds';
 import { deploymentEnv, DM_KINDS, type Deployment } from './model/sources/dm';
 import { sourceInstance, type ClaimOutcome, type Instance, type TraceStep } from './state';
@@ -57,7 +57,7 @@ function expandOutput(objects: readonly EngineObject[]): StageOutput {
     const trace: TraceStep[] = [];
     const errors: string[] = [];
     const keys: string[] = [];
-    const r = expandDeployment({ config: JSON.stringify(d.configuration), imports: d.imports ?? {} }, deploymentEnv(o.namespace, o.name), { validateSchema: d.validateSchema });
+    const r = expandDeployment({ config: d.configuration as JsonObject, imports: d.imports ?? {} }, deploymentEnv(o.namespace, o.name), { validateSchema: d.validateSchema });
     errors.push(...r.errors.map((e) => e.message));
     const clusterKey = d.target.includes('/') ? d.target : `system/${d.target}`;
     const cluster = clusters.get(clusterKey);

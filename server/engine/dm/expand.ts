@@ -238,7 +238,8 @@ export function expandConfiguration(input: ExpandInput, options: ExpandOptions =
     references: { edges: [], unknown: [], cycles: [], order: [] },
     errors,
   });
-  if (input.config.length > limits.configSource) {
+  // A configuration given as an object came in an object, which the object loader has already sized.
+  if (typeof input.config === 'string' && input.config.length > limits.configSource) {
     return empty([{ code: 'limit', message: `ExpansionError: The configuration is ${input.config.length} characters long, over the limit of ${limits.configSource}.` }]);
   }
   const parsed = parseConfig(input.config);

@@ -47,9 +47,10 @@ export interface ImportFile {
   path?: string;
 }
 
-/** What `expand` takes: the top-level configuration text and the imports by name. */
+/** What `expand` takes: the top-level configuration and the imports by name. */
 export interface ExpandInput {
-  config: string;
+  /** The configuration's YAML text, or a deployment object's configuration, already read as PyYAML reads it. */
+  config: string | JsonObject;
   imports?: Record<string, string | ImportFile>;
 }
 
