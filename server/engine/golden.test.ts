@@ -10,7 +10,8 @@
  *             runEngine: per claim its outcome, per instance its code,
  *             discovery, dependencies and claims
  *   expand    (DM) `config` (YAML text), `imports`, `env` → DM's expansion:
- *             config, layout, unknown references and cycles, errors
+ *             config, layout, references left (for the cluster, unknown,
+ *             cycles), errors
  *
  * Every case is its own test, and every entry of `want` (a claim, an
  * instance, a diagnostic) its own subtest, so one difference does not hide
@@ -209,17 +210,19 @@ interface ExpandCase {
 }
 
 const expandStage: StageRunner = {
-  minimum: 1,
+  minimum: 3,
   run(raw) {
     const c = raw as unknown as ExpandCase;
-    const r = expandDm({ config: c.config, imports: c.imports ?? {} }, { env: { deployment: 'golden', project: 'golden', ...c.env } });
+    // As a deployment is expanded for deploying: references the configuration answers filled in.
+    const r = expandDm({ config: c.config, imports: c.imports ?? {} }, { env: { deployment: 'golden', project: 'golden', ...c.env }, resolveReferences: true });
     // Through JSON, as the layout reaches the GitOps renderer and the API.
     return {
       got: JSON.parse(
         JSON.stringify({
           config: r.config,
           layout: r.layout,
-          references: { unknown: r.references.unknown, cycles: r.references.cycles },
+          // Left for the cluster (edges), naming no resource (unknown), and cycles among them.
+          references: { edges: r.references.edges, unknown: r.references.unknown, cycles: r.references.cycles },
           errors: r.errors.map((e) => e.message),
         }),
       ) as Record<string, unknown>,

@@ -9,7 +9,7 @@
  */
 import { isObject, languageOf, normalizeImports, parseConfig, parseYaml } from './config';
 import { jinjaSession, JINJA_STEPS, renderJinja, type JinjaLimits, type JinjaSession } from './jinja';
-import { collectReferences, substituteReferences } from './references';
+import { collectReferences, fillFromResources, resolveWithinConfiguration, substituteReferences } from './references';
 import { clone, validateProperties } from './schema';
 import type {
   DmError, DmErrorCode, ExpandInput, ExpandLimits, ExpandOptions, ExpandResult, ImportFile, Json, JsonObject,
@@ -263,6 +263,14 @@ export function expandConfiguration(input: ExpandInput, options: ExpandOptions =
         }
         seen.add(r.name);
       }
+    }
+    if (options.resolveReferences) {
+      top.config = resolveWithinConfiguration(top.config);
+      const fill = (node: LayoutResource): void => {
+        if (node.outputs) node.outputs = node.outputs.map((o) => ({ ...o, value: fillFromResources(o.value, top.config) }));
+        node.resources?.forEach(fill);
+      };
+      fill(top.layout);
     }
     const references = referenceGraph(top.config);
     const layout: ExpandResult['layout'] = { resources: top.layout.resources ?? [] };

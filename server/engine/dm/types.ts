@@ -127,6 +127,12 @@ export interface ExpandOptions {
   outputs?: boolean;
   /** Accept `type: int` in schemas as `integer` (the shipped examples use it; default true). */
   intAlias?: boolean;
+  /**
+   * Replace references among the flat configuration's resources by the values
+   * their properties hold (Keelson's deploy step; DM left every one for its
+   * resourcifier, default false). `references` then lists only what is left.
+   */
+  resolveReferences?: boolean;
   /** Reject two primitives with the same name in the flat configuration (DM allowed it; default true). */
   uniquePrimitiveNames?: boolean;
   /** Runs Python templates; absent means "Python templates are not supported yet". */
@@ -173,7 +179,7 @@ export interface ReferenceEdge {
 }
 
 export interface ReferenceGraph {
-  /** Referrer → referee, one per distinct (from, to, path). */
+  /** Referrer → referee, one per distinct (from, to, path): with `resolveReferences`, the values only the cluster knows. */
   edges: ReferenceEdge[];
   /** References whose NAME is no resource of the flat configuration (DM's resourcifier rejects these). */
   unknown: ReferenceEdge[];
