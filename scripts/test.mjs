@@ -4,7 +4,7 @@
  *   1. unit + integration tests (node:test through tsx), storage tests on
  *      PGlite and on a real PostgreSQL server started here;
  *   2. Playwright end-to-end tests in Debian's Chromium.
- * Missing system packages (postgresql, chromium) are installed from
+ * Missing system packages (postgresql, chromium, python3-yaml) are installed from
  * Debian's repositories when we are root. Flags: --unit, --e2e (only those),
  * and any other arguments are passed to the selected runner as filters.
  */
@@ -87,9 +87,15 @@ function testFiles(dirs) {
   return out.sort();
 }
 
+/** DM's Python templates import PyYAML: the sandbox reads Debian's pure-Python package (server/dm-python findPyYaml). */
+function pyyaml() {
+  if (!process.env.KEELSON_PYYAML_DIR && !existsSync('/usr/lib/python3/dist-packages/yaml/__init__.py')) aptInstall(['python3-yaml']);
+}
+
 async function unitTests() {
   // The GitOps remote tests serve a bare repository with `git http-backend`.
   if (spawnSync('git', ['--version'], { stdio: 'ignore' }).status !== 0) aptInstall(['git']);
+  pyyaml();
   let files = testFiles(['server', 'components', 'scripts', 'bench']);
   if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
   const pg = await startPostgres();
@@ -108,6 +114,7 @@ async function unitTests() {
 
 async function e2eTests() {
   if (!existsSync('/usr/bin/chromium') && !process.env.CHROMIUM_PATH) aptInstall(['chromium']);
+  pyyaml();
   const v = spawnSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8' });
   log(`Playwright e2e in ${v.stdout.trim() || 'Chromium'}`);
   // The console's data folder for the run: removed after a green run, kept

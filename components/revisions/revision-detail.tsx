@@ -209,6 +209,7 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
                     {s.namespace} <span className={statusClass(s.status === 'accepted' ? 'applied' : s.status === 'rejected' ? 'rejected' : 'pending')}>{s.status}</span>
                     {s.overMarks && <span className="badge badge-error">over marks</span>}
                     {s.needsDomainAdmin.length > 0 && <span className="badge badge-error">needs a domain admin</span>}
+                    {s.unresolvedReferences.length > 0 && <span className="badge badge-error">unresolved references</span>}
                   </h3>
                   <span className="muted">{countsText(s.counts as Record<string, number>)}</span>
                 </div>
@@ -225,6 +226,16 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
                     Deploys beyond namespace {s.namespace}, so only a domain admin may accept it:
                     <ul style={{ margin: '2px 0' }}>
                       {s.needsDomainAdmin.map((r) => (
+                        <li key={r}>{r}</li>
+                      ))}
+                    </ul>
+                  </div>
+                )}
+                {s.unresolvedReferences.length > 0 && (
+                  <div className="hint" data-testid={`references-${s.namespace}`}>
+                    Holds references only the cluster can resolve, so nobody may accept it; write the value into the configuration or remove the reference:
+                    <ul style={{ margin: '2px 0' }}>
+                      {s.unresolvedReferences.map((r) => (
                         <li key={r}>{r}</li>
                       ))}
                     </ul>

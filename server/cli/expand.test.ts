@@ -75,4 +75,21 @@ describe('keelson expand', () => {
     assert.equal((await cli('expand')).code, 2);
     assert.equal((await cli('expand', join(dir, 'c.yaml'), '--format', 'xml')).code, 2);
   });
+
+  test('references the configuration answers are filled in; an unknown name and a cycle exit 1, the cycle as its path', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keelson-expand-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const svc = '{name: backend, type: Service, properties: {apiVersion: v1, kind: Service, spec: {ports: [{port: 8080}]}}}';
+    writeFileSync(join(dir, 'ok.yaml'), `resources:\n- ${svc}\n- {name: web, type: ConfigMap, properties: {data: {url: "http://backend:$(ref.backend.spec.ports[0].port)", ip: "$(ref.backend.spec.clusterIP)"}}}\n`);
+    const ok = await cli('expand', join(dir, 'ok.yaml'), '--format', 'json');
+    assert.equal(ok.code, 0, ok.err);
+    // The port is in the configuration; the cluster IP only the cluster knows.
+    assert.deepEqual(JSON.parse(ok.out).config.resources[1].properties.data, { url: 'http://backend:8080', ip: '$(ref.backend.spec.clusterIP)' });
+
+    writeFileSync(join(dir, 'bad.yaml'), 'resources:\n- {name: a, type: ConfigMap, properties: {x: "$(ref.b.data.x)", y: "$(ref.nowhere.data.y)"}}\n- {name: b, type: ConfigMap, properties: {data: {x: "$(ref.a.x)"}}}\n');
+    const bad = await cli('expand', join(dir, 'bad.yaml'));
+    assert.equal(bad.code, 1);
+    assert.equal(bad.out, '');
+    assert.equal(bad.err, 'references form a cycle: a → b → a\nresource a refers to $(ref.nowhere.data.y), but nowhere is no resource of the expanded configuration\n');
+  });
 });

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
-import { expand } from '../engine/dm';
+import { expand, referenceProblems } from '../engine/dm';
 import { pythonSandbox } from '../dm-python';
 import { templateReference } from '../services/dm-templates';
 import { parse, UsageError } from './args';
@@ -19,8 +19,10 @@ const HELP = `Usage: keelson expand CONFIG [--import FILE ...] [--env KEY=VALUE 
 
 Expand a Deployment Manager configuration: templates (Jinja, and Python
 in a sandbox without network or host files) expanded recursively, schemas validated with their defaults applied, template
-outputs and $(ref...) references resolved. Prints {config: {resources},
-layout: {resources}} as DM did.
+outputs and $(ref...) references resolved: to template outputs, then to
+the values the expanded configuration holds (what only the cluster knows
+stays a reference). Prints {config: {resources}, layout: {resources}} as DM
+did.
 
 The files CONFIG lists in imports:, each template's <template>.schema and
 the imports a schema lists are read relative to CONFIG's folder.
@@ -32,7 +34,9 @@ the imports a schema lists are read relative to CONFIG's folder.
 
 Python templates run in Pyodide, in a process with no network (Linux
 network namespaces); where the host has none they are refused.
-Exit 0 on success, 1 when the configuration does not expand, 2 on usage errors.
+Exit 0 on success, 1 when the configuration does not expand or its
+references name no resource or form a cycle (each said on stderr, a cycle
+as its path), 2 on usage errors.
 `;
 
 /** The types in a layout that name a template by URL or registry name. */
@@ -157,9 +161,15 @@ export async function expandCommand(argv: string[], io: Io): Promise<number> {
   }
 
   const name = basename(configPath, extname(configPath));
-  const r = expand({ config, imports: g.imports }, { env: { deployment: name, project: name, ...env }, runPython: pythonSandbox().run });
+  const r = expand({ config, imports: g.imports }, { env: { deployment: name, project: name, ...env }, runPython: pythonSandbox().run, resolveReferences: true });
   if (r.errors.length > 0) {
     for (const e of r.errors) io.err(`${e.message}\n`);
+    return 1;
+  }
+  // What the deploy step refuses, said as the console says it.
+  const refused = referenceProblems(r.references);
+  if (refused.length > 0) {
+    for (const m of refused) io.err(`${m}\n`);
     return 1;
   }
   // The console fetches templates named by URL or registry name from the

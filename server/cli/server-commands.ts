@@ -258,7 +258,7 @@ export async function revisionsCommand(argv: string[], io: Io): Promise<number> 
           cost: r.plan.cost.total,
           currency: r.plan.cost.currency,
           quota: r.plan.quota,
-          sections: r.sections.map((s) => ({ namespace: s.namespace, status: s.status, decidedBy: s.decidedBy, overMarks: s.overMarks, needsDomainAdmin: s.needsDomainAdmin })),
+          sections: r.sections.map((s) => ({ namespace: s.namespace, status: s.status, decidedBy: s.decidedBy, overMarks: s.overMarks, needsDomainAdmin: s.needsDomainAdmin, unresolvedReferences: s.unresolvedReferences })),
           // The answer carries the plan's first page only: totals and statuses come counted.
           steps: { total: r.planTotals.steps, done: r.stepStatus.done ?? 0, failed: r.stepStatus.failed ?? 0 },
         };
@@ -271,7 +271,8 @@ export async function revisionsCommand(argv: string[], io: Io): Promise<number> 
             ...summary.sections.map(
               (s) =>
                 `Section ${s.namespace}: ${s.status}${s.decidedBy ? ` by ${s.decidedBy}` : ''}${s.overMarks ? ' (over marks)' : ''}` +
-                (s.needsDomainAdmin.length > 0 ? ` (needs a domain admin: ${s.needsDomainAdmin.join('; ')})` : ''),
+                (s.needsDomainAdmin.length > 0 ? ` (needs a domain admin: ${s.needsDomainAdmin.join('; ')})` : '') +
+                (s.unresolvedReferences.length > 0 ? ` (cannot be accepted, unresolved references: ${s.unresolvedReferences.join('; ')})` : ''),
             ),
             ...summary.quota.filter((q) => !q.ok).map((q) => `Over mark: ${q.cluster} ${q.dimension} ${q.after} > ${q.mark} ${q.unit}`),
             `Apply: ${summary.steps.done}/${summary.steps.total} steps done${summary.steps.failed ? `, ${summary.steps.failed} failed` : ''}`,

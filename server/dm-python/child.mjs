@@ -1,6 +1,6 @@
 // The Python sandbox process for Deployment Manager templates. Plain
 // JavaScript: it is started by `node` directly (no TypeScript loader), under
-// the permission model (reads only Pyodide's folder and this file; no writes,
+// the permission model (reads only Pyodide's folder, PyYAML's and this file; no writes,
 // child processes, workers or addons), without code generation from strings,
 // and — by the parent — in a network namespace of its own. Pyodide's
 // interpreter can reach JavaScript objects, so these process limits, not the
@@ -8,7 +8,7 @@
 //
 // Protocol: one JSON request per line on stdin, one JSON answer per line on
 // stdout. `{ready: true}` is written once the interpreter is up.
-import { constants as fsConstants } from 'node:fs';
+import { constants as fsConstants, readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const write = process.stdout.write.bind(process.stdout);
@@ -47,6 +47,22 @@ for (const k of ['getBuiltinModule', 'dlopen', '_linkedBinding', 'kill', 'chdir'
 // object to the global one): fix it to nothing before any template runs.
 Object.defineProperty(Error, 'prepareStackTrace', { value: undefined, writable: false, configurable: false });
 
+// PyYAML's package folder on the host (argv[3], empty when the server has none). Its Python files are
+// copied into the interpreter's own memory and made read-only there: a host folder mounted into the
+// interpreter would let a template's write attempt (refused by the permission model) kill it.
+const pyyamlDir = process.argv[3];
+if (pyyamlDir) {
+  const into = '/keelson/pyyaml/yaml';
+  py.FS.mkdirTree(into);
+  for (const name of readdirSync(pyyamlDir)) {
+    if (!name.endsWith('.py')) continue;
+    py.FS.writeFile(`${into}/${name}`, readFileSync(`${pyyamlDir}/${name}`));
+    py.FS.chmod(`${into}/${name}`, 0o444);
+  }
+  py.FS.chmod(into, 0o555);
+}
+py.globals.set('_PYYAML_MISSING', pyyamlDir ? undefined : process.argv[4]);
+
 py.runPython(String.raw`
 import builtins, json, sys, os, traceback, importlib
 
@@ -69,44 +85,20 @@ class _Context(object):
         self.properties = properties
         self.imports = imports
 
-os.makedirs('/keelson/lib', exist_ok=True)
-with open('/keelson/lib/yaml.py', 'w') as f:
-    f.write('''"""The yaml module the sandbox offers: DM templates call yaml.dump on their output.
-JSON is YAML, so dump writes JSON; load reads JSON-style (flow) YAML only."""
-import json
-
-class YAMLError(Exception):
-    pass
-
-def _plain(o):
-    if isinstance(o, (set, frozenset, tuple)):
-        return list(o)
-    raise YAMLError("cannot represent an object of type %s" % type(o).__name__)
-
-def dump(data, stream=None, **kwargs):
-    text = json.dumps(data, indent=2, default=_plain) + "\\n"
-    if stream is None:
-        return text
-    stream.write(text)
-
-safe_dump = dump
-
-def load(stream, Loader=None, **kwargs):
-    text = stream if isinstance(stream, str) else stream.read()
-    try:
-        return json.loads(text)
-    except ValueError as e:
-        raise YAMLError("the sandbox's yaml module reads JSON-style YAML only: %s" % e)
-
-safe_load = load
-''')
-sys.path.insert(0, '/keelson/lib')
+# PyYAML is the real one, read from the host (mounted above, read-only: the process may write nothing);
+# imported now, so it is part of the baseline every expansion is reset to.
+sys.dont_write_bytecode = True
+if _PYYAML_MISSING is None:
+    sys.path.insert(0, '/keelson/pyyaml')
+    import yaml
 
 _BLOCKED = {'js', 'pyodide_js', 'pyodide', 'micropip', '_pyodide', '_pyodide_core', 'pyodide.ffi', 'pyodide.http'}
 class _Blocker(object):
     def find_spec(self, name, path=None, target=None):
         if name in _BLOCKED or name.split('.')[0] in _BLOCKED:
             raise ImportError("module '%s' is not available in the sandbox" % name)
+        if _PYYAML_MISSING is not None and name.split('.')[0] == 'yaml':
+            raise ModuleNotFoundError(_PYYAML_MISSING, name='yaml')
         return None
 for _m in list(sys.modules):
     if _m in _BLOCKED or _m.split('.')[0] in _BLOCKED:

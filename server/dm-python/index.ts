@@ -3,8 +3,8 @@
  * from npm, offline) in a separate process that has no network (a network
  * namespace of its own), none of the server's environment (an allow-list:
  * no NEXTAUTH_SECRET, KEELSON_SECRET_KEY, DATABASE_URL), reads only
- * Pyodide's files, writes nothing, starts nothing, and cannot turn strings
- * into JavaScript. A template that runs too long or grows too large is
+ * Pyodide's files and PyYAML's, writes nothing, starts nothing, and cannot
+ * turn strings into JavaScript. A template that runs too long or grows too large is
  * killed; the caller gets a message.
  *
  * Time: one expansion's Python templates share `runMs` (10 s): the
@@ -45,6 +45,8 @@ export interface PythonSandboxOptions extends Partial<PythonLimits> {
    * between tenants). Default: one tenant's (`env.project`).
    */
   isolationKey?: (context: Parameters<PythonRunner>[1]) => string;
+  /** PyYAML's package folder (`…/yaml`); null: the sandbox has none. Default: found with findPyYaml. */
+  pyyamlDir?: string | null;
 }
 
 export interface PythonSandbox {
@@ -68,6 +70,23 @@ function files(): { child: string; bridge: string; pyodide: string } | undefined
   const pyodide = real(join(root, 'node_modules', 'pyodide')) + '/';
   return existsSync(child) && existsSync(bridge) && existsSync(join(pyodide, 'pyodide.mjs')) ? { child, bridge, pyodide } : undefined;
 }
+
+/**
+ * PyYAML's pure-Python package (the folder `yaml/`), which DM's Python
+ * templates import as DM's did: `KEELSON_PYYAML_DIR`, else Debian's
+ * `python3-yaml`. The sandbox reads it, never writes it; its C extension is
+ * not loaded (Pyodide cannot), so PyYAML runs as pure Python.
+ */
+export function findPyYaml(): string | undefined {
+  for (const dir of [process.env.KEELSON_PYYAML_DIR, '/usr/lib/python3/dist-packages/yaml']) {
+    if (dir && existsSync(join(dir, '__init__.py'))) return realpathSync(dir);
+  }
+  return undefined;
+}
+
+/** What a template that imports yaml is told where the server has no PyYAML. */
+export const PYYAML_MISSING =
+  'PyYAML is not installed on this server: install its pure-Python package (Debian/Ubuntu: apt-get install python3-yaml) or set KEELSON_PYYAML_DIR to its yaml/ folder';
 
 let isolation: string[] | null | undefined;
 let deathSignal: string[] | null | undefined;
@@ -148,7 +167,7 @@ export const PYTHON_UNAVAILABLE_NO_NETNS =
   'Python templates need a sandbox without network access (a Linux network namespace through `unshare`), which this host does not offer';
 
 export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSandbox {
-  const { isolationKey = keyOf, warm = false, ...given } = opts;
+  const { isolationKey = keyOf, warm = false, pyyamlDir = findPyYaml() ?? null, ...given } = opts;
   const limits: PythonLimits = { ...DEFAULT_PYTHON_LIMITS, ...given };
   let keeper: { worker: Worker; port: MessagePort } | undefined;
   let unavailable: string | undefined;
@@ -176,11 +195,14 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
       permissionFlag(),
       `--allow-fs-read=${f.pyodide}*`,
       `--allow-fs-read=${f.child}`,
+      ...(pyyamlDir ? [`--allow-fs-read=${pyyamlDir}/*`] : []),
       '--disallow-code-generation-from-strings',
       '--no-warnings',
       `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMb / 2))}`,
       f.child,
       f.pyodide,
+      pyyamlDir ?? '',
+      PYYAML_MISSING,
     ];
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(f.bridge, { workerData: { command: netns[0], args, env: sandboxEnvironment(), limits, replyPort: port2 }, transferList: [port2] });

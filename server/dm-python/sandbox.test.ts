@@ -3,7 +3,7 @@
  * memory hog is stopped at its limit and the next template still runs; the
  * host's files, network, environment and JavaScript are out of reach; one
  * tenant's interpreter state never reaches another's. And as a template
- * author meets it: DM's Python 2 names work, `yaml` is there, errors name
+ * author meets it: DM's Python 2 names work, `yaml` is PyYAML, errors name
  * the line. And as the server meets it: a pool of warm processes, reused,
  * recycled, and gone when the pool is closed or its thread is stopped.
  */
@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { expandDeployment, usePythonRunner, type TemplateContext } from '../engine/dm';
-import { createPythonSandbox } from './index';
+import { expandDeployment, parseYaml, usePythonRunner, type TemplateContext } from '../engine/dm';
+import { createPythonSandbox, PYYAML_MISSING } from './index';
 
 const sandbox = createPythonSandbox({ runMs: 3000, memoryMb: 400 });
 after(() => sandbox.close());
@@ -161,7 +161,44 @@ describe('Python sandbox: what DM templates expect', () => {
       { 'helpers/naming.py': "def full(d, k):\n  return '%s-%s' % (d, k)\n", 'notes.txt': 'hello' },
     );
     assert.equal(r.ok, true, JSON.stringify(r));
-    assert.deepEqual(JSON.parse((r.ok && (r.value as string)) || '{}'), { resources: ['d-a', 'd-b', '0', '1'].map((name) => ({ name, type: 'T' })), text: 'hello' });
+    const out = parseYaml((r.ok && (r.value as string)) || '', 'template');
+    assert.deepEqual(out.ok && out.value, { resources: ['d-a', 'd-b', '0', '1'].map((name) => ({ name, type: 'T' })), text: 'hello' });
+  });
+
+  test('yaml is the real PyYAML: safe_load reads block YAML with PyYAML 1.1 scalars, and dump writes it', () => {
+    const r = sandbox.run(
+      [
+        'import yaml',
+        'def GenerateConfig(context):',
+        '  doc = yaml.safe_load(context.imports["ports.yaml"])',
+        '  ports = [{"name": p["name"], "containerPort": p["port"]} for p in doc["ports"]]',
+        '  assert doc["debug"] is True and doc["short"] == "y" and doc["mode"] == 0o644, doc',
+        '  assert yaml.__file__.startswith("/keelson/pyyaml/"), yaml.__file__',
+        '  return yaml.dump({"resources": [{"name": "web", "type": "Pod", "properties": {"ports": ports, "flag": "yes"}}]}, default_flow_style=False)',
+      ].join('\n'),
+      { ...ctx('tenant-a'), imports: { 'ports.yaml': 'debug: on\nshort: y\nmode: 0644\nports:\n  - name: http\n    port: 80\n  - name: metrics\n    port: 9090\n' } },
+      {},
+    );
+    assert.equal(r.ok, true, JSON.stringify(r));
+    const text = (r.ok && (r.value as string)) || '';
+    // Block YAML, as PyYAML writes it, with 'yes' quoted so that it stays text.
+    assert.match(text, /^resources:\n- name: web\n/);
+    const out = parseYaml(text, 'template');
+    assert.deepEqual(out.ok && out.value, { resources: [{ name: 'web', type: 'Pod', properties: { ports: [{ name: 'http', containerPort: 80 }, { name: 'metrics', containerPort: 9090 }], flag: 'yes' } }] });
+  });
+
+  test('PyYAML cannot be changed by a template: its files are read-only, and the interpreter carries on', () => {
+    const r = run('import yaml, os\ndef GenerateConfig(c):\n  open(os.path.join(os.path.dirname(yaml.__file__), "__init__.py"), "a").write("x = 1\\n")\n  return {}\n');
+    assert.deepEqual(r, { ok: false, message: "PermissionError: [Errno 2] Permission denied: '/keelson/pyyaml/yaml/__init__.py' (line 3)", reason: 'exception' });
+    assert.deepEqual(run('import yaml\ndef GenerateConfig(c):\n  return {"v": yaml.safe_load("a: [on, n]")}\n'), { ok: true, value: { v: { a: [true, 'n'] } } });
+  });
+
+  test('where the server has no PyYAML, importing yaml says what to install', async () => {
+    const bare = createPythonSandbox({ runMs: 120_000, memoryMb: 400, processes: 1, pyyamlDir: null });
+    const r = bare.run('import yaml\ndef GenerateConfig(c):\n  return {}\n', ctx('tenant-a'), {});
+    await bare.close();
+    assert.deepEqual(r, { ok: false, message: `ModuleNotFoundError: ${PYYAML_MISSING} (line 1)`, reason: 'exception' });
+    assert.match(PYYAML_MISSING, /apt-get install python3-yaml/);
   });
 
   test('an exception names its type, message and line; no GenerateConfig says so', () => {

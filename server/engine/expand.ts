@@ -5,15 +5,17 @@
  * flat configuration that is a Kubernetes object becomes an instance of
  * the shared desired state (raw code: the object as the template wrote it,
  * named after its resource when it has no name), on the deployment's
- * cluster. References that remain become ordering: a primitive waits for
- * the ones it refers to. Other primitive types (GCP's `compute.v1.instance`
+ * cluster. References the configuration answers are filled in; the ones
+ * that remain need the cluster's values: they become ordering (a primitive
+ * waits for the ones it refers to) and hold the revision's section back
+ * (plan/index.ts). Unknown names and cycles are the deployment's errors. Other primitive types (GCP's `compute.v1.instance`
  * and the like) deploy nothing Keelson can apply, and are said so in the
  * deployment's trace. A deployment's outcome is reported like a claim's.
  */
 import { stringify } from 'yaml';
 import type { EngineObject, SourceStage, StageOutput } from './index';
 import { wholeStage } from './whole-stage';
-import { expandDeployment, type LayoutResource } from './dm';
+import { expandDeployment, referenceProblems, type JsonObject, type LayoutResource } from './dm';
 import type { Cluster } from './model/kinds';
 import { deploymentEnv, DM_KINDS, type Deployment } from './model/sources/dm';
 import { sourceInstance, type ClaimOutcome, type Instance, type TraceStep } from './state';
@@ -57,12 +59,12 @@ function expandOutput(objects: readonly EngineObject[]): StageOutput {
     const trace: TraceStep[] = [];
     const errors: string[] = [];
     const keys: string[] = [];
-    const r = expandDeployment({ config: JSON.stringify(d.configuration), imports: d.imports ?? {} }, deploymentEnv(o.namespace, o.name), { validateSchema: d.validateSchema });
+    const r = expandDeployment({ config: d.configuration as JsonObject, imports: d.imports ?? {} }, deploymentEnv(o.namespace, o.name), { validateSchema: d.validateSchema });
     errors.push(...r.errors.map((e) => e.message));
     const clusterKey = d.target.includes('/') ? d.target : `system/${d.target}`;
     const cluster = clusters.get(clusterKey);
     if (r.errors.length === 0 && !cluster) errors.push(`target "${d.target}" is not a Keelson cluster`);
-    for (const c of r.references.cycles) errors.push(`references form a cycle: ${c.join(' → ')}`);
+    errors.push(...referenceProblems(r.references));
     const paths = layoutPaths(r.layout.resources);
     const keyOf = new Map<string, string>();
     if (cluster && errors.length === 0) {

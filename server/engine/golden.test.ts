@@ -9,6 +9,9 @@
  *   resolve   `users`, `domainAdmins`, `policy` (objects as written) →
  *             runEngine: per claim its outcome, per instance its code,
  *             discovery, dependencies and claims
+ *   expand    (DM) `config` (YAML text), `imports`, `env` → DM's expansion:
+ *             config, layout, references left (for the cluster, unknown,
+ *             cycles), errors
  *
  * Every case is its own test, and every entry of `want` (a claim, an
  * instance, a diagnostic) its own subtest, so one difference does not hide
@@ -25,6 +28,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseDocument, stringify } from 'yaml';
 import { formatDiagnostic, hasErrors, type Diagnostic } from './diagnostics';
+import { expand as expandDm } from './dm';
 import { runEngine, STAGE_ORDER } from './index';
 import type { Cluster } from './model/kinds';
 import { planRevision } from './plan';
@@ -195,8 +199,39 @@ const plan: StageRunner = {
   },
 };
 
+// ---------------------------------------------------------------- expand (DM)
+
+interface ExpandCase {
+  /** The configuration's YAML text, as DM's client sent it. */
+  config: string;
+  /** The files it imports, by import name (templates, schemas). */
+  imports?: Record<string, string>;
+  env?: Record<string, string>;
+}
+
+const expandStage: StageRunner = {
+  minimum: 3,
+  run(raw) {
+    const c = raw as unknown as ExpandCase;
+    // As a deployment is expanded for deploying: references the configuration answers filled in.
+    const r = expandDm({ config: c.config, imports: c.imports ?? {} }, { env: { deployment: 'golden', project: 'golden', ...c.env }, resolveReferences: true });
+    // Through JSON, as the layout reaches the GitOps renderer and the API.
+    return {
+      got: JSON.parse(
+        JSON.stringify({
+          config: r.config,
+          layout: r.layout,
+          // Left for the cluster (edges), naming no resource (unknown), and cycles among them.
+          references: { edges: r.references.edges, unknown: r.references.unknown, cycles: r.references.cycles },
+          errors: r.errors.map((e) => e.message),
+        }),
+      ) as Record<string, unknown>,
+    };
+  },
+};
+
 /** One runner per stage; a stage folder not listed here fails the run. */
-const RUNNERS: Partial<Record<(typeof STAGE_ORDER)[number], StageRunner>> = { validate, resolve, plan };
+const RUNNERS: Partial<Record<(typeof STAGE_ORDER)[number], StageRunner>> = { validate, resolve, expand: expandStage, plan };
 
 // ---------------------------------------------------------------- the walk
 

@@ -9,7 +9,7 @@
  * Everything here is policy, which every signed-in user reads.
  */
 import { stringify } from 'yaml';
-import type { LayoutResource } from '../engine/dm';
+import type { JsonObject, LayoutResource } from '../engine/dm';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { Repos } from '../repo/types';
 import type { ResolutionService } from './resolution';
@@ -55,7 +55,7 @@ export class DmService {
     const o = await this.repos.policy.getObject({ kind: 'deployment', namespace, name }, generation);
     if (!o) return undefined;
     const d = o.spec as Deployment;
-    return { d, r: await this.resolution.expandDm({ config: JSON.stringify(d.configuration), imports: d.imports ?? {} }, deploymentEnv(namespace, name), d.validateSchema) };
+    return { d, r: await this.resolution.expandDm({ config: d.configuration as JsonObject, imports: d.imports ?? {} }, deploymentEnv(namespace, name), d.validateSchema) };
   }
 
   async deployments(actor: MaybeActor): Promise<string[]> {

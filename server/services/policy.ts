@@ -8,7 +8,7 @@ import { sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
 import { jsonSchemaForKind, KNOWN_KINDS, normaliseKind } from '../engine/model/kinds';
 import { objectKey, type AnyLoadedObject } from '../engine/model/validate';
 import { credentialMarker, credentialsOf } from '../engine/model/credentials';
-import type { ExpandInput, ExpandResult, TemplateEnv } from '../engine/dm';
+import type { ExpandInput, ExpandResult, JsonObject, TemplateEnv } from '../engine/dm';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { GenerationInfo, ObjectId, Repos, StoredObject } from '../repo/types';
 import type { TemplateFetcher } from './dm-templates';
@@ -78,7 +78,7 @@ export class PolicyService {
       const d = o.spec as Deployment;
       const given = d.imports ?? {};
       const env = deploymentEnv(o.namespace, o.name);
-      const r = await dm.fetcher.resolve(d.configuration.resources, given, (imports) => dm.expand({ config: JSON.stringify(d.configuration), imports }, env, d.validateSchema));
+      const r = await dm.fetcher.resolve(d.configuration.resources, given, (imports) => dm.expand({ config: d.configuration as JsonObject, imports }, env, d.validateSchema));
       const ref = `deployment/${o.namespace}/${o.name}`;
       for (const w of r.warnings) notes.push({ code: 'schema', severity: 'warning', message: w, object: ref, line: o.pos.line, column: o.pos.column });
       const added = Object.keys(r.imports).filter((k) => !(k in given));

@@ -249,17 +249,31 @@ export class RevisionService {
    * plan (the sections table has no column for it; plans stored before it
    * existed have none).
    */
-  private withReach<S extends Pick<SectionRow, 'namespace'>>(rev: RevisionRow, sections: S[]): (S & { needsDomainAdmin: string[]; deploys: SectionDeploys | null })[] {
+  private withReach<S extends Pick<SectionRow, 'namespace'>>(
+    rev: RevisionRow,
+    sections: S[],
+  ): (S & { needsDomainAdmin: string[]; deploys: SectionDeploys | null; unresolvedReferences: string[] })[] {
     const planned = (rev.plan as { sections?: Partial<RevisionPlan['sections'][number]>[] } | null)?.sections ?? [];
     const byNs = new Map(planned.map((p) => [p.namespace, p]));
     return sections.map((s) => {
       const p = byNs.get(s.namespace);
-      return { ...s, needsDomainAdmin: p?.needsDomainAdmin ?? [], deploys: p?.deploys ?? null };
+      return { ...s, needsDomainAdmin: p?.needsDomainAdmin ?? [], deploys: p?.deploys ?? null, unresolvedReferences: p?.unresolvedReferences ?? [] };
     });
   }
 
-  private mayDecide(roles: UserRoles, s: Pick<SectionRow, 'namespace' | 'overMarks'> & { needsDomainAdmin: readonly string[] }): { ok: true } | { ok: false; reason: string } {
+  private mayDecide(
+    roles: UserRoles,
+    s: Pick<SectionRow, 'namespace' | 'overMarks'> & { needsDomainAdmin: readonly string[]; unresolvedReferences?: readonly string[] },
+    decision: 'accept' | 'reject' = 'accept',
+  ): { ok: true } | { ok: false; reason: string } {
     const role = roleIn(roles, s.namespace);
+    // No role lifts this: what is accepted is written to the repository, and a reference there would be shipped as text.
+    if (decision === 'accept' && s.unresolvedReferences?.length) {
+      return {
+        ok: false,
+        reason: `Section ${s.namespace} cannot be accepted: ${s.unresolvedReferences.join('; ')}. Keelson does not read values from the cluster: write the value into the configuration or remove the reference, then save again.`,
+      };
+    }
     if (s.overMarks && !isDomainAdmin(roles)) {
       return { ok: false, reason: `Section ${s.namespace} goes over a cluster's marks: only a domain admin may accept it.` };
     }
@@ -407,14 +421,14 @@ export class RevisionService {
     if (input.namespace) {
       const s = sections.find((x) => x.namespace === input.namespace);
       if (!s) throw notFound(`Section ${input.namespace} of revision ${rev.id}`);
-      const may = this.mayDecide(roles, s);
+      const may = this.mayDecide(roles, s, input.decision);
       if (!may.ok) throw new AppError('FORBIDDEN', may.reason);
       targets = [s.namespace];
     } else {
       const pending = sections.filter((s) => s.status === 'pending');
-      targets = pending.filter((s) => this.mayDecide(roles, s).ok).map((s) => s.namespace);
+      targets = pending.filter((s) => this.mayDecide(roles, s, input.decision).ok).map((s) => s.namespace);
       if (targets.length === 0 && pending.length > 0) {
-        throw new AppError('FORBIDDEN', pending.map((s) => (this.mayDecide(roles, s) as { reason: string }).reason).join(' '));
+        throw new AppError('FORBIDDEN', pending.map((s) => (this.mayDecide(roles, s, input.decision) as { reason: string }).reason).join(' '));
       }
       if (targets.length === 0) {
         const r = await this.revisions.decide({ revisionId: rev.id, namespaces: [], decision: input.decision, actor: actor.name, comment: input.comment });
@@ -510,7 +524,7 @@ export class RevisionService {
       baseRevisionId: base?.id ?? null,
       noop: plan.noop,
       counts: plan.counts,
-      sections: plan.sections.map((s) => ({ namespace: s.namespace, counts: s.counts, overMarks: s.overMarks, needsDomainAdmin: s.needsDomainAdmin })),
+      sections: plan.sections.map((s) => ({ namespace: s.namespace, counts: s.counts, overMarks: s.overMarks, needsDomainAdmin: s.needsDomainAdmin, unresolvedReferences: s.unresolvedReferences })),
       cost: plan.cost.total,
       currency: plan.cost.currency,
       quota: plan.quota.filter((q) => !q.ok),

@@ -98,6 +98,8 @@ export const sectionViewOutput = z.object({
   comment: z.string().nullable(),
   /** What the section deploys beyond its policy namespace (then only a domain admin may accept it). */
   needsDomainAdmin: z.array(z.string()),
+  /** `$(ref…)` its instances still hold, values only the cluster knows (then nobody may accept it). */
+  unresolvedReferences: z.array(z.string()),
   /** Where and what the section deploys (null for revisions computed before this was recorded). */
   deploys: sectionDeploys.nullable(),
   /** Whether the asking user may decide this section now, and why not when not. */
@@ -262,7 +264,7 @@ export const previewOutput = z.discriminatedUnion('ok', [
     baseRevisionId: z.number().int().nullable(),
     noop: z.boolean(),
     counts: actionCounts,
-    sections: z.array(z.object({ namespace: z.string(), counts: actionCounts, overMarks: z.boolean(), needsDomainAdmin: z.array(z.string()) })),
+    sections: z.array(z.object({ namespace: z.string(), counts: actionCounts, overMarks: z.boolean(), needsDomainAdmin: z.array(z.string()), unresolvedReferences: z.array(z.string()) })),
     cost: engineRecord<RevisionPlan['cost']['total']>({ before: totals, after: totals, delta: totals }),
     currency: z.string(),
     /** Marks the change would go over. */

@@ -203,6 +203,14 @@ describe('gitops render: raw', () => {
     const noManifest = renderStep({ ...rawStep(''), code: { type: 'raw', params: {} } });
     assert.match(noManifest.op === 'fail' ? noManifest.error : '', /needs a "manifest" string/);
   });
+
+  test('a $(ref...) reference is never written: the step fails naming it', () => {
+    const out = renderStep(rawStep('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  ip: $(ref.frontend-svc.spec.clusterIP)\n'));
+    assert.deepEqual(out, {
+      op: 'fail',
+      error: `instance ${GUESTBOOK_FRONTEND}: $(ref.frontend-svc.spec.clusterIP) is a reference only the cluster can resolve; it is not written to the repository`,
+    });
+  });
 });
 
 describe('gitops render: bookkeeping, deletes and paths', () => {

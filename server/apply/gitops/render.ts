@@ -13,6 +13,7 @@
  * re-applying a revision a no-op at commit time.
  */
 import { Document, isMap, isScalar, parseAllDocuments, stringify, type DocumentOptions, type ToStringOptions } from 'yaml';
+import { referenceTokens } from '../../engine/dm/references';
 import { landingNamespace, readManifest } from '../../engine/state/manifest';
 import type { ApplyStep } from '../actuator';
 import { validateFluxObject, type HelmRelease, type HelmRepository } from './flux-schema';
@@ -223,6 +224,9 @@ export function renderStep(step: RenderStep): RenderedChange {
   // Bundle roots and service components deploy nothing; making sure no file
   // exists also cleans up after a component whose code was removed by an update.
   if (step.code === null) return { op: 'remove', path, reason: 'no-code' };
+  // A section holding one cannot be accepted (plan/index.ts); this keeps any other way in from committing the text.
+  const refs = referenceTokens(step.code.params);
+  if (refs.length > 0) return { op: 'fail', error: `instance ${step.key}: ${refs.join(', ')} is a reference only the cluster can resolve; it is not written to the repository` };
   switch (step.code.type) {
     case 'helm':
       return renderHelm(step, path, step.code.params);

@@ -1,12 +1,14 @@
 /**
  * Reading DM configurations and import maps (reference/dm.md §1, §2.1).
  *
- * YAML is read as YAML 1.1 because DM read it with PyYAML (`yes`/`on` are
- * booleans there and templates were written against that), duplicate keys
- * keep the last value as PyYAML did, and alias expansion is capped so a
- * "billion laughs" configuration cannot blow up memory.
+ * YAML is read as PyYAML's safe_load read it (./pyyaml.ts): DM read every
+ * configuration, schema and template output with it, and templates were
+ * written against its YAML 1.1 (`yes`/`on` are booleans, `y`/`n` are not).
+ * Duplicate keys keep the last value as PyYAML did, and aliases are capped
+ * so a "billion laughs" configuration cannot blow up memory.
  */
 import { LineCounter, parseDocument } from 'yaml';
+import { PyYamlError, pyyamlValue } from './pyyaml';
 import type { ImportFile, Json, JsonObject } from './types';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -31,19 +33,25 @@ const PYYAML_WORDING: Record<string, string> = {
  */
 export function parseYaml(text: string, where: string): Parsed<Json | undefined> {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false, lineCounter });
+  // The failsafe schema leaves every scalar as written; pyyamlValue gives them PyYAML's values.
+  const doc = parseDocument(text, { version: '1.1', schema: 'failsafe', uniqueKeys: false, prettyErrors: false, lineCounter });
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return '';
+    const { line, col } = lineCounter.linePos(offset);
+    return `, line ${line}, column ${col}`;
+  };
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    const { line, col } = lineCounter.linePos(e.pos[0]);
     const what = PYYAML_WORDING[e.code] ?? e.message.split('\n')[0];
-    return { ok: false, message: `Error parsing YAML: ${what}\n  in "${where}", line ${line}, column ${col}` };
+    return { ok: false, message: `Error parsing YAML: ${what}\n  in "${where}"${at(e.pos[0])}` };
   }
   try {
-    const value = doc.toJS({ maxAliasCount: 1000 }) as Json | undefined;
-    return { ok: true, value: value === undefined ? null : value };
+    return { ok: true, value: pyyamlValue(doc.contents, doc) };
   } catch (err) {
-    // toJS throws on excessive aliases; that is a property of the text, so it is a parse error.
-    return { ok: false, message: `Error parsing YAML: ${(err as Error).message}\n  in "${where}"` };
+    // What PyYAML's constructor refused (a date that is none, an unknown tag, aliases beyond the cap) is the text's fault.
+    if (err instanceof PyYamlError) return { ok: false, message: `Error parsing YAML: ${err.message}\n  in "${where}"${at(err.offset)}` };
+    if (err instanceof RangeError) return { ok: false, message: `Error parsing YAML: the document nests too deeply\n  in "${where}"` };
+    throw err;
   }
 }
 
@@ -58,12 +66,14 @@ export interface ParsedConfig {
 }
 
 /**
- * Parses the top-level configuration. An empty text yields `resources: null`;
+ * Parses the top-level configuration (text, or a deployment object's
+ * configuration already read). An empty text yields `resources: null`;
  * a missing or null `resources:` yields `[]`, as expandybird did.
  */
-export function parseConfig(text: string): Parsed<ParsedConfig> {
-  if (text.trim() === '') return { ok: true, value: { resources: null } };
-  const parsed = parseYaml(text, 'template');
+export function parseConfig(text: string | JsonObject): Parsed<ParsedConfig> {
+  if (typeof text === 'string' && text.trim() === '') return { ok: true, value: { resources: null } };
+  // A deployment object's configuration was read as PyYAML reads it when its file was loaded (model/source.ts).
+  const parsed = typeof text === 'string' ? parseYaml(text, 'template') : { ok: true as const, value: text };
   if (!parsed.ok) return parsed;
   const doc = parsed.value;
   if (doc === null || doc === undefined) return { ok: true, value: { resources: null } };

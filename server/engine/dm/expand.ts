@@ -9,7 +9,7 @@
  */
 import { isObject, languageOf, normalizeImports, parseConfig, parseYaml } from './config';
 import { jinjaSession, JINJA_STEPS, renderJinja, type JinjaLimits, type JinjaSession } from './jinja';
-import { collectReferences, substituteReferences } from './references';
+import { collectReferences, fillFromResources, resolveWithinConfiguration, substituteReferences } from './references';
 import { clone, validateProperties } from './schema';
 import type {
   DmError, DmErrorCode, ExpandInput, ExpandLimits, ExpandOptions, ExpandResult, ImportFile, Json, JsonObject,
@@ -238,7 +238,8 @@ export function expandConfiguration(input: ExpandInput, options: ExpandOptions =
     references: { edges: [], unknown: [], cycles: [], order: [] },
     errors,
   });
-  if (input.config.length > limits.configSource) {
+  // A configuration given as an object came in an object, which the object loader has already sized.
+  if (typeof input.config === 'string' && input.config.length > limits.configSource) {
     return empty([{ code: 'limit', message: `ExpansionError: The configuration is ${input.config.length} characters long, over the limit of ${limits.configSource}.` }]);
   }
   const parsed = parseConfig(input.config);
@@ -262,6 +263,14 @@ export function expandConfiguration(input: ExpandInput, options: ExpandOptions =
         }
         seen.add(r.name);
       }
+    }
+    if (options.resolveReferences) {
+      top.config = resolveWithinConfiguration(top.config);
+      const fill = (node: LayoutResource): void => {
+        if (node.outputs) node.outputs = node.outputs.map((o) => ({ ...o, value: fillFromResources(o.value, top.config) }));
+        node.resources?.forEach(fill);
+      };
+      fill(top.layout);
     }
     const references = referenceGraph(top.config);
     const layout: ExpandResult['layout'] = { resources: top.layout.resources ?? [] };

@@ -17,7 +17,7 @@ import type { ExpandInput, ExpandOptions, ExpandResult, PythonRunner, TemplateEn
 export { DEFAULT_LIMITS, PYTHON_UNSUPPORTED } from './expand';
 export { parseConfig, parseYaml, normalizeImports, languageOf, type ParsedConfig, type TemplateLanguage } from './config';
 export { validateProperties, pyRepr, type SchemaOutcome, type SchemaOptions } from './schema';
-export { findReferences, hasReference, collectReferences, substituteReferences, extractWithJsonPath, type Reference } from './references';
+export { findReferences, hasReference, collectReferences, substituteReferences, extractWithJsonPath, referenceProblems, referenceTokens, resolveWithinConfiguration, type Reference } from './references';
 export * from './types';
 
 /**
@@ -73,6 +73,8 @@ export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { p
   const python = opts.python ?? 'run';
   const options: ExpandOptions = {
     env,
+    // What is deployed has every reference the configuration can answer filled in.
+    resolveReferences: true,
     ...(opts.validateSchema === false ? { validateSchema: false } : {}),
     ...(python === 'defer' ? { deferPython: true } : hostRunner ? { runPython: isolated(hostRunner) } : {}),
     ...(opts.deadline ? { deadline: opts.deadline } : hostClock ? { deadline: deadlineIn(hostClock.ms, hostClock.now) } : {}),

@@ -11,7 +11,15 @@
  * definition where the PR would have failed.
  */
 import { isObject } from './config';
-import type { Json } from './types';
+import type { Json, ReferenceGraph } from './types';
+
+/** What the deploy step refuses in a graph, as the console and `keelson expand` say it: each cycle as its path, each unknown name. */
+export function referenceProblems(g: Pick<ReferenceGraph, 'cycles' | 'unknown'>): string[] {
+  return [
+    ...g.cycles.map((c) => `references form a cycle: ${c.join(' → ')}`),
+    ...g.unknown.map((u) => `resource ${u.from} refers to $(ref.${u.to}.${u.path}), but ${u.to} is no resource of the expanded configuration`),
+  ];
+}
 
 export interface Reference {
   name: string;
@@ -70,6 +78,98 @@ export function collectReferences(value: Json): Found<Reference[]> {
   };
   const error = walk(value);
   return error ? { ok: false, message: error } : { ok: true, value: out };
+}
+
+/**
+ * Keelson's step after expansion: a reference to another resource of the
+ * flat configuration is replaced by the value at PATH in that resource's
+ * properties when they have it (and it holds no reference itself), until
+ * nothing more can be replaced. What is left needs a value only the cluster
+ * knows (a Service's assigned `spec.clusterIP`), or names no resource.
+ */
+export function resolveWithinConfiguration<R extends { name: string; properties?: Json }>(resources: readonly R[]): R[] {
+  let current = [...resources];
+  for (let changed = true; changed; ) {
+    changed = false;
+    const pick = valuesOf(current);
+    current = current.map((r) => {
+      if (r.properties === undefined || r.properties === null) return r;
+      const next = replaceReferences(r.properties, pick);
+      if (next === r.properties) return r;
+      changed = true;
+      return { ...r, properties: next } as R;
+    });
+  }
+  return current;
+}
+
+/** A value (a layout's outputs) with the references the resources' properties answer replaced. */
+export function fillFromResources(value: Json, resources: readonly { name: string; properties?: Json }[]): Json {
+  return replaceReferences(value, valuesOf(resources));
+}
+
+/** What a reference stands for in these resources' properties, when they hold it without a reference of its own. */
+function valuesOf(resources: readonly { name: string; properties?: Json }[]): (ref: Reference) => { value: Json } | undefined {
+  const byName = new Map<string, Json>();
+  for (const r of resources) if (!byName.has(r.name)) byName.set(r.name, r.properties ?? null);
+  return (ref) => {
+    if (!byName.has(ref.name)) return undefined;
+    const got = extractWithJsonPath(byName.get(ref.name)!, ref.name, ref.path);
+    if (!got.ok) return undefined;
+    const inner = collectReferences(got.value);
+    return inner.ok && inner.value.length === 0 ? { value: got.value } : undefined;
+  };
+}
+
+/** Every `$(ref.…)` token in a value tree, for a check that none is shipped; a malformed one counts as its text. */
+export function referenceTokens(value: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') {
+      if (!v.includes(PREFIX)) return;
+      const found = findReferences(v);
+      if (found.ok) out.push(...found.value.map((r) => r.token));
+      else out.push(v.slice(v.indexOf(PREFIX), v.indexOf(PREFIX) + 200));
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(value);
+  return [...new Set(out)];
+}
+
+/** The value with each reference `pick` gives a value for replaced (the same object when none is). */
+function replaceReferences(value: Json, pick: (r: Reference) => { value: Json } | undefined): Json {
+  if (typeof value === 'string') {
+    if (!value.includes(PREFIX)) return value;
+    const found = findReferences(value);
+    if (!found.ok) return value;
+    const picked = found.value.map((r) => ({ r, got: pick(r) })).filter((x) => x.got !== undefined) as { r: Reference; got: { value: Json } }[];
+    if (picked.length === 0) return value;
+    if (found.value.length === 1 && picked.length === 1 && picked[0]!.r.start === 0 && picked[0]!.r.end === value.length) return picked[0]!.got.value;
+    let text = '';
+    let at = 0;
+    for (const { r, got } of picked) {
+      text += value.slice(at, r.start) + (typeof got.value === 'string' ? got.value : JSON.stringify(got.value));
+      at = r.end;
+    }
+    return text + value.slice(at);
+  }
+  if (Array.isArray(value)) {
+    const next = value.map((x) => replaceReferences(x, pick));
+    return next.some((x, i) => x !== value[i]) ? next : value;
+  }
+  if (isObject(value)) {
+    let changed = false;
+    const next: Record<string, Json> = {};
+    for (const [k, x] of Object.entries(value)) {
+      const y = replaceReferences(x, pick);
+      if (y !== x) changed = true;
+      if (k === '__proto__') Object.defineProperty(next, k, { value: y, enumerable: true, writable: true, configurable: true });
+      else next[k] = y;
+    }
+    return changed ? next : value;
+  }
+  return value;
 }
 
 /**

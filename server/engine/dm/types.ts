@@ -47,9 +47,10 @@ export interface ImportFile {
   path?: string;
 }
 
-/** What `expand` takes: the top-level configuration text and the imports by name. */
+/** What `expand` takes: the top-level configuration and the imports by name. */
 export interface ExpandInput {
-  config: string;
+  /** The configuration's YAML text, or a deployment object's configuration, already read as PyYAML reads it. */
+  config: string | JsonObject;
   imports?: Record<string, string | ImportFile>;
 }
 
@@ -126,6 +127,12 @@ export interface ExpandOptions {
   outputs?: boolean;
   /** Accept `type: int` in schemas as `integer` (the shipped examples use it; default true). */
   intAlias?: boolean;
+  /**
+   * Replace references among the flat configuration's resources by the values
+   * their properties hold (Keelson's deploy step; DM left every one for its
+   * resourcifier, default false). `references` then lists only what is left.
+   */
+  resolveReferences?: boolean;
   /** Reject two primitives with the same name in the flat configuration (DM allowed it; default true). */
   uniquePrimitiveNames?: boolean;
   /** Runs Python templates; absent means "Python templates are not supported yet". */
@@ -172,7 +179,7 @@ export interface ReferenceEdge {
 }
 
 export interface ReferenceGraph {
-  /** Referrer → referee, one per distinct (from, to, path). */
+  /** Referrer → referee, one per distinct (from, to, path): with `resolveReferences`, the values only the cluster knows. */
   edges: ReferenceEdge[];
   /** References whose NAME is no resource of the flat configuration (DM's resourcifier rejects these). */
   unknown: ReferenceEdge[];

@@ -19,6 +19,7 @@ import {
   type Scalar,
 } from 'yaml';
 import type { Diagnostic, SourcePos } from '../diagnostics';
+import { PyYamlError, pyyamlValue } from '../dm/pyyaml';
 
 export interface SourceObject {
   /** The plain JS value of the object. */
@@ -49,6 +50,19 @@ export interface ParseResult {
 
 /** Aliases multiply data; a handful is plenty for policy files. */
 const MAX_ALIAS_COUNT = 100;
+
+/**
+ * A DM deployment's `configuration` is DM's YAML, which DM read with PyYAML
+ * (`yes` is true, `y` is text, `017` is 15): read it so, not as the rest of
+ * the file's YAML 1.2, so a configuration means the same in a policy file as
+ * in `keelson expand`.
+ */
+function readDmConfiguration(value: unknown, node: YamlNode, doc: Document): void {
+  const o = value as Record<string, unknown> | null;
+  if (!o || typeof o.kind !== 'string' || o.kind.toLowerCase() !== 'deployment' || o.apiVersion !== undefined || !isMap(node)) return;
+  const configuration = node.get('configuration', true);
+  if (configuration !== undefined) o.configuration = pyyamlValue(configuration, doc);
+}
 
 export function parseYamlObjects(text: string, file?: string): ParseResult {
   const lineCounter = new LineCounter();
@@ -123,8 +137,10 @@ export function parseYamlObjects(text: string, file?: string): ParseResult {
       let value: unknown;
       try {
         value = node.toJS(doc, { maxAliasCount: MAX_ALIAS_COUNT });
+        readDmConfiguration(value, node, doc);
       } catch (e) {
-        diagnostics.push({ code: 'yaml_syntax', severity: 'error', message: String((e as Error).message), file, ...posOf(start) });
+        const at = e instanceof PyYamlError && e.offset !== undefined ? e.offset : start;
+        diagnostics.push({ code: 'yaml_syntax', severity: 'error', message: String((e as Error).message), file, ...posOf(at) });
         continue;
       }
       const objText = listItem ? sliceListItem(text, node, end) : sliceNode(text, node, end);

@@ -14,6 +14,7 @@ import { costAndQuota, type ClusterRef, type CostReport, type QuotaCheck } from 
 import { orderSteps, type PlanStep } from './order';
 import { addReasons, clusterIndex, DeploysRecorder, finishReasons, instanceReach, type ManifestRead, type SectionDeploys } from './reach';
 import { holdBackTimedOut } from './timed-out';
+import { referenceTokens } from '../dm/references';
 
 export type { ActionKind, PlanAction, PlanNote } from './diff';
 export type { ClusterRef, CostNote, CostReport, CostTarget, InstanceResources, QuotaCheck, ResourceTotals } from './cost';
@@ -44,6 +45,13 @@ export interface RevisionSection {
   needsDomainAdmin: string[];
   /** What the section creates or changes: target clusters and Kubernetes namespaces, chart repositories, cluster-wide kinds. */
   deploys: SectionDeploys;
+  /**
+   * Instances it creates or changes whose code still holds a `$(ref.NAME.PATH)`
+   * (a value only the cluster knows), one line each. Non-empty: nobody may
+   * accept the section until the reference is resolved or removed, so no
+   * such text reaches the GitOps repository.
+   */
+  unresolvedReferences: string[];
 }
 
 export interface RevisionPlan {
@@ -84,12 +92,12 @@ export function planRevision(input: RevisionInput): RevisionPlan {
   const counts = emptyCounts();
   const clusterSpecs = clusterIndex(input.clusters);
   const manifests = new Map<string, ManifestRead>();
-  type Section = { counts: Record<ActionKind, number>; keys: string[]; clusters: Set<string>; reach: string[]; reachSeen: Set<string>; deploys: DeploysRecorder };
+  type Section = { counts: Record<ActionKind, number>; keys: string[]; clusters: Set<string>; reach: string[]; reachSeen: Set<string>; deploys: DeploysRecorder; unresolved: string[] };
   const bySection = new Map<string, Section>();
   for (const a of diff.actions) {
     counts[a.kind]++;
     let s = bySection.get(a.namespace);
-    if (!s) bySection.set(a.namespace, (s = { counts: emptyCounts(), keys: [], clusters: new Set(), reach: [], reachSeen: new Set(), deploys: new DeploysRecorder() }));
+    if (!s) bySection.set(a.namespace, (s = { counts: emptyCounts(), keys: [], clusters: new Set(), reach: [], reachSeen: new Set(), deploys: new DeploysRecorder(), unresolved: [] }));
     s.counts[a.kind]++;
     // Actions come grouped by key, so a key is new when it differs from the last one.
     if (s.keys[s.keys.length - 1] !== a.key) {
@@ -102,6 +110,10 @@ export function planRevision(input: RevisionInput): RevisionPlan {
       const change = diff.changes.get(a.key);
       const inst = change === 'delete' ? diff.before.get(a.key) : change ? diff.after.get(a.key) : undefined;
       if (inst) addReasons(s.reach, s.reachSeen, instanceReach(inst, a.namespace, clusterSpecs, change === 'delete', manifests, s.deploys));
+      if (inst && change !== 'delete' && inst.code) {
+        const refs = referenceTokens(inst.code.params);
+        if (refs.length > 0) s.unresolved.push(`${a.key}: ${refs.join(', ')} (a value only the cluster knows)`);
+      }
     }
   }
   const sections: RevisionSection[] = [...bySection.keys()].sort().map((namespace) => {
@@ -113,6 +125,7 @@ export function planRevision(input: RevisionInput): RevisionPlan {
       overMarks: [...s.clusters].some((c) => overMarksClusters.has(c)),
       needsDomainAdmin: finishReasons(s.reach, s.reachSeen),
       deploys: s.deploys.result(),
+      unresolvedReferences: s.unresolved,
     };
   });
 

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { Diagnostic } from '../../diagnostics';
 import { objectRef } from '../../diagnostics';
-import { expandDeployment } from '../../dm';
+import { expandDeployment, type JsonObject } from '../../dm';
 import { metadataSchema } from './aptomi';
 import { defineSource, metadataIdentity, type CheckedObject } from './types';
 
@@ -75,7 +75,7 @@ export function deploymentEnv(namespace: string, name: string): Record<string, s
  */
 function checkDeployment(o: CheckedObject): Diagnostic[] {
   const d = o.spec as Deployment;
-  const r = expandDeployment({ config: JSON.stringify(d.configuration), imports: d.imports ?? {} }, deploymentEnv(o.namespace, o.name), { python: 'defer', validateSchema: d.validateSchema });
+  const r = expandDeployment({ config: d.configuration as JsonObject, imports: d.imports ?? {} }, deploymentEnv(o.namespace, o.name), { python: 'defer', validateSchema: d.validateSchema });
   const pos = o.locate?.(['configuration']) ?? o.pos;
   return r.errors.map((e) => ({ code: 'schema' as const, severity: 'error' as const, message: e.message, object: objectRef(o.kind, o.namespace, o.name), file: o.file, ...pos }));
 }

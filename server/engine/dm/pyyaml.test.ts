@@ -1,0 +1,68 @@
+/**
+ * DM read YAML with PyYAML's safe_load: the cases below are PyYAML's own
+ * resolver and constructor rules (resolver.py, constructor.py), each value
+ * as DM's expansion gave it (checked with shared/tools/dm-oracle).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { loadObjects } from '../model/validate';
+import { expand } from './index';
+import { pyyamlScalar } from './pyyaml';
+
+describe('DM reads YAML as PyYAML did', () => {
+  test('y and n stay text in the configuration, a template\'s output and a schema; yes/on are booleans', () => {
+    const r = expand(
+      {
+        config: 'imports: [{path: t.jinja}]\nresources:\n- name: a\n  type: ConfigMap\n  properties: {y: 5, n: n, on: yes}\n- name: b\n  type: t.jinja\n  properties: {flag: Y}\n',
+        imports: {
+          't.jinja': 'resources:\n- name: out\n  type: ConfigMap\n  properties: {given: {{ properties["flag"] }}, n: y, off: On, dflt: {{ properties["d"] }}}\n',
+          't.jinja.schema': 'properties:\n  d:\n    default: n\n',
+        },
+      },
+      { env: { deployment: 'd', project: 'p' } },
+    );
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.config.resources[0]!.properties, { y: 5, n: 'n', true: true });
+    assert.deepEqual(r.config.resources[1]!.properties, { given: 'Y', n: 'y', false: true, dflt: 'n' });
+  });
+
+  test("a deployment object's configuration reads as DM read it, the rest of its file as YAML 1.2", () => {
+    const text = [
+      'kind: deployment',
+      'metadata: {namespace: main, name: flags}',
+      'target: k8s',
+      'configuration:',
+      '  resources:',
+      '  - {name: m, type: ConfigMap, properties: {enabled: yes, short: y, mode: 0644, off: 1e3}}',
+    ].join('\n');
+    const loaded = loadObjects(text, 'flags.yaml');
+    assert.deepEqual(loaded.diagnostics.filter((d) => d.severity === 'error'), []);
+    const spec = loaded.objects[0]!.spec as { configuration: { resources: { properties: unknown }[] } };
+    assert.deepEqual(spec.configuration.resources[0]!.properties, { enabled: true, short: 'y', mode: 420, false: '1e3' });
+  });
+
+  test('scalars resolve by PyYAML\'s implicit resolvers', () => {
+    const cases: [string, unknown][] = [
+      // bool: three spellings of yes/no/true/false/on/off; not y/n, not mixed case
+      ['yes', true], ['Yes', true], ['YES', true], ['No', false], ['on', true], ['OFF', false], ['True', true], ['FALSE', false],
+      ['y', 'y'], ['N', 'N'], ['yEs', 'yEs'], ['tRUE', 'tRUE'],
+      // null
+      ['~', null], ['null', null], ['Null', null], ['NULL', null], ['', null], ['nULL', 'nULL'],
+      // int: octal with a leading 0 (not 0o), hex, binary, base 60, underscores
+      ['017', 15], ['0o17', '0o17'], ['0x1F', 31], ['-0b11', -3], ['1_000', 1000], ['190:20:30', 685230], ['+12', 12], ['09', '09'], ['0', 0],
+      // float: needs a dot; signed .5 is text; base 60
+      ['1.5', 1.5], ['1e3', '1e3'], ['1.0e+3', 1000], ['1.0e3', '1.0e3'], ['.5', 0.5], ['+.5', '+.5'], ['190:20:30.15', 685230.15], ['-.inf', -Infinity],
+      // timestamps, as Python's isoformat(' ') of what PyYAML built
+      ['2001-12-14', '2001-12-14'], ['2001-12-14t21:59:43.10-05:00', '2001-12-14 21:59:43.100000-05:00'], ['2001-12-15T02:59:43.1Z', '2001-12-15 02:59:43.100000+00:00'],
+      ['0.1.2', '0.1.2'], ['1:2:3:x', '1:2:3:x'],
+    ];
+    for (const [text, want] of cases) assert.deepEqual(pyyamlScalar(text), want, JSON.stringify(text));
+    assert.ok(Number.isNaN(pyyamlScalar('.NaN')));
+  });
+
+  test('a value PyYAML could not construct is an error with its line, and nothing expands', () => {
+    const r = expand({ config: 'resources:\n- name: a\n  type: ConfigMap\n  properties:\n    when: 2001-02-30\n' }, { env: {} });
+    assert.equal(r.config.resources.length, 0);
+    assert.match(r.errors[0]!.message, /day is out of range for month\n {2}in "template", line 5, column 11/);
+  });
+});
