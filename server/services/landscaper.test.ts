@@ -126,4 +126,36 @@ spec:
     assert.equal(g.installations.find((i) => i.id === 'landscape/ping')?.phase, 'Failed');
     assert.equal(g.installations.find((i) => i.id === 'landscape/application')?.phase, 'Succeeded');
   });
+
+  test('a Target written without a namespace: the installation’s outcome opens at the import that misses it', async () => {
+    const API = 'apiVersion: landscaper.gardener.cloud/v1alpha1';
+    const policy = `${API}
+kind: Target
+metadata: {name: my-cluster}
+spec: {type: landscaper.gardener.cloud/kubernetes-cluster, config: {}}
+---
+${API}
+kind: Blueprint
+metadata: {name: needs-cluster, namespace: lost}
+imports: [{name: cluster, targetType: landscaper.gardener.cloud/kubernetes-cluster}]
+---
+${API}
+kind: Installation
+metadata: {name: app, namespace: lost}
+spec:
+  blueprint: {ref: {resourceName: needs-cluster}}
+  imports:
+    targets:
+      - name: cluster
+        target: my-cluster
+`;
+    await services.policy.apply(sam, { text: policy, baseGeneration: await repos.policy.head() });
+    const { outcome } = await services.claims.get(sam, { namespace: 'lost', name: 'app' });
+    assert.equal(outcome.status, 'error');
+    const [d] = outcome.diagnostics ?? [];
+    assert.equal(d?.object, 'installation/lost/app');
+    assert.match(d!.message, /spec\.imports\.targets\[0\]\.target: unable to fetch target "my-cluster" .* a Target "my-cluster" is in namespace "default" .*set its metadata\.namespace to "lost"/);
+    // The installation's own text: `target: my-cluster` is its ninth line.
+    assert.deepEqual([d!.line, d!.column], [9, 17]);
+  });
 });

@@ -393,7 +393,7 @@ describe('scopes (seed: application and application2 in one namespace)', () => {
     const run = installAll({ objects: objects.filter((o) => o.metadata.name !== 'config2'), blueprints });
     const r = root(run, 'application2');
     assert.equal(r.phase, 'Failed');
-    assert.equal(r.errors[0]!.message, 'unable to fetch data object "config2" (import "config") from context ""');
+    assert.equal(r.errors[0]!.message, 'spec.imports.data[0].dataRef: unable to fetch data object "config2" (import "config") from context ""');
     assert.equal(root(run, 'application').phase, 'Succeeded');
   });
 

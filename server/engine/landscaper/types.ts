@@ -193,6 +193,8 @@ export interface LandscaperError {
   message: string;
   /** Scope path of the installation, e.g. `root/sub1`. */
   installation?: string;
+  /** The installation's field the error is about, e.g. `['spec', 'imports', 'targets', 0, 'target']`, so a caller can point at its line. */
+  path?: (string | number)[];
   /** For cycles: the installations on the cycle, first repeated at the end. */
   cycle?: string[];
   /** For duplicate exports: the key and who exports it. */
