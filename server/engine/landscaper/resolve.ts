@@ -467,7 +467,7 @@ export function constructExports(
   deadline?: Deadline,
 ): ExportsOutcome {
   const fail = (code: LandscaperError['code'], message: string): ExportsOutcome => ({ ok: false, error: { code, installation: who, message } });
-  const ownCtx = installationContext(inst.name);
+  const ownCtx = openedContext(inst);
   const deployitems = Object.fromEntries(deployItems.map((d) => [d.name, d.exports]));
   const dataobjects = store.byKey('data', inst.namespace, ownCtx);
   const targets = store.byKey('targets', inst.namespace, ownCtx);
@@ -517,8 +517,19 @@ export function constructExports(
 // ---------------------------------------------------------------------------
 // One installation, its children and its phases
 
-function templateToInstallation(t: ReturnType<typeof readInstallationTemplate>, parent: Installation): Installation {
-  return { ...t, namespace: parent.namespace, parent: parent.name, annotations: {} };
+function templateToInstallation(t: ReturnType<typeof readInstallationTemplate>, parent: Installation, parentPath: string): Installation {
+  return { ...t, namespace: parent.namespace, parent: parent.name, scopePath: `${parentPath}/${t.name}`, annotations: {} };
+}
+
+/**
+ * The context an installation opens: `Inst.<name>` for an Installation
+ * object (a root, or a subinstallation a controller wrote, whose name is
+ * unique in its namespace), `Inst.<scope path>` for one made from a
+ * template — two parents may both have a child named `child`, and one
+ * context for both would mix their objects.
+ */
+export function openedContext(inst: Installation): string {
+  return installationContext(inst.scopePath ?? inst.name);
 }
 
 /** The scope keys an installation reads and writes (for the scope graph's data-flow edges). */
@@ -571,7 +582,8 @@ export function runInstallation(run: Run, inst: Installation, scopePath: string,
   result.imports = imported.imports;
 
   // The parent writes its imports into its own context for its children.
-  const ownCtx = installationContext(inst.name);
+  const ownCtx = openedContext(inst);
+  result.opens = ownCtx;
   for (const def of blueprint.imports) {
     if (!(def.name in imported.imports)) continue;
     const value = imported.imports[def.name];
@@ -596,7 +608,7 @@ export function runInstallation(run: Run, inst: Installation, scopePath: string,
   if (templates.length > 0) {
     const validation = validateTemplates(templates, blueprint, imported.imports);
     if (validation.length > 0) return failWith(validation);
-    children = templates.map((t) => templateToInstallation(dropUnsatisfiedOptional(t, blueprint, imported.imports), inst));
+    children = templates.map((t) => templateToInstallation(dropUnsatisfiedOptional(t, blueprint, imported.imports), inst, scopePath));
   } else {
     children = run.loaded.installations.filter((i) => i.parent === inst.name && i.namespace === inst.namespace);
   }

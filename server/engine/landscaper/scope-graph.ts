@@ -179,7 +179,7 @@ export function scopeGraph(
       o = { id, scope, kind, key, origin: 'missing' };
       const root = scope.startsWith('ns:');
       const opener = root ? undefined : byPath.get(scope.slice('scope:'.length));
-      const ctx = opener ? installationContext(opener.name.split('/').at(-1)!) : '';
+      const ctx = opener ? (opener.opens ?? installationContext(opener.name.split('/').at(-1)!)) : '';
       if (kind === 'data') {
         // A parent's imports are written into its scope too: they come first (children may not export them).
         const written = run.dataObjects[ctx ? `${ctx}/${key}` : key];

@@ -57,6 +57,13 @@ export interface Installation {
   namespace: string;
   /** Name of the Installation that created it (label `landscaper.gardener.cloud/encompassed-by`); absent for roots. */
   parent?: string;
+  /**
+   * A subinstallation made from a blueprint's template: its whole scope
+   * path (`root/a/child`). Its template name is unique only among its
+   * siblings, so the context it opens is named by this path; Landscaper
+   * gives such objects generated, unique names for the same reason.
+   */
+  scopePath?: string;
   context?: string;
   componentName?: string;
   blueprint: BlueprintSource | null;
@@ -218,8 +225,10 @@ export interface InstallationResult {
   /** Scope path: `root`, `root/sub1`. */
   name: string;
   namespace: string;
-  /** The context it lives in: "" for roots, `Inst.<parent>` otherwise. */
+  /** The context it lives in: "" for roots, the context its parent opens otherwise. */
   scope: string;
+  /** The context it opens for its subinstallations, when it got that far: `Inst.<name>`, or `Inst.<scope path>` for one made from a template. */
+  opens?: string;
   phase: Phase;
   /** The phases it went through, each with why. */
   phases: PhaseStep[];
