@@ -110,7 +110,9 @@ export function installOutputOf(objects: readonly EngineObject[], run: InstallRu
           if (e.path) diagnostics.push({ code: 'invalid_reference', severity: 'error', message: `installation ${r.name}: ${e.message}`, object: objectRef('installation', namespace, name), path: e.path });
         }
       }
-      trace.push({ depth: r.name.split('/').length - 1, kind: 'instance', message: `installation ${r.name}: ${r.phase}${r.phases.at(-1)?.reason ? ` (${r.phases.at(-1)!.reason})` : ''}`, data: { installation: r.name, scope: r.scope } });
+      // The run's Succeeded is a simulation (deploy items by the mock deployer): what is deployed follows the revision, and the trace says so.
+      const simulated = r.phase === 'Succeeded' ? " in the install engine's run; its deploy items are deployed when its revision is applied" : '';
+      trace.push({ depth: r.name.split('/').length - 1, kind: 'instance', message: `installation ${r.name}: ${r.phase}${r.phases.at(-1)?.reason ? ` (${r.phases.at(-1)!.reason})` : ''}${simulated}`, data: { installation: r.name, scope: r.scope } });
       errors.push(...r.errors.map((e) => `installation ${r.name}: ${e.message}`));
       for (const di of r.deployItems) {
         const code = codeOf(di.type, di.config);

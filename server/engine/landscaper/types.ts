@@ -167,7 +167,11 @@ export interface DeployItem {
   note?: string;
 }
 
-export type Phase = 'Init' | 'ObjectsCreated' | 'Progressing' | 'Completing' | 'Succeeded' | 'Failed' | DeletePhase;
+/**
+ * Landscaper's phases, and Keelson's `Pending`: the install run succeeded,
+ * and what it deploys waits for its revision to be accepted and applied.
+ */
+export type Phase = 'Init' | 'ObjectsCreated' | 'Progressing' | 'Completing' | 'Succeeded' | 'Failed' | 'Pending' | DeletePhase;
 /** An installation taken out of the policy, on its way out (reference landscaper.md §9). */
 export type DeletePhase = 'InitDelete' | 'Deleting' | 'DeleteFailed';
 
