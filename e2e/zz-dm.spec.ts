@@ -23,7 +23,7 @@ test('a deployment: written in the editor, its layout tree, its revision accepte
   await expect(page).toHaveURL(/\/objects\/deployment\/shop\/storefront/);
 
   // Its page: the layout tree, the template holding the primitives it expanded to.
-  await page.goto('/claims/shop/storefront');
+  await page.goto('/deployments/shop/storefront');
   const layout = page.getByTestId('dm-layout');
   await expect(layout.getByTestId('layout-frontend')).toContainText('frontend.jinja');
   await expect(layout.getByTestId('layout-frontend-service')).toContainText('Service');
@@ -48,7 +48,7 @@ test('a deployment: written in the editor, its layout tree, its revision accepte
   expect(rc![1]).toContain('replicas: 2');
   expect(Object.values(files).some((c) => c.includes('kind: Service') && c.includes('name: frontend'))).toBe(true);
 
-  // Its page now says it is deployed; the types page lists where its types are used.
+  // Its page now says it is deployed (an old /claims link leads to it); the types page lists where its types are used.
   await page.goto('/claims/shop/storefront');
   await expect(page.getByTestId('dm-layout')).toContainText('Deployed');
   await page.getByRole('link', { name: 'Types' }).click();

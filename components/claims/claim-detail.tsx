@@ -11,10 +11,11 @@ import { useTRPC } from '@/app/_trpc/client';
 import { formatPath, parseObjectRef, type Diagnostic } from '@/server/engine/diagnostics';
 import { objectHref } from '../objects/links';
 import { Alert, ErrorState, LoadingState } from '../ui/states';
+import type { RequestKind } from '@/server/services/resolution.types';
 import { ClaimStatus } from './status';
 import { DecisionTrace } from './trace';
 
-export function ClaimDetail(props: { namespace: string; name: string; generation?: number }) {
+export function ClaimDetail(props: { kind: RequestKind; namespace: string; name: string; generation?: number }) {
   const trpc = useTRPC();
   const q = useQuery(trpc.resolution.claim.queryOptions(props));
   if (q.isPending) return <LoadingState label="Resolving the claim…" />;
@@ -57,6 +58,11 @@ export function ClaimDetail(props: { namespace: string; name: string; generation
           <Link className="btn" href={`/graphs?view=policy&generation=${generation}&node=${encodeURIComponent(`claim:${outcome.namespace}/${outcome.name}`)}`}>
             Show in graph
           </Link>
+          {requestKind === 'installation' && (
+            <Link className="btn" href={`/installations?namespace=${encodeURIComponent(outcome.namespace)}&node=${encodeURIComponent(`${outcome.namespace}/${outcome.name}`)}`}>
+              Show in scope graph
+            </Link>
+          )}
           <Link className="btn" href={objectHref({ kind: requestKind ?? 'claim', namespace: outcome.namespace, name: outcome.name })}>
             Edit {requestKind ?? 'claim'}
           </Link>

@@ -81,7 +81,7 @@ export function ClaimsList() {
             </thead>
             <tbody>
               {rows.map((c) => (
-                <tr key={`${c.namespace}/${c.name}`}>
+                <tr key={`${c.kind ?? 'claim'}/${c.namespace}/${c.name}`}>
                   <td>
                     <Link href={claimHref(c, generation)}>
                       {c.namespace}/{c.name}

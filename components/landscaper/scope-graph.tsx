@@ -227,7 +227,7 @@ function Details({ g, id, onClose }: { g: ScopeGraphView; id: string; onClose: (
           <p className="muted">installation · {inst.namespace}</p>
           <h2 data-testid="scope-panel-title">{inst.path}</h2>
           <p>
-            <span className={`lphase phase-${inst.phase}`}>{inst.phase}</span>
+            <span className={`lphase phase-${inst.phase}`}>{inst.phase}</span> <PhaseFrom from={inst.phaseFrom} />
           </p>
         </div>
         <button type="button" className="btn btn-small" onClick={onClose}>
@@ -262,7 +262,7 @@ function Details({ g, id, onClose }: { g: ScopeGraphView; id: string; onClose: (
           <ul className="graph-list">
             {inst.deployItems.map((d) => (
               <li key={d.name}>
-                {d.name} <span className="muted">({d.type})</span> <span className={`lphase phase-${d.phase}`}>{d.phase}</span>
+                {d.name} <span className="muted">({d.type})</span> <span className={`lphase phase-${d.phase}`}>{d.phase}</span> <PhaseFrom from={d.phaseFrom} />
                 {d.note ? <span className="muted"> — {d.note}</span> : null}
               </li>
             ))}
@@ -372,5 +372,15 @@ export function ScopeGraph() {
         </div>
       )}
     </div>
+  );
+}
+
+/** Whether a phase is what the install engine simulated (its mock deployer) or what the revision and the apply say. */
+function PhaseFrom({ from }: { from?: 'simulated' | 'applied' }) {
+  if (!from) return null;
+  return (
+    <span className="muted" data-testid="phase-from" title={from === 'simulated' ? 'computed by the install engine offline; deploy items by its mock deployer, nothing of it deployed by Keelson' : 'follows the revision that deploys it and the apply'}>
+      {from === 'simulated' ? '(simulated by the mock deployer)' : '(from the revision and the apply)'}
+    </span>
   );
 }

@@ -14,6 +14,7 @@ import { modelUriFor, YamlEditor, type EditorProblem, type ServerMarker } from '
 import { ConfirmDialog } from '../ui/confirm';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { objectHref } from './links';
+import { claimHref, isRequestKind } from '../claims/status';
 import { newObjectTemplates, templateFor } from './templates';
 import { RevisionPreview } from '../revisions/preview';
 import { CapactTryIt } from '../capact/try-it';
@@ -269,9 +270,9 @@ function EditorForm(props: {
               ))}
             </select>
           )}
-          {props.id?.kind === 'claim' && (
-            <Link className="btn" href={`/claims/${encodeURIComponent(props.id.namespace)}/${encodeURIComponent(props.id.name)}`}>
-              Resolution
+          {props.id && isRequestKind(props.id.kind) && (
+            <Link className="btn" href={claimHref({ ...props.id, kind: props.id.kind })}>
+              {props.id.kind === 'deployment' ? 'Layout' : props.id.kind === 'installation' ? 'Phases' : 'Resolution'}
             </Link>
           )}
           {props.id && (

@@ -83,6 +83,54 @@ describe('keelson install', () => {
     assert.equal(out.dataObjects['application2-out'], 'got-one');
   });
 
+  test('two subinstallations named child under different parents open scopes of their own', async () => {
+    const API = 'landscaper.gardener.cloud/v1alpha1';
+    const folder = (name: string, blueprint: Record<string, unknown>) => {
+      mkdirSync(join(dir, name));
+      writeFileSync(join(dir, name, 'blueprint.yaml'), stringify({ apiVersion: API, kind: 'Blueprint', ...blueprint }));
+      return join(dir, name);
+    };
+    const child = folder('child', {
+      imports: [{ name: 'x', type: 'data', schema: { type: 'string' } }],
+      exports: [{ name: 'out', type: 'data', schema: { type: 'string' } }],
+      exportExecutions: [{ name: 'export', type: 'GoTemplate', template: 'exports:\n  out: "got-{{ .imports.x }}"\n' }],
+    });
+    const parent = folder('parent', {
+      imports: [{ name: 'v', type: 'data', schema: { type: 'string' } }],
+      exports: [{ name: 'out', type: 'data', schema: { type: 'string' } }],
+      subinstallations: [{ name: 'child', blueprint: { ref: { resourceName: 'child' } }, imports: { data: [{ name: 'x', dataRef: 'v' }] }, exports: { data: [{ name: 'out', dataRef: 'childout' }] } }],
+      exportExecutions: [{ name: 'export', type: 'GoTemplate', template: 'exports:\n  out: "{{ .dataobjects.childout }}"\n' }],
+    });
+    const objects = join(dir, 'parents.yaml');
+    writeFileSync(
+      objects,
+      ['p1', 'p2']
+        .flatMap((name, i) => [
+          { apiVersion: API, kind: 'DataObject', metadata: { name: `${name}-v`, namespace: 'demo' }, data: ['one', 'two'][i] },
+          { apiVersion: API, kind: 'Installation', metadata: { name, namespace: 'demo' }, spec: { blueprint: { ref: { resourceName: 'parent' } }, imports: { data: [{ name: 'v', dataRef: `${name}-v` }] }, exports: { data: [{ name: 'out', dataRef: `${name}-out` }] } } },
+        ])
+        .map((o) => stringify(o))
+        .join('---\n'),
+    );
+    const r = await cli('install', objects, parent, child);
+    assert.equal(r.code, 0, r.err + r.out);
+    const out = JSON.parse(r.out);
+    // Each child writes its import into the context it opens: one per parent, named by the whole path.
+    assert.deepEqual(
+      out.installations.map((i: { name: string; scope: string }) => [i.name, i.scope]),
+      [
+        ['p1', ''],
+        ['p1/child', 'Inst.p1'],
+        ['p2', ''],
+        ['p2/child', 'Inst.p2'],
+      ],
+    );
+    assert.equal(out.dataObjects['Inst.p1/child/x'], 'one');
+    assert.equal(out.dataObjects['Inst.p2/child/x'], 'two');
+    assert.equal(out.dataObjects['Inst.child/x'], undefined);
+    assert.deepEqual([out.dataObjects['p1-out'], out.dataObjects['p2-out']], ['got-one', 'got-two']);
+  });
+
   test('usage and input errors', async () => {
     assert.equal((await cli('install')).code, 2);
     assert.match((await cli('install', target, '--blueprint', 'nodir')).err, /--blueprint takes NAME=DIR/);

@@ -69,6 +69,32 @@ describe('keelson policy', () => {
     assert.equal(chosen(byGlobal), 'cap.implementation.gcp.cloudsql.postgresql.install');
   });
 
+  test('a Global and an Action policy injecting service accounts of one Type: the Action\'s is injected, in both modes', async () => {
+    // A second GCP service account beside the corpus Hub's, for the team's Action policy to name.
+    const teamSa = policyFile('team-sa', {
+      id: 'team-gcp-sa',
+      typeRef: { path: 'cap.type.gcp.auth.service-account', revision: '0.1.0' },
+      latestResourceVersion: { resourceVersion: 1, spec: { value: {} } },
+    });
+    const gcp = (POLICIES.gcpGlobal as { interface: { rules: { interface: unknown; oneOf: { implementationConstraints: unknown }[] }[] } }).interface.rules[0]!;
+    const action = policyFile('team-action', {
+      interface: {
+        rules: [{ interface: gcp.interface, oneOf: [{ implementationConstraints: gcp.oneOf[0]!.implementationConstraints, inject: { requiredTypeInstances: [{ id: 'team-gcp-sa', description: 'team SA' }] } }] }],
+      },
+    });
+    for (const mode of ['documented', 'capact-compat']) {
+      const r = await cli('policy', HUB, teamSa, policyFile('gcp', POLICIES.gcpGlobal), '--action-policy', action, '--merge', mode, ...pg);
+      assert.equal(r.code, 0, `${mode}: ${r.out}${r.err}`);
+      const out = JSON.parse(r.out);
+      assert.deepEqual(out.errors, [], mode);
+      assert.deepEqual(
+        out.injected.requiredTypeInstances.map((t: { alias: string; id: string }) => [t.alias, t.id]),
+        [['gcp-sa', 'team-gcp-sa']],
+        mode,
+      );
+    }
+  });
+
   test('deny-all: no Implementation, exit 1, the explanation says so', async () => {
     const r = await cli('policy', HUB, policyFile('deny', POLICIES.denyAll), ...pg, '--format', 'text');
     assert.equal(r.code, 1);

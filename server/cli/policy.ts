@@ -17,7 +17,7 @@ import {
   explain,
   loadHub,
   type MergeMode,
-  mergePolicies,
+  mergeResolvedPolicies,
   parsePolicy,
   type Policy,
   type PolicyKind,
@@ -170,7 +170,8 @@ export async function policyCommand(argv: string[], io: Io): Promise<number> {
   }
 
   // No Global policy is Capact's missing ConfigMap: an empty policy, which allows nothing.
-  const merged = mergePolicies({ global, action }, { order, mode });
+  // Unknown TypeInstance ids stay in the merged policy; the choice names them.
+  const merged = mergeResolvedPolicies(hub, { global, action }, { order, mode }).policy;
   const choice = chooseImplementation(hub, merged, { interface: iface }, { mode });
   const output = {
     interface: choice.interface,

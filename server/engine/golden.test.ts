@@ -9,6 +9,10 @@
  *   resolve   `users`, `domainAdmins`, `policy` (objects as written) →
  *             runEngine: per claim its outcome, per instance its code,
  *             discovery, dependencies and claims
+ *   select    `policy` (Capact objects and actions as written) → runEngine
+ *             once per merge mode (the Global policy's `merge.mode` set to
+ *             each): per action its outcome, the Implementation chosen and
+ *             what the merged policy injected
  *   expand    (DM) `config` (YAML text), `imports`, `env` → DM's expansion:
  *             config, layout, references left (for the cluster, unknown,
  *             cycles), errors
@@ -199,6 +203,55 @@ const plan: StageRunner = {
   },
 };
 
+// ---------------------------------------------------------------- select
+
+interface SelectCase {
+  policy: Record<string, unknown>[];
+}
+
+const MERGE_MODES = ['documented', 'capact-compat'] as const;
+
+const isGlobalPolicy = (o: Record<string, unknown>) => {
+  const md = o.metadata as { namespace?: string; name?: string } | undefined;
+  return String(o.kind).toLowerCase() === 'policy' && md?.namespace === 'system' && md.name === 'global';
+};
+
+/** Per action: its outcome, and from its trace the Implementation chosen and what was injected. */
+function actionSummary(state: DesiredState) {
+  return Object.fromEntries(
+    state.claims
+      .filter((c) => c.kind === 'action')
+      .map((c) => {
+        const chosen = c.trace.find((s) => s.kind === 'service' && s.data?.implementation !== undefined)?.data;
+        return [
+          `${c.namespace}/${c.name}`,
+          {
+            status: c.status,
+            ...(chosen ? { implementation: chosen.implementation, injected: chosen.injected } : {}),
+            ...(c.errors.length ? { errors: c.errors } : {}),
+          },
+        ];
+      }),
+  );
+}
+
+const select: StageRunner = {
+  minimum: 4,
+  run(raw, file) {
+    const c = raw as unknown as SelectCase;
+    assert.ok(c.policy.some(isGlobalPolicy), 'a select case needs the Global policy (policy/system/global): it carries the merge mode');
+    const got = Object.fromEntries(
+      MERGE_MODES.map((mode) => {
+        const policy = c.policy.map((o) => (isGlobalPolicy(o) ? { ...o, merge: { ...(o.merge as object | undefined), mode } } : o));
+        const loaded = loadObjects(stringify(policy), file);
+        assert.ok(!hasErrors(loaded.diagnostics), loaded.diagnostics.map(formatDiagnostic).join('\n'));
+        return [mode, actionSummary(runEngine({ objects: loaded.objects, users: [] }))];
+      }),
+    );
+    return { got };
+    },
+  };
+
 // ---------------------------------------------------------------- expand (DM)
 
 interface ExpandCase {
@@ -231,7 +284,7 @@ const expandStage: StageRunner = {
 };
 
 /** One runner per stage; a stage folder not listed here fails the run. */
-const RUNNERS: Partial<Record<(typeof STAGE_ORDER)[number], StageRunner>> = { validate, resolve, expand: expandStage, plan };
+const RUNNERS: Partial<Record<(typeof STAGE_ORDER)[number], StageRunner>> = { validate, select, resolve, expand: expandStage, plan };
 
 // ---------------------------------------------------------------- the walk
 

@@ -127,4 +127,15 @@ describe('Landscaper installations in the pipeline', () => {
     const ok = loadObjects(`${API}\nkind: Installation\nmetadata: {name: Bad_Name}\nspec: {blueprint: {}}\n`, 'i.yaml');
     assert.match(ok.diagnostics.find((d) => d.severity === 'error')!.message, /Kubernetes name/);
   });
+
+  test('a Target without a namespace: the installation’s error names its field and where the Target went', () => {
+    // Without metadata.namespace the Target is in "default", and the root in "demo" does not see it.
+    const objects = load(BASE.replace('metadata: {name: k8s, namespace: demo}', 'metadata: {name: k8s}') + install('application'));
+    const outcome = new EngineSession({ objects, users: [] }).state().claims.find((c) => c.name === 'application')!;
+    assert.equal(outcome.status, 'error');
+    const message =
+      'installation application: spec.imports.targets[0].target: unable to fetch target "k8s" (import "cluster") from context "" in namespace "demo": a Target "k8s" is in namespace "default" (without metadata.namespace it is in "default"); set its metadata.namespace to "demo"';
+    assert.deepEqual(outcome.errors, [message]);
+    assert.deepEqual(outcome.diagnostics, [{ code: 'invalid_reference', severity: 'error', message, object: 'installation/demo/application', path: ['spec', 'imports', 'targets', 0, 'target'] }]);
+  });
 });

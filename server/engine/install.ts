@@ -19,8 +19,9 @@
 import { stringify } from 'yaml';
 import type { EngineObject, SourceStage, StageOutput } from './index';
 import { wholeStage } from './whole-stage';
+import { objectRef, type Diagnostic } from './diagnostics';
 import { RECONCILE_LABEL } from './plan/restart';
-import { installAll, type InstallationResult, type InstallInput } from './landscaper';
+import { installAll, type InstallationResult, type InstallInput, type InstallRun } from './landscaper';
 import type { Cluster } from './model/kinds';
 import { blueprintFilesystem, LANDSCAPER_KINDS } from './model/sources/landscaper';
 import { sourceInstance, type ClaimOutcome, type Instance, type InstanceCode, type TraceStep } from './state';
@@ -75,10 +76,14 @@ export function installInputOf(objects: readonly EngineObject[]): InstallInput {
 }
 
 function installOutput(objects: readonly EngineObject[]): StageOutput {
+  if (!objects.some((o) => o.kind === 'installation')) return { instances: [], claims: [], errors: [] };
+  return installOutputOf(objects, installAll(installInputOf(objects)));
+}
+
+/** The stage's output from a run of `objects` already made (the scope graph runs them once for both). */
+export function installOutputOf(objects: readonly EngineObject[], run: InstallRun): StageOutput {
   const installations = objects.filter((o) => o.kind === 'installation');
-  if (installations.length === 0) return { instances: [], claims: [], errors: [] };
   const clusters = new Map(objects.filter((o) => o.kind === 'cluster').map((o) => [o.name, o.spec as Cluster]));
-  const run = installAll(installInputOf(objects));
 
   const instances: Instance[] = [];
   const claims: ClaimOutcome[] = [];
@@ -96,9 +101,18 @@ function installOutput(objects: readonly EngineObject[]): StageOutput {
     const [namespace, name] = ref.split('/') as [string, string];
     const trace: TraceStep[] = [];
     const errors: string[] = [];
+    const diagnostics: Diagnostic[] = [];
     const keys: string[] = [];
     for (const r of results) {
-      trace.push({ depth: r.name.split('/').length - 1, kind: 'instance', message: `installation ${r.name}: ${r.phase}${r.phases.at(-1)?.reason ? ` (${r.phases.at(-1)!.reason})` : ''}`, data: { installation: r.name, scope: r.scope } });
+      // A root's own fields are in its stored object; a subinstallation's are in a blueprint, which the message names.
+      if (r.name === name) {
+        for (const e of r.errors) {
+          if (e.path) diagnostics.push({ code: 'invalid_reference', severity: 'error', message: `installation ${r.name}: ${e.message}`, object: objectRef('installation', namespace, name), path: e.path });
+        }
+      }
+      // The run's Succeeded is a simulation (deploy items by the mock deployer): what is deployed follows the revision, and the trace says so.
+      const simulated = r.phase === 'Succeeded' ? " in the install engine's run; its deploy items are deployed when its revision is applied" : '';
+      trace.push({ depth: r.name.split('/').length - 1, kind: 'instance', message: `installation ${r.name}: ${r.phase}${r.phases.at(-1)?.reason ? ` (${r.phases.at(-1)!.reason})` : ''}${simulated}`, data: { installation: r.name, scope: r.scope } });
       errors.push(...r.errors.map((e) => `installation ${r.name}: ${e.message}`));
       for (const di of r.deployItems) {
         const code = codeOf(di.type, di.config);
@@ -141,6 +155,7 @@ function installOutput(objects: readonly EngineObject[]): StageOutput {
       service: `blueprint of installation ${name}`,
       status: errors.length === 0 && results.every((r) => r.phase === 'Succeeded') ? 'resolved' : 'error',
       errors,
+      ...(diagnostics.length ? { diagnostics } : {}),
       instances: keys.sort(),
       ...(keys[0] ? { instance: keys[0] } : {}),
       trace,

@@ -10,7 +10,7 @@
  * Pure; re-run whole when a Capact object or a cluster changes (an action
  * is one choice, cheap next to Aptomi's resolution).
  */
-import { chooseImplementation, explain, mergePolicies, parsePolicy } from './capact';
+import { chooseImplementation, explain, mergeResolvedPolicies, parsePolicy } from './capact';
 import type { EngineObject, SourceStage, StageOutput } from './index';
 import { wholeStage } from './whole-stage';
 import { unitDeadline } from './host-clock';
@@ -55,7 +55,8 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
       fail(`the Action policy cannot be read: ${action.errors[0]!.message}`);
       continue;
     }
-    const merged = mergePolicies({ global, action: action.policy ?? undefined }, settings);
+    // Unknown TypeInstance ids stay in the merged policy; the choice names them.
+    const merged = mergeResolvedPolicies(hub, { global, action: action.policy ?? undefined }, settings).policy;
     const choice = chooseImplementation(hub, merged, { interface: a.interface }, { mode: settings.mode, deadline: unitDeadline() });
     const x = explain(choice);
     if (!choice.implementation || !choice.ok) {
@@ -63,7 +64,8 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
       continue;
     }
     const impl = `${choice.implementation.path}:${choice.implementation.revision}`;
-    trace.push({ depth: 0, kind: 'service', message: `${x.summary}${x.rule ? `, by ${x.rule}` : ''}`, data: { implementation: impl } });
+    // What the merged policy injects is part of why: it says which policy's TypeInstance won.
+    trace.push({ depth: 0, kind: 'service', message: `${x.summary}${x.rule ? `, by ${x.rule}` : ''}`, data: { implementation: impl, injected: x.injections } });
     const code = keelsonCode(impl);
     if (!code) {
       fail(`Implementation ${impl} was chosen, but it has no spec.keelson.code for Keelson to deploy`);

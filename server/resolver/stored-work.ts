@@ -12,7 +12,7 @@
  */
 import type { EngineObject } from '../engine';
 import { selectEnvironment, type SelectionInput, type Selection } from '../engine/axebow/select';
-import { installInputOf } from '../engine/install';
+import { installInputOf, installOutputOf } from '../engine/install';
 import { installAll, type InstallationResult } from '../engine/landscaper';
 import { removedInstallations, scopeGraph, type Removal, type ScopeGraph } from '../engine/landscaper/scope-graph';
 import { capactInputOf } from '../engine/resolve/capact';
@@ -71,6 +71,30 @@ function landscaperScopes(objects: readonly EngineObject[], applied: { objects: 
     else d.targets.push(o.name);
     declared.set(o.namespace, d);
   }
-  const graph = scopeGraph(run, [...declared.values()], removed);
+  const graph = withInstanceKeys(scopeGraph(run, [...declared.values()], removed), objects, run);
   return timedOut ? { ...graph, timedOut } : graph;
+}
+
+/**
+ * Each deploy item Keelson applies, with the key of the instance it
+ * becomes (as the install stage makes it, from the same run), so the
+ * caller can give it the phase its revision and apply say.
+ */
+function withInstanceKeys(graph: ScopeGraph, objects: readonly EngineObject[], run: ReturnType<typeof installAll>): ScopeGraph {
+  const keys = new Map<string, string>();
+  for (const i of installOutputOf(objects, run).instances) {
+    const p = i.provenance as { installation?: string[]; deployItem?: string };
+    if (p.installation && p.deployItem) keys.set(`${i.namespace}/${p.installation.join('/')}\u0000${p.deployItem}`, i.key);
+  }
+  if (keys.size === 0) return graph;
+  return {
+    ...graph,
+    installations: graph.installations.map((inst) => ({
+      ...inst,
+      deployItems: inst.deployItems.map((d) => {
+        const key = keys.get(`${inst.id}\u0000${d.name}`);
+        return key === undefined ? d : { ...d, key };
+      }),
+    })),
+  };
 }

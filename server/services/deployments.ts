@@ -116,7 +116,7 @@ export class DeploymentService {
     const who = this.signedIn(actor, 'see services');
     const t = await this.tenantAndHead(who, input.tenant, 'see its services');
     const o = await this.claimOf(t, input.name);
-    return this.claims.get(who, { namespace: o.namespace, name: o.name }, opts);
+    return this.claims.get(who, { namespace: o.namespace, name: o.name, kind: 'claim' }, opts);
   }
 
   /** The replicas the service asks for: `replicas` (every role) and `replicas-<role>` labels (Axebow's #Scale). */
@@ -154,7 +154,7 @@ export class DeploymentService {
     const who = this.signedIn(actor, 'see services');
     const t = await this.tenant(who, input.tenant, 'see its services');
     const o = await this.claimOf(t, input.name);
-    const view = await this.claims.get(who, { namespace: o.namespace, name: o.name }, { trace: false });
+    const view = await this.claims.get(who, { namespace: o.namespace, name: o.name, kind: 'claim' }, { trace: false });
     const mine = view.instances.filter((i) => i.component === input.role && (input.instance === undefined || i.deployName === input.instance));
     if (mine.length === 0) throw notFound(input.instance ? `Instance ${input.instance} of role ${input.role} of service ${input.name}` : `Role ${input.role} of service ${input.name}`);
     const states = new Map((await this.repos.revisions.instanceStates(mine.map((i) => i.key))).map((x) => [x.key, x]));
@@ -184,7 +184,7 @@ export class DeploymentService {
     const who = this.signedIn(actor, 'restart services');
     const t = await this.tenant(who, input.tenant, 'restart services');
     const live = await this.claimOf(t, input.name);
-    const view = await this.claims.get(who, { namespace: live.namespace, name: live.name }, { trace: false });
+    const view = await this.claims.get(who, { namespace: live.namespace, name: live.name, kind: 'claim' }, { trace: false });
     const mine = view.instances.filter((i) => i.component === input.role && i.code !== null && (input.instance === undefined || i.deployName === input.instance));
     if (mine.length === 0) {
       throw notFound(input.instance ? `Instance ${input.instance} of role ${input.role} of service ${input.name}` : `Role ${input.role} (with code to run) of service ${input.name}`);
@@ -778,7 +778,7 @@ export class DeploymentService {
     const who = this.signedIn(actor, 'see service logs');
     const t = await this.tenant(who, input.tenant, 'see its services');
     const o = await this.claimOf(t, input.name);
-    const view = await this.claims.get(who, { namespace: o.namespace, name: o.name }, { trace: false });
+    const view = await this.claims.get(who, { namespace: o.namespace, name: o.name, kind: 'claim' }, { trace: false });
     // One role's, or one instance's (Axebow's container logs: Keelson's are the apply events of that instance).
     const chosen = view.instances.filter((i) => i.code !== null && (input.role === undefined || i.component === input.role) && (input.instance === undefined || i.deployName === input.instance));
     if (chosen.length === 0 && (input.role !== undefined || input.instance !== undefined)) {

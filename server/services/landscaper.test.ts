@@ -126,4 +126,104 @@ spec:
     assert.equal(g.installations.find((i) => i.id === 'landscape/ping')?.phase, 'Failed');
     assert.equal(g.installations.find((i) => i.id === 'landscape/application')?.phase, 'Succeeded');
   });
+
+  test('a Target written without a namespace: the installation’s outcome opens at the import that misses it', async () => {
+    const API = 'apiVersion: landscaper.gardener.cloud/v1alpha1';
+    const policy = `${API}
+kind: Target
+metadata: {name: my-cluster}
+spec: {type: landscaper.gardener.cloud/kubernetes-cluster, config: {}}
+---
+${API}
+kind: Blueprint
+metadata: {name: needs-cluster, namespace: lost}
+imports: [{name: cluster, targetType: landscaper.gardener.cloud/kubernetes-cluster}]
+---
+${API}
+kind: Installation
+metadata: {name: app, namespace: lost}
+spec:
+  blueprint: {ref: {resourceName: needs-cluster}}
+  imports:
+    targets:
+      - name: cluster
+        target: my-cluster
+`;
+    await services.policy.apply(sam, { text: policy, baseGeneration: await repos.policy.head() });
+    const { outcome } = await services.claims.get(sam, { namespace: 'lost', name: 'app' });
+    assert.equal(outcome.status, 'error');
+    const [d] = outcome.diagnostics ?? [];
+    assert.equal(d?.object, 'installation/lost/app');
+    assert.match(d!.message, /spec\.imports\.targets\[0\]\.target: unable to fetch target "my-cluster" .* a Target "my-cluster" is in namespace "default" .*set its metadata\.namespace to "lost"/);
+    // The installation's own text: `target: my-cluster` is its ninth line.
+    assert.deepEqual([d!.line, d!.column], [9, 17]);
+  });
+
+  test('phases tell the truth: Pending while the revision waits, Succeeded once applied, Failed with the apply’s error; mock items say they are simulated', async () => {
+    const API = 'apiVersion: landscaper.gardener.cloud/v1alpha1';
+    const policy = (replicas: number) => `- {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}
+---
+${API}
+kind: Target
+metadata: {name: k8s, namespace: truth}
+spec: {type: landscaper.gardener.cloud/kubernetes-cluster, config: {}}
+---
+${API}
+kind: Blueprint
+metadata: {name: web, namespace: truth}
+imports: [{name: cluster, targetType: landscaper.gardener.cloud/kubernetes-cluster}]
+deployExecutions:
+  - name: deploy
+    type: GoTemplate
+    template: |
+      deployItems:
+        - {name: nginx, type: landscaper.gardener.cloud/helm, target: {import: cluster}, config: {chart: {ref: "eu.gcr.io/charts/nginx:v1.0.0"}, values: {replicas: ${replicas}}}}
+        - {name: probe, type: landscaper.gardener.cloud/mock, config: {}}
+---
+${API}
+kind: Installation
+metadata: {name: web1, namespace: truth}
+spec:
+  blueprint: {ref: {resourceName: web}}
+  imports: {targets: [{name: cluster, target: k8s}]}
+`;
+    const look = async () => {
+      const i = (await services.landscaper.scopes(sam, { namespace: 'truth' })).installations.find((x) => x.id === 'truth/web1')!;
+      const item = (name: string) => i.deployItems.find((d) => d.name === name)!;
+      return { phase: i.phase, from: i.phaseFrom, last: i.phases.at(-1)!.reason, nginx: [item('nginx').phase, item('nginx').phaseFrom, item('nginx').note], probe: [item('probe').phase, item('probe').phaseFrom] };
+    };
+    const decideAll = async (id: number) => {
+      for (const section of (await services.revisions.get(sam, id)).sections) await services.revisions.decide(sam, { revisionId: id, namespace: section.namespace, decision: 'accept' });
+    };
+    const run = async (actuator: Actuator) => {
+      while (await runOnce({ revisions: repos.revisions, actuator, maxAttempts: 1 })) {
+        /* apply what is accepted */
+      }
+    };
+
+    await services.policy.apply(sam, { text: policy(1), baseGeneration: await repos.policy.head() });
+    const first = await services.revisions.byGeneration(sam, await repos.policy.head(), { wait: true });
+    assert.equal(first.status, 'pending');
+    // The install run succeeded, but nothing is deployed yet: not Succeeded.
+    assert.deepEqual(await look(), {
+      phase: 'Pending',
+      from: 'applied',
+      last: `deploy item nginx: waits for revision ${first.id} to be accepted`,
+      nginx: ['Pending', 'applied', `waits for revision ${first.id} to be accepted`],
+      probe: ['Succeeded', 'simulated'],
+    });
+
+    await decideAll(first.id!);
+    await run({ name: 'test', begin: async () => {}, apply: async () => ({ status: 'done' }), finish: async () => ({ changed: false }) });
+    assert.deepEqual((await look()).nginx, ['Succeeded', 'applied', `applied by revision ${first.id}`]);
+    assert.equal((await look()).phase, 'Succeeded');
+
+    await services.policy.apply(sam, { text: policy(2), baseGeneration: await repos.policy.head() });
+    const second = await services.revisions.byGeneration(sam, await repos.policy.head(), { wait: true });
+    await decideAll(second.id!);
+    await run({ name: 'test', begin: async () => {}, apply: async () => ({ status: 'failed', error: 'helm: release nginx: timed out waiting for the condition' }), finish: async () => ({ changed: false }) });
+    const failed = await look();
+    assert.equal(failed.phase, 'Failed');
+    assert.deepEqual(failed.nginx, ['Failed', 'applied', `revision ${second.id} failed to apply it: helm: release nginx: timed out waiting for the condition`]);
+  });
 });

@@ -2,7 +2,8 @@
  * Landscaper in the console: the scope graph of the installations in the
  * policy as it stands (server/engine/landscaper/scope-graph.ts), with the
  * root installations taken out since the applied revision in their delete
- * phase. Computed on demand and kept per generation, namespace and apply
+ * phase, and the phases of what Keelson deploys following its revision and
+ * the apply (withDelivery), read fresh on every request. Computed on demand and kept per generation, namespace and apply
  * state. Installing runs the policy's spiff mappings and templates: that
  * is done on a resolver thread (server/resolver/stored-work.ts), under the
  * install engine's limits (template steps, sizes, time per root
@@ -13,7 +14,8 @@
  * value a template copied them into.
  */
 import type { EngineObject } from '../engine';
-import type { Removal } from '../engine/landscaper/scope-graph';
+import { withDelivery, type Delivery, type Removal, type ScopeGraph } from '../engine/landscaper/scope-graph';
+import type { RevisionPlan } from '../engine/plan';
 import { LANDSCAPER_KINDS } from '../engine/model/sources/landscaper';
 import { hiddenCredentials, mayReadCredentials, redactWithin } from '../engine/model/credentials';
 import { isResolverFailure, type Resolver } from '../resolver';
@@ -40,7 +42,27 @@ export class LandscaperService {
   async scopes(actor: MaybeActor, input: { namespace?: string } = {}): Promise<ScopeGraphView> {
     if (!actor) throw unauthorized('see installations');
     const { view, objects } = await this.graph(input);
-    return this.visible(actor, view, objects);
+    const delivered = withDelivery(view as ScopeGraph, await this.delivery(view));
+    return this.visible(actor, { ...view, ...delivered } as ScopeGraphView, objects);
+  }
+
+  /** Where the instances the graph's deploy items become stand: the revision of its generation, and their actual state. */
+  private async delivery(view: ScopeGraphView): Promise<Delivery> {
+    const keys = view.installations.flatMap((i) => i.deployItems.flatMap((d) => (d.key === undefined ? [] : [d.key])));
+    if (keys.length === 0) return { states: new Map() };
+    const [rev, states] = await Promise.all([this.repos.revisions.byGeneration(view.generation), this.repos.revisions.instanceStates(keys)]);
+    let revision: Delivery['revision'];
+    if (rev) {
+      const plan = rev.plan as Partial<RevisionPlan> | null;
+      const changes = new Set((plan?.steps ?? []).filter((s) => s.action !== 'delete').map((s) => s.key));
+      let error: string | undefined;
+      if (rev.status === 'failed') {
+        const [steps, jobs] = await Promise.all([this.repos.revisions.steps(rev.id), this.repos.revisions.jobsFor(rev.id)]);
+        error = steps.find((s) => s.status === 'failed' && s.error)?.error ?? jobs.find((j) => j.lastError)?.lastError ?? undefined;
+      }
+      revision = { id: rev.id, status: rev.status, changes, ...(error ? { error } : {}) };
+    }
+    return { ...(revision ? { revision } : {}), states: new Map(states.map((s) => [s.key, { status: s.status, revisionId: s.revisionId, error: s.error }])) };
   }
 
   /** The view as this actor may see it: credentials the objects declare, wherever they went, only for their audience. */
@@ -77,7 +99,10 @@ export class LandscaperService {
     const ours = (o: { kind: string; namespace: string }) => kinds.has(o.kind) && (o.kind === 'blueprint' || input.namespace === undefined || o.namespace === input.namespace);
     // Only what the engine reads crosses to the resolver thread.
     const bare = (o: EngineObject): EngineObject => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec });
-    const objects = (await this.repos.policy.listObjects()).filter(ours).map(bare);
+    const stored = await this.repos.policy.listObjects();
+    // Clusters name the instances deploy items become (their keys); of a cluster only that, never its credentials.
+    const clusters = stored.filter((o) => o.kind === 'cluster').map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: { config: { defaultnamespace: (o.spec as { config?: { defaultnamespace?: unknown } }).config?.defaultnamespace } } }));
+    const objects = [...stored.filter(ours).map(bare), ...clusters];
     // What the view was computed from, for the credentials it may hold (the applied generation's too).
     const read: EngineObject[] = [...objects];
     let applied: { objects: EngineObject[]; removal: Removal } | undefined;

@@ -1,7 +1,9 @@
 /** Requests and responses of the Landscaper service, shared by tRPC and the console. */
 import { z } from 'zod';
 
-const phase = z.enum(['Init', 'ObjectsCreated', 'Progressing', 'Completing', 'Succeeded', 'Failed', 'InitDelete', 'Deleting', 'DeleteFailed']);
+const phase = z.enum(['Init', 'ObjectsCreated', 'Progressing', 'Completing', 'Succeeded', 'Failed', 'Pending', 'InitDelete', 'Deleting', 'DeleteFailed']);
+/** Whether a phase is the install engine's offline run (deploy items by its mock deployer) or follows the revision and apply. */
+const phaseFrom = z.enum(['simulated', 'applied']);
 const landscaperError = z.object({
   code: z.string(),
   message: z.string(),
@@ -31,7 +33,8 @@ export const scopeGraphOutput = z.object({
       imports: z.record(z.string(), z.unknown()),
       exports: z.record(z.string(), z.unknown()),
       errors: z.array(landscaperError),
-      deployItems: z.array(z.object({ name: z.string(), type: z.string(), phase: z.string(), note: z.string().optional() })),
+      deployItems: z.array(z.object({ name: z.string(), type: z.string(), phase: z.string(), note: z.string().optional(), key: z.string().optional(), phaseFrom: phaseFrom.optional() })),
+      phaseFrom: phaseFrom.optional(),
       removed: z.boolean().optional(),
     }),
   ),

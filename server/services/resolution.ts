@@ -18,6 +18,7 @@ import { createResolver, isResolverFailure, type Resolver } from '../resolver';
 import type { Repos, ResolutionSummary, StoredObject } from '../repo/types';
 import type { MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
+import type { RequestKind } from './resolution.types';
 import { loggable } from '../db/log-safe';
 
 export interface ResolutionView extends ResolutionSummary {
@@ -127,18 +128,19 @@ export class ResolutionService {
    * resolution of the claim, and of the whole policy when the warm session
    * holds another generation.
    */
-  async claim(actor: MaybeActor, input: { namespace: string; name: string; generation?: number }, opts: { trace?: boolean } = {}): Promise<{ generation: number; outcome: ClaimOutcome }> {
+  async claim(actor: MaybeActor, input: { namespace: string; name: string; kind?: RequestKind; generation?: number }, opts: { trace?: boolean } = {}): Promise<{ generation: number; outcome: ClaimOutcome }> {
     let view = await this.get(actor, input.generation);
     const key = `${input.namespace}/${input.name}`;
-    const find = (v: ResolutionView) => v.state.claims.find((c) => c.namespace === input.namespace && c.name === input.name);
+    const find = (v: ResolutionView) => v.state.claims.find((c) => c.namespace === input.namespace && c.name === input.name && (input.kind === undefined || (c.kind ?? 'claim') === input.kind));
     let stored = find(view);
     // Served from the newest resolved generation while a newer one resolves, and the claim is newer than that: wait for it.
     if (!stored && input.generation === undefined) {
       const head = await this.repos.policy.head();
       if (view.generation < head) stored = find((view = await this.ensure(head)));
     }
-    if (!stored) throw notFound(`Claim ${key} at generation ${view.generation}`);
-    const traced = opts.trace === false ? undefined : await this.explain(view.generation, key);
+    if (!stored) throw notFound(`${input.kind && input.kind !== 'claim' ? `${input.kind[0]!.toUpperCase()}${input.kind.slice(1)}` : 'Claim'} ${key} at generation ${view.generation}`);
+    // Only Aptomi claims have a decision trace to explain (by namespace/name: another kind's outcome must not take a claim's trace).
+    const traced = opts.trace === false || stored.kind !== undefined ? undefined : await this.explain(view.generation, key);
     // The stored outcome has the merge's verdict (conflicts); the trace adds the decisions.
     const outcome = traced ? { ...stored, trace: [...traced.trace, ...stored.trace] } : { ...stored };
     if (outcome.diagnostics) outcome.diagnostics = await this.locate(outcome.diagnostics, view.generation);

@@ -11,7 +11,11 @@ import { claimOutcomeOutput, engineRecord, generation, instanceOutput, name } fr
 // ---- requests
 
 export const claimsInput = z.object({ generation: generation.optional() });
-export const claimInput = z.object({ namespace: name, name, generation: generation.optional() });
+/** What is listed with the claims; a claim and a DM deployment (say) may share a namespace and a name. */
+export const REQUEST_KINDS = ['claim', 'action', 'installation', 'deployment'] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+/** `kind` picks one request among those of that namespace/name; without it, the first listed (as before kinds had routes of their own). */
+export const claimInput = z.object({ namespace: name, name, kind: z.enum(REQUEST_KINDS).optional(), generation: generation.optional() });
 
 export type ClaimsInput = z.infer<typeof claimsInput>;
 export type ClaimInput = z.infer<typeof claimInput>;

@@ -13,7 +13,7 @@ import { pastDeadline } from '../host-clock';
 import type { Deadline } from '../lang/budget';
 import { compileRe2 } from '../lang/re2';
 import { compareRevisions, findInterface, findType, implementationsFor, latestInterfaceRevision } from './hub';
-import { clone, mergeByTypeRef } from './merge';
+import { clone, mergeByTypeRef, mergePolicies, type MergeOptions, type PolicySet } from './merge';
 import { validateJsonSchema } from './schema';
 import type {
   BackendChoice,
@@ -144,6 +144,28 @@ function resolveMetadataOnce(hub: Hub, policy: Policy): { policy: Policy; errors
     });
   }
   return { policy: out, errors };
+}
+
+/**
+ * The one policy a choice is made under, for every caller (the CLI, Try
+ * it, actions, interface components, a render): the Global and Action
+ * policies' TypeInstance ids resolved to TypeRefs from the Hub first, each
+ * policy on its own as Capact does, and only then merged. The merge keys
+ * TypeInstances by TypeRef, so two policies injecting TypeInstances of one
+ * Type meet as one entry and one wins (see merge.ts for which, per mode);
+ * merged before their TypeRefs were known they were keyed by id, both
+ * survived and both reached one alias ("found duplicated alias").
+ *
+ * Ids the Hub does not know stay unresolved in `policy` (keyed by id, never
+ * colliding), and choosing under it reports them; `errors` names them per
+ * policy for a caller that stops before choosing. Workflow-step policies
+ * inject no TypeInstances and are merged as they are.
+ */
+export function mergeResolvedPolicies(hub: Hub, policies: PolicySet, options: MergeOptions = {}): { policy: Policy; errors: CapactError[] } {
+  const global = policies.global ? resolvePolicyMetadata(hub, policies.global) : undefined;
+  const action = policies.action ? resolvePolicyMetadata(hub, policies.action) : undefined;
+  const policy = mergePolicies({ global: global?.policy, action: action?.policy, ...(policies.workflow ? { workflow: policies.workflow } : {}) }, options);
+  return { policy, errors: [...(global?.errors ?? []), ...(action?.errors ?? [])] };
 }
 
 // -------------------------------------------------------------- lookup

@@ -6,7 +6,7 @@
  * data out; user mistakes come back as `CapactError`s, never as exceptions.
  *
  *   const { hub } = loadHub(manifests);
- *   const policy = mergePolicies({ global, action }, { mode: 'documented' });
+ *   const { policy } = mergeResolvedPolicies(hub, { global, action }, { mode: 'documented' });
  *   const choice = chooseImplementation(hub, policy, { interface: { path } });
  *   explain(choice) // for the console
  */
@@ -17,6 +17,7 @@ export { mergePolicies, workflowPolicyToPolicy, resolveActionReference, constrai
 export {
   chooseImplementation,
   resolvePolicyMetadata,
+  mergeResolvedPolicies,
   lookupBackendByTypeRef,
   backendKeysFromPolicy,
   checkConstraints,

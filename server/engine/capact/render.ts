@@ -11,8 +11,8 @@
  * more than `maxDepth` workflows have been rendered.
  */
 import { implementationsFor } from './hub';
-import { chooseImplementation, resolvePolicyMetadata, NO_IMPLEMENTATIONS, type ChooseOptions } from './evaluate';
-import { mergePolicies, resolveActionReference, workflowPolicyToPolicy, type MergeOptions, type PolicySet } from './merge';
+import { chooseImplementation, mergeResolvedPolicies, NO_IMPLEMENTATIONS, type ChooseOptions } from './evaluate';
+import { resolveActionReference, workflowPolicyToPolicy, type MergeOptions, type PolicySet } from './merge';
 import type { CapactError, Hub, Implementation, ImplementationChoice, ImplementationRequest, Policy, RefWithOptRevision } from './types';
 
 export interface RenderOptions extends MergeOptions {
@@ -53,15 +53,13 @@ export function planRender(hub: Hub, policies: PolicySet, request: Implementatio
   const plan: RenderPlan = { ok: false, root: null, steps: [], errors: [] };
 
   // Capact resolves the Global and Action policies' TypeInstances once, before anything is chosen.
-  const global = policies.global ? resolvePolicyMetadata(hub, policies.global) : undefined;
-  const action = policies.action ? resolvePolicyMetadata(hub, policies.action) : undefined;
-  const metadataErrors = [...(global?.errors ?? []), ...(action?.errors ?? [])];
+  const stack: Policy[] = [...(policies.workflow ?? [])];
+  const merged = () => mergeResolvedPolicies(hub, { global: policies.global, action: policies.action, workflow: stack }, options);
+  const metadataErrors = merged().errors;
   if (metadataErrors.length > 0) {
     plan.errors = metadataErrors;
     return plan;
   }
-  const stack: Policy[] = [...(policies.workflow ?? [])];
-  const merged = () => mergePolicies({ global: global?.policy, action: action?.policy, workflow: stack }, options);
   const chooseOpts: ChooseOptions = { mode, ...(options.constantTypeInstances ? { constantTypeInstances: options.constantTypeInstances } : {}) };
   let rendered = 0;
 
@@ -90,7 +88,7 @@ export function planRender(hub: Hub, policies: PolicySet, request: Implementatio
         stack.push(wp.policy);
         pushed = true;
       }
-      const choice = chooseImplementation(hub, merged(), { interface: resolved.ref }, chooseOpts);
+      const choice = chooseImplementation(hub, merged().policy, { interface: resolved.ref }, chooseOpts);
       node.choice = choice;
       const ref = `${resolved.ref.path}:${resolved.ref.revision ?? ''}`;
       if (!choice.implementation) {
@@ -105,7 +103,7 @@ export function planRender(hub: Hub, policies: PolicySet, request: Implementatio
   };
 
   try {
-    const root = chooseImplementation(hub, merged(), request, chooseOpts);
+    const root = chooseImplementation(hub, merged().policy, request, chooseOpts);
     plan.root = root;
     if (!root.ok || !root.implementation) {
       plan.errors = root.errors;

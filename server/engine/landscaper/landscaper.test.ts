@@ -3,7 +3,7 @@
  * (transcribed from Landscaper's Go tests), read as data, over the copied fixtures.
  */
 import assert from 'node:assert/strict';
-import { removedInstallations, scopeGraph, type Removal } from './scope-graph';
+import { removedInstallations, scopeGraph, withDelivery, type Removal, type ScopeGraph, type ScopeInstallation } from './scope-graph';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -393,7 +393,7 @@ describe('scopes (seed: application and application2 in one namespace)', () => {
     const run = installAll({ objects: objects.filter((o) => o.metadata.name !== 'config2'), blueprints });
     const r = root(run, 'application2');
     assert.equal(r.phase, 'Failed');
-    assert.equal(r.errors[0]!.message, 'unable to fetch data object "config2" (import "config") from context ""');
+    assert.equal(r.errors[0]!.message, 'spec.imports.data[0].dataRef: unable to fetch data object "config2" (import "config") from context ""');
     assert.equal(root(run, 'application').phase, 'Succeeded');
   });
 
@@ -404,5 +404,36 @@ describe('scopes (seed: application and application2 in one namespace)', () => {
     const r = root(run, 'application');
     assert.equal(r.phase, 'Failed');
     assert.equal(r.errors[0]!.message, 'subinstallation "webui": import not satisfied: data "nowhere" is neither a parent import nor a sibling export');
+  });
+});
+
+describe('phases with delivery (withDelivery)', () => {
+  const inst = (path: string, items: { name: string; key?: string }[], phase: ScopeInstallation['phase'] = 'Succeeded'): ScopeInstallation => ({
+    id: `demo/${path}`,
+    namespace: 'demo',
+    path,
+    name: path.split('/').at(-1)!,
+    scope: 'ns:demo',
+    opens: null,
+    phase,
+    phases: [{ phase, reason: phase === 'Failed' ? 'import missing' : 'exports written' }],
+    imports: {},
+    exports: {},
+    errors: [],
+    deployItems: items.map((i) => ({ name: i.name, type: i.key ? 'landscaper.gardener.cloud/helm' : 'landscaper.gardener.cloud/mock', phase: 'Succeeded', ...(i.key ? { key: i.key } : {}) })),
+  });
+  const graph = (...installations: ScopeInstallation[]): ScopeGraph => ({ scopes: [], installations, objects: [], edges: [], errors: [], order: installations.map((i) => i.id) });
+
+  test('a parent takes the worst of its subinstallations; mock-only ones stay simulated; a run failure stays', () => {
+    const g = withDelivery(graph(inst('root', []), inst('root/db', [{ name: 'pg', key: 'k-db' }]), inst('root/ui', [{ name: 'ui', key: 'k-ui' }, { name: 'probe' }]), inst('mock', [{ name: 'probe' }]), inst('broken', [], 'Failed')), {
+      revision: { id: 7, status: 'applying', changes: new Set(['k-ui']) },
+      states: new Map([['k-db', { status: 'applied', revisionId: 6, error: null }]]),
+    });
+    const by = (path: string) => g.installations.find((i) => i.path === path)!;
+    assert.deepEqual([by('root/db').phase, by('root/ui').phase, by('root').phase], ['Succeeded', 'Progressing', 'Progressing']);
+    assert.equal(by('root').phases.at(-1)!.reason, 'subinstallation ui: deploy item ui: revision 7 is being applied');
+    assert.deepEqual(by('root/ui').deployItems.map((d) => [d.name, d.phase, d.phaseFrom]), [['ui', 'Progressing', 'applied'], ['probe', 'Succeeded', 'simulated']]);
+    assert.deepEqual([by('mock').phase, by('mock').phaseFrom], ['Succeeded', 'simulated']);
+    assert.deepEqual([by('broken').phase, by('broken').phases.at(-1)!.reason], ['Failed', 'import missing']);
   });
 });

@@ -14,6 +14,7 @@
 import { validateJsonSchema } from '../capact/schema';
 import { pastDeadline } from '../host-clock';
 import type { Deadline } from '../lang/budget';
+import { formatPath } from '../diagnostics';
 import { compileTemplate, renderTemplate, SPRIG_FUNCTIONS } from '../lang/gotemplate';
 import { evaluateDataMappings, evaluateSpiff } from '../lang/spiff';
 import { parse } from 'yaml';
@@ -76,6 +77,12 @@ export class ObjectStore {
     }
     this[kind].set(id, { value, context, key, owner });
     return null;
+  }
+
+  /** The namespaces holding an object named for `key` in the root context (a root's import found in the wrong namespace). */
+  namespacesHolding(kind: 'data' | 'targets', key: string): string[] {
+    const name = dataObjectName('', key);
+    return [...this[kind].keys()].filter((id) => id.slice(id.indexOf('/') + 1) === name).map((id) => id.slice(0, id.indexOf('/'))).sort();
   }
 
   /** Every object in `context` by key (export executions' `dataobjects` and `targets`). */
@@ -154,46 +161,64 @@ export type ImportsOutcome =
 
 function loadInstallationImports(store: ObjectStore, inst: Installation, parentCtx: string, who: string): { ok: true; values: Rec } | { ok: false; error: LandscaperError } {
   const values: Rec = {};
-  const missing = (what: string): { ok: false; error: LandscaperError } => ({
+  const missing = (what: string, path: (string | number)[], hint = ''): { ok: false; error: LandscaperError } => ({
     ok: false,
-    error: { code: 'import_not_found', installation: who, message: `unable to fetch ${what} from context "${parentCtx}"` },
+    error: { code: 'import_not_found', installation: who, path, message: `${formatPath(path)}: unable to fetch ${what} from context "${parentCtx}"${hint}` },
   });
-  for (const d of inst.imports.data) {
+  /**
+   * A root reads the namespace's own objects, and Kubernetes puts an object
+   * written without metadata.namespace in "default": a Target meant for
+   * installation in "demo" lands beside the wrong installations. Say where
+   * it is, so the message points at the fix and not only at the gap.
+   */
+  const elsewhere = (kind: 'data' | 'targets', key: string): string => {
+    if (parentCtx !== '') return '';
+    const found = store.namespacesHolding(kind, key).filter((ns) => ns !== inst.namespace);
+    if (found.length === 0) return '';
+    const what = kind === 'data' ? 'DataObject' : 'Target';
+    return ` in namespace "${inst.namespace}": a ${what} "${key}" is in namespace ${found.map((n) => `"${n}"`).join(', ')} (without metadata.namespace it is in "default"); set its metadata.namespace to "${inst.namespace}"`;
+  };
+  const dataPath = (i: number, field: string) => ['spec', 'imports', 'data', i, field];
+  for (const [i, d] of inst.imports.data.entries()) {
     if (d.dataRef !== undefined) {
       const o = store.read('data', inst.namespace, parentCtx, d.dataRef);
-      if (!o) return missing(`data object "${d.dataRef}" (import "${d.name}")`);
+      if (!o) return missing(`data object "${d.dataRef}" (import "${d.name}")`, dataPath(i, 'dataRef'), elsewhere('data', d.dataRef));
       values[d.name] = o.value;
     } else if (d.secretRef || d.configMapRef) {
       const kind = d.secretRef ? 'Secret' : 'ConfigMap';
       const ref = (d.secretRef ?? d.configMapRef)!;
+      const field = d.secretRef ? 'secretRef' : 'configMapRef';
       const src = store.sources.find((s) => s.kind === kind && s.name === ref.name && s.namespace === (ref.namespace ?? inst.namespace));
-      if (!src) return missing(`${kind} "${ref.name}" (import "${d.name}")`);
-      if (ref.key !== undefined && !(ref.key in src.data)) return missing(`key "${ref.key}" of ${kind} "${ref.name}" (import "${d.name}")`);
+      if (!src) return missing(`${kind} "${ref.name}" (import "${d.name}")`, dataPath(i, field));
+      if (ref.key !== undefined && !(ref.key in src.data)) return missing(`key "${ref.key}" of ${kind} "${ref.name}" (import "${d.name}")`, [...dataPath(i, field), 'key']);
       values[d.name] = ref.key !== undefined ? src.data[ref.key] : src.data;
     }
   }
-  for (const t of inst.imports.targets) {
+  for (const [i, t] of inst.imports.targets.entries()) {
+    const at = (...rest: (string | number)[]) => ['spec', 'imports', 'targets', i, ...rest];
     const one = (name: string) => store.read('targets', inst.namespace, parentCtx, name)?.value;
+    const noTarget = (name: string, path: (string | number)[]) => missing(`target "${name}" (import "${t.name}")`, path, elsewhere('targets', name));
     if (t.target !== undefined) {
       const v = one(t.target);
-      if (v === undefined) return missing(`target "${t.target}" (import "${t.name}")`);
+      if (v === undefined) return noTarget(t.target, at('target'));
       values[t.name] = v;
     } else if (t.targets) {
       const list = t.targets.map(one);
       const gap = list.findIndex((x) => x === undefined);
-      if (gap >= 0) return missing(`target "${t.targets[gap]}" (import "${t.name}")`);
+      if (gap >= 0) return noTarget(t.targets[gap]!, at('targets', gap));
       values[t.name] = list;
     } else if (t.targetMap) {
       const map: Rec = {};
       for (const [k, name] of Object.entries(t.targetMap)) {
         map[k] = one(name);
-        if (map[k] === undefined) return missing(`target "${name}" (import "${t.name}")`);
+        if (map[k] === undefined) return noTarget(name, at('targetMap', k));
       }
       values[t.name] = map;
     } else if (t.targetListRef !== undefined || t.targetMapRef !== undefined) {
+      const field = t.targetListRef !== undefined ? 'targetListRef' : 'targetMapRef';
       const ref = (t.targetListRef ?? t.targetMapRef)!;
       const v = store.collections.get(`${inst.namespace}/${parentCtx}/${ref}`);
-      if (v === undefined) return missing(`${t.targetListRef !== undefined ? 'target list' : 'target map'} "${ref}" (import "${t.name}")`);
+      if (v === undefined) return missing(`${t.targetListRef !== undefined ? 'target list' : 'target map'} "${ref}" (import "${t.name}")`, at(field));
       values[t.name] = v;
     }
   }
@@ -442,7 +467,7 @@ export function constructExports(
   deadline?: Deadline,
 ): ExportsOutcome {
   const fail = (code: LandscaperError['code'], message: string): ExportsOutcome => ({ ok: false, error: { code, installation: who, message } });
-  const ownCtx = installationContext(inst.name);
+  const ownCtx = openedContext(inst);
   const deployitems = Object.fromEntries(deployItems.map((d) => [d.name, d.exports]));
   const dataobjects = store.byKey('data', inst.namespace, ownCtx);
   const targets = store.byKey('targets', inst.namespace, ownCtx);
@@ -492,8 +517,19 @@ export function constructExports(
 // ---------------------------------------------------------------------------
 // One installation, its children and its phases
 
-function templateToInstallation(t: ReturnType<typeof readInstallationTemplate>, parent: Installation): Installation {
-  return { ...t, namespace: parent.namespace, parent: parent.name, annotations: {} };
+function templateToInstallation(t: ReturnType<typeof readInstallationTemplate>, parent: Installation, parentPath: string): Installation {
+  return { ...t, namespace: parent.namespace, parent: parent.name, scopePath: `${parentPath}/${t.name}`, annotations: {} };
+}
+
+/**
+ * The context an installation opens: `Inst.<name>` for an Installation
+ * object (a root, or a subinstallation a controller wrote, whose name is
+ * unique in its namespace), `Inst.<scope path>` for one made from a
+ * template — two parents may both have a child named `child`, and one
+ * context for both would mix their objects.
+ */
+export function openedContext(inst: Installation): string {
+  return installationContext(inst.scopePath ?? inst.name);
 }
 
 /** The scope keys an installation reads and writes (for the scope graph's data-flow edges). */
@@ -546,7 +582,8 @@ export function runInstallation(run: Run, inst: Installation, scopePath: string,
   result.imports = imported.imports;
 
   // The parent writes its imports into its own context for its children.
-  const ownCtx = installationContext(inst.name);
+  const ownCtx = openedContext(inst);
+  result.opens = ownCtx;
   for (const def of blueprint.imports) {
     if (!(def.name in imported.imports)) continue;
     const value = imported.imports[def.name];
@@ -571,7 +608,7 @@ export function runInstallation(run: Run, inst: Installation, scopePath: string,
   if (templates.length > 0) {
     const validation = validateTemplates(templates, blueprint, imported.imports);
     if (validation.length > 0) return failWith(validation);
-    children = templates.map((t) => templateToInstallation(dropUnsatisfiedOptional(t, blueprint, imported.imports), inst));
+    children = templates.map((t) => templateToInstallation(dropUnsatisfiedOptional(t, blueprint, imported.imports), inst, scopePath));
   } else {
     children = run.loaded.installations.filter((i) => i.parent === inst.name && i.namespace === inst.namespace);
   }

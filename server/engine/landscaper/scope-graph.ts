@@ -37,9 +37,28 @@ export interface ScopeInstallation {
   imports: Record<string, unknown>;
   exports: Record<string, unknown>;
   errors: LandscaperError[];
-  deployItems: { name: string; type: string; phase: string; note?: string }[];
+  deployItems: ScopeDeployItem[];
+  /**
+   * Where `phase` comes from: `simulated`, the install engine's offline run
+   * (deploy items by its mock deployer: nothing of it is deployed by
+   * Keelson); `applied`, the revision and apply state of the instances its
+   * deploy items (or its subinstallations') became (withDelivery).
+   */
+  phaseFrom?: PhaseFrom;
   /** Taken out of the policy; still applied until the revision that removes it is (its phase says where it is). */
   removed?: boolean;
+}
+
+export type PhaseFrom = 'simulated' | 'applied';
+
+export interface ScopeDeployItem {
+  name: string;
+  type: string;
+  phase: string;
+  note?: string;
+  /** The Keelson instance it becomes (helm and manifest items); absent for what Keelson does not deploy (mock, container). */
+  key?: string;
+  phaseFrom?: PhaseFrom;
 }
 
 export interface ScopeObject {
@@ -179,7 +198,7 @@ export function scopeGraph(
       o = { id, scope, kind, key, origin: 'missing' };
       const root = scope.startsWith('ns:');
       const opener = root ? undefined : byPath.get(scope.slice('scope:'.length));
-      const ctx = opener ? installationContext(opener.name.split('/').at(-1)!) : '';
+      const ctx = opener ? (opener.opens ?? installationContext(opener.name.split('/').at(-1)!)) : '';
       if (kind === 'data') {
         // A parent's imports are written into its scope too: they come first (children may not export them).
         const written = run.dataObjects[ctx ? `${ctx}/${key}` : key];
@@ -216,4 +235,85 @@ export function scopeGraph(
   });
   // Results are recorded as each installation starts: their order is the run's.
   return { scopes: [...scopes.values()], installations, objects: [...objects.values()], edges, errors, order: installations.map((i) => i.id) };
+}
+
+/** What has happened to the instances deploy items become: the revision of the graph's generation, and the actual state. */
+export interface Delivery {
+  /** The revision of the graph's generation; absent when none was computed yet. */
+  revision?: {
+    id: number;
+    status: string;
+    /** Keys it creates or updates. */
+    changes: ReadonlySet<string>;
+    /** Why it failed to apply, when it did (the failed step's error, else the apply job's). */
+    error?: string;
+  };
+  /** Actual state by instance key: `applied`, `failed` (with its error) or `deleted`, by the revision that last applied it. */
+  states: ReadonlyMap<string, { status: string; revisionId: number; error: string | null }>;
+}
+
+const RANK: Record<string, number> = { Succeeded: 0, Pending: 1, Progressing: 2, Failed: 3 };
+
+/** A deploy item Keelson applies: its phase as its revision and the apply have it. */
+function deliveredPhase(key: string, d: Delivery): { phase: 'Succeeded' | 'Pending' | 'Progressing' | 'Failed'; reason: string } {
+  const st = d.states.get(key);
+  const rev = d.revision;
+  // Changed by the generation's revision and not yet applied by it: the revision says where it is.
+  if (rev && rev.changes.has(key) && st?.revisionId !== rev.id) {
+    if (rev.status === 'applying') return { phase: 'Progressing', reason: `revision ${rev.id} is being applied` };
+    if (rev.status === 'failed') return { phase: 'Failed', reason: `revision ${rev.id} failed to apply${rev.error ? `: ${rev.error}` : ''}` };
+    if (rev.status === 'accepted') return { phase: 'Pending', reason: `revision ${rev.id} is accepted and waits for its apply` };
+    if (rev.status === 'rejected') return { phase: 'Pending', reason: `revision ${rev.id} was rejected: not deployed` };
+    return { phase: 'Pending', reason: `waits for revision ${rev.id} to be accepted` };
+  }
+  if (st?.status === 'applied') return { phase: 'Succeeded', reason: `applied by revision ${st.revisionId}` };
+  if (st?.status === 'failed') return { phase: 'Failed', reason: `revision ${st.revisionId} failed to apply it${st.error ? `: ${st.error}` : ''}` };
+  return { phase: 'Pending', reason: 'not applied yet' };
+}
+
+/**
+ * The graph with phases that tell the truth: the install run's `Succeeded`
+ * means only that the installation resolved and its mock deployer ran.
+ * Each deploy item Keelson applies takes its phase from the revision and
+ * the apply (Pending until accepted, Progressing while applying, Failed
+ * with the apply's error, Succeeded once applied); an installation that
+ * succeeded in the run takes the worst of its own such items and its
+ * subinstallations'. Items Keelson does not deploy keep the simulated
+ * phase, and everything says which it is. An installation the run failed
+ * stays Failed with the run's error; one on its way out keeps its delete
+ * phase.
+ */
+export function withDelivery(graph: ScopeGraph, delivery: Delivery): ScopeGraph {
+  const byId = new Map(graph.installations.map((i) => [i.id, i]));
+  const children = new Map<string, ScopeInstallation[]>();
+  for (const i of graph.installations) {
+    const parent = i.path.includes('/') ? `${i.namespace}/${i.path.slice(0, i.path.lastIndexOf('/'))}` : null;
+    if (parent && byId.has(parent) && !i.removed) children.set(parent, [...(children.get(parent) ?? []), i]);
+  }
+  const done = new Map<string, ScopeInstallation>();
+  const visit = (i: ScopeInstallation): ScopeInstallation => {
+    const seen = done.get(i.id);
+    if (seen) return seen;
+    const deployItems = i.deployItems.map((d): ScopeDeployItem => {
+      if (d.key === undefined || i.removed) return { ...d, phaseFrom: 'simulated' };
+      const p = deliveredPhase(d.key, delivery);
+      return { ...d, phase: p.phase, note: p.reason, phaseFrom: 'applied' };
+    });
+    const kids = (children.get(i.id) ?? []).map(visit);
+    let out: ScopeInstallation = { ...i, deployItems, phaseFrom: 'simulated' };
+    const applied = [
+      ...deployItems.filter((d) => d.phaseFrom === 'applied').map((d) => ({ phase: d.phase, reason: `deploy item ${d.name}: ${d.note}` })),
+      ...kids.filter((k) => k.phaseFrom === 'applied').map((k) => ({ phase: k.phase, reason: `subinstallation ${k.name}: ${k.phases.at(-1)?.reason ?? k.phase}` })),
+    ];
+    if (!i.removed && i.phase === 'Succeeded' && applied.length > 0) {
+      const worst = applied.reduce((a, b) => ((RANK[b.phase] ?? 0) > (RANK[a.phase] ?? 0) ? b : a));
+      const phase = worst.phase as Phase;
+      const reason = phase === 'Succeeded' ? 'every deploy item it deploys is applied' : worst.reason;
+      // The run's steps stay, read as what the install engine simulated; the last says where the deployment is.
+      out = { ...out, phase, phases: [...i.phases.map((s) => (s.phase === 'Succeeded' ? { ...s, reason: `${s.reason} (simulated by the install engine)` } : s)), { phase, reason }], phaseFrom: 'applied' };
+    }
+    done.set(i.id, out);
+    return out;
+  };
+  return { ...graph, installations: graph.installations.map(visit) };
 }

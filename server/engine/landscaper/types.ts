@@ -57,6 +57,13 @@ export interface Installation {
   namespace: string;
   /** Name of the Installation that created it (label `landscaper.gardener.cloud/encompassed-by`); absent for roots. */
   parent?: string;
+  /**
+   * A subinstallation made from a blueprint's template: its whole scope
+   * path (`root/a/child`). Its template name is unique only among its
+   * siblings, so the context it opens is named by this path; Landscaper
+   * gives such objects generated, unique names for the same reason.
+   */
+  scopePath?: string;
   context?: string;
   componentName?: string;
   blueprint: BlueprintSource | null;
@@ -160,7 +167,11 @@ export interface DeployItem {
   note?: string;
 }
 
-export type Phase = 'Init' | 'ObjectsCreated' | 'Progressing' | 'Completing' | 'Succeeded' | 'Failed' | DeletePhase;
+/**
+ * Landscaper's phases, and Keelson's `Pending`: the install run succeeded,
+ * and what it deploys waits for its revision to be accepted and applied.
+ */
+export type Phase = 'Init' | 'ObjectsCreated' | 'Progressing' | 'Completing' | 'Succeeded' | 'Failed' | 'Pending' | DeletePhase;
 /** An installation taken out of the policy, on its way out (reference landscaper.md §9). */
 export type DeletePhase = 'InitDelete' | 'Deleting' | 'DeleteFailed';
 
@@ -193,6 +204,8 @@ export interface LandscaperError {
   message: string;
   /** Scope path of the installation, e.g. `root/sub1`. */
   installation?: string;
+  /** The installation's field the error is about, e.g. `['spec', 'imports', 'targets', 0, 'target']`, so a caller can point at its line. */
+  path?: (string | number)[];
   /** For cycles: the installations on the cycle, first repeated at the end. */
   cycle?: string[];
   /** For duplicate exports: the key and who exports it. */
@@ -216,8 +229,10 @@ export interface InstallationResult {
   /** Scope path: `root`, `root/sub1`. */
   name: string;
   namespace: string;
-  /** The context it lives in: "" for roots, `Inst.<parent>` otherwise. */
+  /** The context it lives in: "" for roots, the context its parent opens otherwise. */
   scope: string;
+  /** The context it opens for its subinstallations, when it got that far: `Inst.<name>`, or `Inst.<scope path>` for one made from a template. */
+  opens?: string;
   phase: Phase;
   /** The phases it went through, each with why. */
   phases: PhaseStep[];

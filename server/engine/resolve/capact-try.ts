@@ -5,7 +5,7 @@
  * policy merged in. Pure: the console's request runs it on a thread that
  * reads request text (server/resolver), never on the one answering requests.
  */
-import { chooseImplementation, explain, type Explanation, type MergeMode, mergePolicies, parsePolicy, type Policy, type PolicyKind } from '../capact';
+import { chooseImplementation, explain, type Explanation, type MergeMode, mergeResolvedPolicies, parsePolicy, type Policy, type PolicyKind } from '../capact';
 import { loadObjects } from '../model/validate';
 import { capactInputOf } from './capact';
 import { unitDeadline } from '../host-clock';
@@ -62,7 +62,8 @@ export function tryCapact(stored: readonly StoredLike[], input: TryItInput): Try
   if (read.hubErrors.length > 0) return { hubError: read.hubErrors[0]! };
   // The policy's own merge settings, unless the caller tries others.
   const mode = input.mode ?? read.settings.mode;
-  const merged = mergePolicies({ global: read.global, action }, { order: input.order ?? read.settings.order, mode });
+  // Unknown TypeInstance ids stay in the merged policy; the choice names them.
+  const merged = mergeResolvedPolicies(read.hub, { global: read.global, action }, { order: input.order ?? read.settings.order, mode }).policy;
   const choice = chooseImplementation(read.hub, merged, { interface: input.interface }, { mode, deadline: unitDeadline() });
   return { policy: source, problems: [], explanation: explain(choice), implementation: choice.implementation };
 }

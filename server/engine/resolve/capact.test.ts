@@ -11,6 +11,8 @@ import { EngineSession } from '../index';
 import { loadObjects } from '../model/validate';
 import type { PolicyUser } from '../model/users';
 import { resolvePolicy } from './index';
+import { tryCapact } from './capact-try';
+import { stringify } from 'yaml';
 
 const users: PolicyUser[] = [{ name: 'dev', labels: { team: 'dev' }, secrets: {} }];
 
@@ -195,4 +197,48 @@ latestResourceVersion: {resourceVersion: 1, spec: {value: {user: admin}}}
     assert.equal((db.code!.params as { user: string }).user, 'admin');
     assert.equal(db.sensitive, 'domain-admins');
   });
+});
+
+describe('Try it merges an Action policy by Type, as Capact does', () => {
+  const hub = `
+ocfVersion: 0.0.1
+revision: 0.1.0
+kind: Interface
+metadata: {prefix: cap.interface.database.postgresql, name: install}
+spec: {input: {}, output: {}}
+---
+ocfVersion: 0.0.1
+revision: 0.1.0
+kind: Implementation
+metadata: {prefix: cap.implementation.managed.postgresql, name: install}
+spec:
+  implements: [{path: cap.interface.database.postgresql.install, revision: 0.1.0}]
+  requires:
+    cap.type.db:
+      allOf:
+        - {name: creds, alias: creds, revision: 0.1.0}
+---
+kind: typeinstance
+metadata: {namespace: system, name: platform-creds}
+typeRef: {path: cap.type.db.creds, revision: 0.1.0}
+value: {}
+---
+kind: typeinstance
+metadata: {namespace: system, name: team-creds}
+typeRef: {path: cap.type.db.creds, revision: 0.1.0}
+value: {}
+`;
+  const inject = (id: string) => ({
+    interface: { rules: [{ interface: { path: 'cap.interface.database.postgresql.install' }, oneOf: [{ implementationConstraints: {}, inject: { requiredTypeInstances: [{ id }] } }] }] },
+  });
+  const stored = load(`${hub}---\n${stringify({ kind: 'policy', metadata: { namespace: 'system', name: 'global' }, ...inject('platform-creds') })}`);
+
+  for (const mode of ['documented', 'capact-compat'] as const) {
+    test(`${mode}: the Global and the Action policy inject credentials of one Type; the Action's are injected, not both`, () => {
+      const r = tryCapact(stored, { interface: { path: 'cap.interface.database.postgresql.install' }, action: inject('team-creds'), mode });
+      assert.ok(!('hubError' in r));
+      assert.deepEqual(r.explanation?.errors, []);
+      assert.deepEqual(r.explanation?.injections, ['TypeInstance team-creds (cap.type.db.creds:0.1.0) as "creds"']);
+    });
+  }
 });

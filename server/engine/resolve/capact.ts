@@ -7,7 +7,7 @@
  * params are templates rendered in the claim's context, like any
  * component's. Choices are made once per Interface per input.
  */
-import { chooseImplementation, explain, loadHub, mergePolicies, parsePolicy, type Hub, type Policy } from '../capact';
+import { chooseImplementation, explain, loadHub, mergeResolvedPolicies, parsePolicy, type Hub, type Policy } from '../capact';
 import type { Component } from '../model/kinds';
 import { mergeSettings, toHubManifest } from '../model/sources/capact';
 import { unitDeadline } from '../host-clock';
@@ -121,7 +121,7 @@ export class CapactChooser {
     if (hubErrors.length > 0) return { ok: false, error: `interface ${ref}: the Hub cannot be read (${hubErrors[0]})` };
     if (globalErrors.length > 0) return { ok: false, error: `interface ${ref}: the Global policy cannot be read (${globalErrors[0]})` };
     // No Global policy is Capact's missing ConfigMap: nothing is allowed.
-    const merged = mergePolicies({ global }, settings);
+    const merged = mergeResolvedPolicies(hub, { global }, settings).policy;
     // Made once per Interface for every claim that uses it: its own time, not the first such claim's.
     const choice = chooseImplementation(hub, merged, request, { mode: settings.mode, deadline: unitDeadline() });
     if (!choice.implementation || !choice.ok) {
