@@ -94,6 +94,8 @@ const validate: StageRunner = {
 interface ResolveCase {
   users: { name: string; labels?: Record<string, string | number | boolean>; domainadmin?: boolean }[];
   domainAdmins?: string[];
+  /** Claims resolved in the deployed generation (PolicyInput.deployedClaims). */
+  deployed?: string[];
   policy: unknown[];
 }
 
@@ -133,7 +135,7 @@ const resolve: StageRunner = {
       secrets: {},
       domainAdmin: u.domainadmin,
     }));
-    const input = { objects: loaded.objects, users, domainAdmins: c.domainAdmins };
+    const input = { objects: loaded.objects, users, domainAdmins: c.domainAdmins, ...(c.deployed ? { deployedClaims: c.deployed } : {}) };
     const got = summary(runEngine(input));
     return {
       got,

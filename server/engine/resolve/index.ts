@@ -41,7 +41,7 @@ export class ResolveSession {
   constructor(input: PolicyInput, opts: ResolveOptions = {}) {
     this.opts = opts;
     this.index = new PolicyIndex(input);
-    this.builder = new DesiredStateBuilder();
+    this.builder = new DesiredStateBuilder(input.deployedClaims);
     for (const c of this.index.claims.values()) this.resolve(c);
   }
 
@@ -88,6 +88,11 @@ export class ResolveSession {
       this.resolve(c);
     }
     for (const key of again) this.resolve(this.index.claims.get(key)!);
+  }
+
+  /** The deployed generation changed (PolicyInput.deployedClaims): conflicts are weighed again against its claims. */
+  setDeployedClaims(claims: readonly string[]): void {
+    this.builder.setDeployed(claims);
   }
 
   /** One claim resolved again with its full decision trace (for the claim page). */

@@ -110,6 +110,39 @@ describe('limits and failures stay with their claim', () => {
     assert.deepEqual(conflicted.claims, ['main/a', 'main/b']);
     assert.ok(!state.instances.find((i) => i.key.includes('#own#'))!.error);
   });
+
+  const SHARED = `
+- {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes}
+- {kind: rule, metadata: {namespace: main, name: place}, weight: 0, actions: {change-labels: {set: {target: k8s}}}}
+- {kind: bundle, metadata: {namespace: main, name: b}, components: [{name: x, code: {type: helm, params: {who: "{{ .Labels.team }}"}}}]}
+- {kind: service, metadata: {namespace: main, name: shared}, contexts: [{name: c, allocation: {bundle: b}}]}
+- {kind: claim, metadata: {namespace: main, name: platform}, user: ops, service: shared}`;
+  const TENANT = { namespace: 'acme', name: 'api', spec: { user: 'dev', service: 'main/shared' } };
+
+  test('a new claim that conflicts with a deployed one fails alone; the deployed one keeps its instance', () => {
+    const state = resolvePolicy({ objects: load(SHARED + `\n- {kind: claim, metadata: {namespace: acme, name: api}, user: dev, service: main/shared}`), users, deployedClaims: ['main/platform'] });
+    const byName = Object.fromEntries(state.claims.map((c) => [`${c.namespace}/${c.name}`, c]));
+    assert.equal(byName['main/platform']!.status, 'resolved');
+    assert.equal(byName['acme/api']!.status, 'error');
+    assert.match(byName['acme/api']!.errors[0]!, /claim 'acme\/api' renders values different from deployed claim 'main\/platform', which keeps the instance/);
+    const x = state.instances.find((i) => i.key.endsWith('#shared#c#x'))!;
+    assert.equal(x.error, undefined);
+    assert.deepEqual(x.claims, ['main/platform']);
+    assert.deepEqual(x.code?.params, { who: 'ops' });
+  });
+
+  test('the warm session weighs conflicts again when the deployed generation changes, as a full resolution does', () => {
+    const session = new ResolveSession({ objects: load(SHARED), users }, { trace: false });
+    const withTenant = load(SHARED + `\n- {kind: claim, metadata: {namespace: acme, name: api}, user: dev, service: main/shared}`);
+    // Nothing deployed yet: both fail, as a full resolution of the same input says.
+    assert.deepEqual(session.updateClaims({ upserts: [TENANT] }), resolvePolicy({ objects: withTenant, users }, { trace: false }));
+    session.setDeployedClaims(['main/platform']);
+    const kept = session.state();
+    assert.deepEqual(kept, resolvePolicy({ objects: withTenant, users, deployedClaims: ['main/platform'] }, { trace: false }));
+    assert.deepEqual(kept.claims.map((c) => c.status), ['error', 'resolved']);
+    session.setDeployedClaims([]);
+    assert.deepEqual(session.state().claims.map((c) => c.status), ['error', 'error']);
+  });
 });
 
 describe('incremental re-resolution', () => {
