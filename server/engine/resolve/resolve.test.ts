@@ -117,7 +117,6 @@ describe('limits and failures stay with their claim', () => {
 - {kind: bundle, metadata: {namespace: main, name: b}, components: [{name: x, code: {type: helm, params: {who: "{{ .Labels.team }}"}}}]}
 - {kind: service, metadata: {namespace: main, name: shared}, contexts: [{name: c, allocation: {bundle: b}}]}
 - {kind: claim, metadata: {namespace: main, name: platform}, user: ops, service: shared}`;
-  const TENANT = { namespace: 'acme', name: 'api', spec: { user: 'dev', service: 'main/shared' } };
 
   test('a new claim that conflicts with a deployed one fails alone; the deployed one keeps its instance', () => {
     const state = resolvePolicy({ objects: load(SHARED + `\n- {kind: claim, metadata: {namespace: acme, name: api}, user: dev, service: main/shared}`), users, deployedClaims: ['main/platform'] });
@@ -135,7 +134,8 @@ describe('limits and failures stay with their claim', () => {
     const session = new ResolveSession({ objects: load(SHARED), users }, { trace: false });
     const withTenant = load(SHARED + `\n- {kind: claim, metadata: {namespace: acme, name: api}, user: dev, service: main/shared}`);
     // Nothing deployed yet: both fail, as a full resolution of the same input says.
-    assert.deepEqual(session.updateClaims({ upserts: [TENANT] }), resolvePolicy({ objects: withTenant, users }, { trace: false }));
+    const tenant = withTenant.filter((o) => o.namespace === 'acme').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as never }));
+    assert.deepEqual(session.updateClaims({ upserts: tenant }), resolvePolicy({ objects: withTenant, users }, { trace: false }));
     session.setDeployedClaims(['main/platform']);
     const kept = session.state();
     assert.deepEqual(kept, resolvePolicy({ objects: withTenant, users, deployedClaims: ['main/platform'] }, { trace: false }));
