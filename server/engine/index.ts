@@ -52,7 +52,7 @@ export interface EngineInput {
   /** See PolicyInput.enforceConsumeAcl. */
   enforceConsumeAcl?: boolean;
   /** See PolicyInput.deployedClaims. */
-  deployedClaims?: readonly string[];
+  deployedClaims?: ReadonlyMap<string, string>;
 }
 
 export interface EngineOptions {
@@ -72,7 +72,7 @@ export interface ObjectChange {
   upserts: readonly EngineObject[];
   deletes: readonly { kind: string; namespace: string; name: string }[];
   /** The deployed generation's claims, when they changed since the input (EngineInput.deployedClaims). */
-  deployedClaims?: readonly string[];
+  deployedClaims?: ReadonlyMap<string, string>;
 }
 
 /** A source stage's working state over one input. */

@@ -58,23 +58,20 @@ export class DesiredStateBuilder {
    */
   private readonly sharedAggs = new WeakMap<ReadonlyMap<string, Contribution>, { dropped: number; aggs: Agg[] }>();
   private dropped = 0;
-  /** The claims resolved in the deployed generation (see PolicyInput.deployedClaims). */
-  private deployed: ReadonlySet<string>;
+  /** The claims deployed as they are now (see PolicyInput.deployedClaims): they keep shared instances in a conflict. */
+  private readonly deployed = new Set<string>();
 
-  constructor(deployed: Iterable<string> = []) {
-    this.deployed = new Set(deployed);
+  /** A claim became deployed as it is, or stopped being (it changed, or the deployed generation did): its instances are weighed again. */
+  markDeployed(claim: string, yes: boolean): void {
+    if (this.deployed.has(claim) === yes) return;
+    if (yes) this.deployed.add(claim);
+    else this.deployed.delete(claim);
+    const r = this.results.get(claim);
+    if (r) for (const key of r.contributions.keys()) this.markDirty(this.instances.get(key)!);
   }
 
-  /** The deployed generation changed: instances of claims that joined or left it are weighed again. */
-  setDeployed(claims: Iterable<string>): void {
-    const next = new Set(claims);
-    const touch = (c: string) => {
-      const r = this.results.get(c);
-      if (r) for (const key of r.contributions.keys()) this.markDirty(this.instances.get(key)!);
-    };
-    for (const c of next) if (!this.deployed.has(c)) touch(c);
-    for (const c of this.deployed) if (!next.has(c)) touch(c);
-    this.deployed = next;
+  deployedClaims(): ReadonlySet<string> {
+    return this.deployed;
   }
 
   /** Add or replace a claim's result. */

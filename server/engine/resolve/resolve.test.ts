@@ -118,8 +118,14 @@ describe('limits and failures stay with their claim', () => {
 - {kind: service, metadata: {namespace: main, name: shared}, contexts: [{name: c, allocation: {bundle: b}}]}
 - {kind: claim, metadata: {namespace: main, name: platform}, user: ops, service: shared}`;
 
+  const TENANT = `\n- {kind: claim, metadata: {namespace: acme, name: api}, user: dev, service: main/shared}`;
+  /** PolicyInput.deployedClaims: these claims deployed as `objects` has them. */
+  const deployedAsIn = (objects: ReturnType<typeof load>, keys: string[]) =>
+    new Map(objects.filter((o) => o.kind === 'claim' && keys.includes(`${o.namespace}/${o.name}`)).map((o) => [`${o.namespace}/${o.name}`, JSON.stringify(o.spec)]));
+
   test('a new claim that conflicts with a deployed one fails alone; the deployed one keeps its instance', () => {
-    const state = resolvePolicy({ objects: load(SHARED + `\n- {kind: claim, metadata: {namespace: acme, name: api}, user: dev, service: main/shared}`), users, deployedClaims: ['main/platform'] });
+    const objects = load(SHARED + TENANT);
+    const state = resolvePolicy({ objects, users, deployedClaims: deployedAsIn(objects, ['main/platform']) });
     const byName = Object.fromEntries(state.claims.map((c) => [`${c.namespace}/${c.name}`, c]));
     assert.equal(byName['main/platform']!.status, 'resolved');
     assert.equal(byName['acme/api']!.status, 'error');
@@ -130,18 +136,34 @@ describe('limits and failures stay with their claim', () => {
     assert.deepEqual(x.code?.params, { who: 'ops' });
   });
 
-  test('the warm session weighs conflicts again when the deployed generation changes, as a full resolution does', () => {
+  test('a deployed claim changed since is new again: its change fails, the unchanged deployed claim keeps the instance', () => {
+    // acme/api ran beside main/platform as ops; now it acts for dev, which renders another value.
+    const before = load(SHARED + TENANT.replace('user: dev', 'user: ops'));
+    const state = resolvePolicy({ objects: load(SHARED + TENANT), users, deployedClaims: deployedAsIn(before, ['main/platform', 'acme/api']) });
+    assert.deepEqual(state.claims.map((c) => [c.name, c.status]), [['api', 'error'], ['platform', 'resolved']]);
+    assert.deepEqual(state.instances.find((i) => i.key.endsWith('#shared#c#x'))!.code?.params, { who: 'ops' });
+  });
+
+  test('the warm session weighs conflicts again when the deployed generation or a claim changes, as a full resolution does', () => {
     const session = new ResolveSession({ objects: load(SHARED), users }, { trace: false });
-    const withTenant = load(SHARED + `\n- {kind: claim, metadata: {namespace: acme, name: api}, user: dev, service: main/shared}`);
+    const withTenant = load(SHARED + TENANT);
+    const full = (deployedClaims: Map<string, string>) => resolvePolicy({ objects: withTenant, users, deployedClaims }, { trace: false });
     // Nothing deployed yet: both fail, as a full resolution of the same input says.
     const tenant = withTenant.filter((o) => o.namespace === 'acme').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as never }));
-    assert.deepEqual(session.updateClaims({ upserts: tenant }), resolvePolicy({ objects: withTenant, users }, { trace: false }));
-    session.setDeployedClaims(['main/platform']);
+    assert.deepEqual(session.updateClaims({ upserts: tenant }), full(new Map()));
+    const deployed = deployedAsIn(withTenant, ['main/platform']);
+    session.setDeployedClaims(deployed);
     const kept = session.state();
-    assert.deepEqual(kept, resolvePolicy({ objects: withTenant, users, deployedClaims: ['main/platform'] }, { trace: false }));
+    assert.deepEqual(kept, full(deployed));
     assert.deepEqual(kept.claims.map((c) => c.status), ['error', 'resolved']);
-    session.setDeployedClaims([]);
-    assert.deepEqual(session.state().claims.map((c) => c.status), ['error', 'error']);
+    // The deployed claim changes (to what the tenant renders): it is new again, so both fail, as resolving it all says.
+    const changed = load(SHARED.replace('user: ops', 'user: dev') + TENANT);
+    const platform = changed.filter((o) => o.name === 'platform').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as never }));
+    const moved = session.updateClaims({ upserts: platform });
+    assert.deepEqual(moved, resolvePolicy({ objects: changed, users, deployedClaims: deployed }, { trace: false }));
+    assert.deepEqual(moved.claims.map((c) => c.status), ['resolved', 'resolved'], 'they now agree');
+    session.setDeployedClaims(new Map());
+    assert.deepEqual(session.state(), resolvePolicy({ objects: changed, users }, { trace: false }));
   });
 });
 
