@@ -31,10 +31,10 @@ interface Cached {
   deployedFrom: number | null;
 }
 
-/** The claims resolved in the deployed generation `from` (EngineInput.deployedClaims). */
+/** The claims resolved in the deployed generation `from`, with their specs as deployed (EngineInput.deployedClaims). */
 interface Deployed {
   from: number;
-  claims: string[];
+  claims: Map<string, string>;
 }
 
 /** Past this many changed objects a full resolution is as quick as listing them one kind at a time. */
@@ -197,8 +197,10 @@ export class ResolutionService {
     const from = await this.deployedGeneration();
     if (from === null || from >= generation) return undefined;
     if (this.deployedSeen?.from === from) return this.deployedSeen;
-    const view = await this.ensure(from);
-    const claims = view.state.claims.filter((c) => c.status === 'resolved').map((c) => `${c.namespace}/${c.name}`);
+    const [view, objects] = await Promise.all([this.ensure(from), this.repos.policy.listObjects({ generation: from, kind: 'claim' })]);
+    const resolved = new Set(view.state.claims.filter((c) => c.status === 'resolved').map((c) => `${c.namespace}/${c.name}`));
+    // The spec as the engine is given it (toPolicyInput): a claim changed since is weighed as a new one.
+    const claims = new Map(objects.filter((o) => resolved.has(`${o.namespace}/${o.name}`)).map((o) => [`${o.namespace}/${o.name}`, JSON.stringify(toPolicyInput(o).spec)]));
     return (this.deployedSeen = { from, claims });
   }
 
@@ -459,7 +461,7 @@ export class ResolutionService {
     if (prev.usersKey !== usersKey) return withState ? null : false;
     const deployedFrom = deployed?.from ?? null;
     // Another generation deployed since: the session weighs conflicts again against its claims, on the way.
-    const redeploy = prev.deployedFrom === deployedFrom ? {} : { deployedClaims: deployed?.claims ?? [] };
+    const redeploy = prev.deployedFrom === deployedFrom ? {} : { deployedClaims: deployed?.claims ?? new Map<string, string>() };
     if (prev.generation === generation && !redeploy.deployedClaims) return withState ? this.resolver.run({ op: 'state', generation }) : true;
     const no = withState ? null : false;
     // Moving on for a probe must not pass a generation still being resolved here: the session cannot go back, so
@@ -506,7 +508,7 @@ export function unresolvedState(claims: readonly StoredObject[], prior: DesiredS
   };
 }
 
-function deployedInput(deployed: Deployed | undefined): { deployedClaims?: string[] } {
+function deployedInput(deployed: Deployed | undefined): { deployedClaims?: Map<string, string> } {
   return deployed ? { deployedClaims: deployed.claims } : {};
 }
 
