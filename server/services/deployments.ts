@@ -474,7 +474,15 @@ export class DeploymentService {
       }
     }
     const failed = await Promise.all(items.map((it) => this.claimFailure(it.text, generation, revision)));
-    return items.map(({ selection }, i) => failed[i] ?? { dryrun: false, generation, revision, ...(selection ? { selection } : {}) });
+    const left = await this.notAccepted(who, items[0]!.accept, revision);
+    return items.map(({ selection }, i) => failed[i] ?? { dryrun: false, generation, revision, ...(selection ? { selection } : {}), ...left });
+  }
+
+  /** With accept=true: the sections it left pending, and why (never silently: issue 35). */
+  private async notAccepted(who: Actor, accept: boolean, revision: ByGenerationResult): Promise<{ notAccepted?: { namespace: string; reason: string }[] }> {
+    if (!accept || revision.id === null) return {};
+    const left = await this.revisions.notAcceptedOnSave(who, revision.id);
+    return left.length > 0 ? { notAccepted: left } : {};
   }
 
   /**
@@ -719,7 +727,7 @@ export class DeploymentService {
     const revision = await this.revisions.byGeneration(who, w.generation, { wait: true });
     const failed = await this.claimFailure(text, w.generation, revision);
     if (failed) throw failed;
-    return { dryrun: false, generation: w.generation, revision };
+    return { dryrun: false, generation: w.generation, revision, ...(await this.notAccepted(who, accept, revision)) };
   }
 
   /**
