@@ -17,9 +17,9 @@ test.describe.configure({ mode: 'serial' });
 
 const TENANT = 'alice-xsite';
 
-/** Alice's claim on the demo's twitter_stats, as a bundle's deployment module. */
+/** Alice's claim on the demo's twitter_stats (her demo claim's image: the same instances, the same parameters), as a bundle's deployment module. */
 function bundle(name: string): string {
-  const claim = `kind: claim\nmetadata: {namespace: ${TENANT}, name: ${name}}\nuser: Alice\nservice: social/twitter_stats\n`;
+  const claim = `kind: claim\nmetadata: {namespace: ${TENANT}, name: ${name}}\nuser: Alice\nservice: social/twitter_stats\nlabels: {tsvisimage: demo12}\n`;
   return Buffer.from(writeZip([{ path: 'deployment/main.yaml', bytes: new TextEncoder().encode(claim) }], (b) => deflateRawSync(b))).toString('base64');
 }
 

@@ -102,6 +102,12 @@ const validate: StageRunner = {
 interface ResolveCase {
   users: { name: string; labels?: Record<string, string | number | boolean>; domainadmin?: boolean }[];
   domainAdmins?: string[];
+  /**
+   * Claims resolved in the deployed generation (PolicyInput.deployedClaims):
+   * their keys, deployed as `policy` has them, or a list of claim objects as
+   * they were deployed.
+   */
+  deployed?: (string | Record<string, unknown>)[];
   policy: unknown[];
 }
 
@@ -141,7 +147,7 @@ const resolve: StageRunner = {
       secrets: {},
       domainAdmin: u.domainadmin,
     }));
-    const input = { objects: loaded.objects, users, domainAdmins: c.domainAdmins };
+    const input = { objects: loaded.objects, users, domainAdmins: c.domainAdmins, ...(c.deployed ? { deployedClaims: deployedOf(c.deployed, loaded.objects, file) } : {}) };
     const got = summary(runEngine(input));
     return {
       got,
@@ -152,6 +158,17 @@ const resolve: StageRunner = {
     };
   },
 };
+
+/** A case's `deployed` as the engine takes it: claim key → its spec as deployed (JSON). */
+function deployedOf(deployed: NonNullable<ResolveCase['deployed']>, objects: readonly { kind: string; namespace: string; name: string; spec: unknown }[], file: string): Map<string, string> {
+  const claims = deployed.map((d) => {
+    if (typeof d !== 'string') return loadObjects(stringify([d]), file).objects[0]!;
+    const found = objects.find((o) => o.kind === 'claim' && `${o.namespace}/${o.name}` === d);
+    assert.ok(found, `${file}: deployed claim ${d} is not in the policy`);
+    return found;
+  });
+  return new Map(claims.map((o) => [`${o.namespace}/${o.name}`, JSON.stringify(o.spec)]));
+}
 
 // ---------------------------------------------------------------- plan
 

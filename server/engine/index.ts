@@ -51,6 +51,8 @@ export interface EngineInput {
   extraGrants?: ReadonlyMap<string, readonly RoleGrant[]>;
   /** See PolicyInput.enforceConsumeAcl. */
   enforceConsumeAcl?: boolean;
+  /** See PolicyInput.deployedClaims. */
+  deployedClaims?: ReadonlyMap<string, string>;
 }
 
 export interface EngineOptions {
@@ -69,6 +71,8 @@ export interface StageOutput {
 export interface ObjectChange {
   upserts: readonly EngineObject[];
   deletes: readonly { kind: string; namespace: string; name: string }[];
+  /** The deployed generation's claims, when they changed since the input (EngineInput.deployedClaims). */
+  deployedClaims?: ReadonlyMap<string, string>;
 }
 
 /** A source stage's working state over one input. */
@@ -107,6 +111,7 @@ export const APTOMI_RESOLVE: SourceStage = {
         const upserts = change.upserts.filter((o) => isAptomiKind(o.kind));
         const deletes = change.deletes.filter((o) => isAptomiKind(o.kind));
         if (!upserts.every((o) => o.kind === 'claim') || !deletes.every((o) => o.kind === 'claim')) return false;
+        if (change.deployedClaims) session.setDeployedClaims(change.deployedClaims);
         // Even a change of nothing here: claims that ran out of their time are resolved again.
         session.absorbClaims({ upserts: claimsOf(upserts as readonly PolicyObjectInput[]), deletes: deletes.map((d) => claimKey(d)) });
         return true;

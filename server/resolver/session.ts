@@ -110,7 +110,7 @@ export class SessionResolver {
     const cur = this.current;
     if (cur?.generation !== req.from) return false;
     // A change the engine could not absorb leaves the session behind: forget it.
-    if (!cur.session.absorb({ upserts: req.upserts, deletes: req.deletes })) {
+    if (!cur.session.absorb({ upserts: req.upserts, deletes: req.deletes, ...(req.deployedClaims ? { deployedClaims: req.deployedClaims } : {}) })) {
       this.current = undefined;
       return false;
     }

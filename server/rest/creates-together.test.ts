@@ -28,8 +28,9 @@ describe('REST API: creates sent together', () => {
     },
   });
   const call = api.call;
+  // The image the user's demo claim runs: a user's services share its dev instances, and another image would conflict with it (a 422).
   const create = (user: string, tenant: string, name: string, extra: Record<string, unknown> = {}) =>
-    call(user, 'POST', `/tenant/${tenant}/service/${name}`, { service: 'social/twitter_stats', labels: { tsvisimage: name }, ...extra });
+    call(user, 'POST', `/tenant/${tenant}/service/${name}`, { service: 'social/twitter_stats', labels: { tsvisimage: user === 'Alice' ? 'demo12' : 'demo11' }, ...extra });
   /** Send `first`, hold its commit until `waiting` of `others` (all, by default) wait for it, then let it go. */
   const together = async <T,>(first: () => Promise<T>, others: (() => Promise<T>)[], waiting = others.length): Promise<T[]> => {
     let release!: () => void;

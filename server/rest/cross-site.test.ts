@@ -28,10 +28,10 @@ import { RateLimiter } from './rate-limit';
 const alice = (): Actor => ({ id: 'local:Alice', name: 'Alice', labels: loadLocalUsers().find((u) => u.name === 'Alice')!.labels, provider: 'local' });
 const CONSOLE_URL = 'https://keelson.example.com';
 
-/** A bundle whose deployment module is Alice's claim on the demo's twitter_stats. */
+/** A bundle whose deployment module is Alice's claim on the demo's twitter_stats (with her demo claim's image: the same instances, the same parameters). */
 const bundle = (name: string) =>
   writeZip(
-    [{ path: 'deployment/main.yaml', bytes: new TextEncoder().encode(`kind: claim\nmetadata: {namespace: acme-web, name: ${name}}\nuser: Alice\nservice: social/twitter_stats\n`) }],
+    [{ path: 'deployment/main.yaml', bytes: new TextEncoder().encode(`kind: claim\nmetadata: {namespace: acme-web, name: ${name}}\nuser: Alice\nservice: social/twitter_stats\nlabels: {tsvisimage: demo12}\n`) }],
     (b) => deflateRawSync(b),
   );
 

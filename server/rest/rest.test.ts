@@ -101,12 +101,21 @@ async function withEnvironment(f: Fixture): Promise<string> {
   return t;
 }
 
-/** …and a service `web` (a claim of social/twitter_stats) created by the owner; answers the tenant and its revision. */
+/**
+ * What the estate owner's services claim. Alice's: twitter_stats with the
+ * image tag her demo claim uses (the same instances, the same parameters).
+ * Sam's twitter_stats would share John's running prod instances with other
+ * parameters, and be refused (422): Sam's is a guestbook, which gives each
+ * user an instance of their own.
+ */
+const serviceOf = (f: Fixture, labels: Record<string, string> = {}) =>
+  f.who === 'domain' ? { service: 'social/twitter_stats', labels: { tsvisimage: 'demo12', ...labels } } : { service: 'social/guestbook', environment: 'main/prod', labels };
+
+/** …and a service `web` (a claim of social/twitter_stats, or of social/guestbook: serviceOf) created by the owner; answers the tenant and its revision. */
 async function withService(f: Fixture): Promise<{ tenant: string; revision: number }> {
-  const t = await withAccount(f);
+  const t = await withEnvironment(f);
   const owner = estateOwner(f);
-  // The image tag Alice's demo claim uses: the same instance, the same parameters.
-  const r = await f.as(owner, 'POST', `/tenant/${t}/service/web`, { service: 'social/twitter_stats', labels: { tsvisimage: 'demo12' } });
+  const r = await f.as(owner, 'POST', `/tenant/${t}/service/web`, serviceOf(f));
   const body = (await r.clone().json()) as { data?: { revision?: { id: number | null } } };
   assert.equal(r.status, 202, await r.clone().text());
   assert.ok(body.data?.revision?.id, JSON.stringify(body));
@@ -130,10 +139,10 @@ async function withAcceptedService(f: Fixture): Promise<{ tenant: string; revisi
 
 /** Two services of someone else's tenant: `web` with a client channel `out`, `api` with a server channel `in`; linked when asked. */
 async function withPair(f: Fixture, link = false): Promise<string> {
-  const t = await withAccount(f);
+  const t = await withEnvironment(f);
   const owner = estateOwner(f);
   for (const [name, labels] of [['web', { 'channel-out': 'client' }], ['api', { 'channel-in': 'server' }]] as const) {
-    const r = await f.as(owner, 'POST', `/tenant/${t}/service/${name}`, { service: 'social/twitter_stats', labels: { tsvisimage: 'demo12', ...labels } });
+    const r = await f.as(owner, 'POST', `/tenant/${t}/service/${name}`, serviceOf(f, labels));
     assert.equal(r.status, 202, await r.clone().text());
   }
   if (link) assert.equal((await f.as(owner, 'POST', `/tenant/${t}/service/web/client/out/tenant/${t}/service/api/server/in`)).status, 201);
@@ -259,7 +268,8 @@ const MATRIX: Record<string, Row[]> = {
   'POST /tenant/:tenant/service/:name': [
     {
       what: "a service in someone else's tenant",
-      request: async (f) => ({ path: `/tenant/${await withAccount(f)}/service/api`, body: { service: 'social/twitter_stats' } }),
+      // The guestbook: a twitter_stats of the caller's would share John's running prod instances, with other parameters (422).
+      request: async (f) => ({ path: `/tenant/${await withEnvironment(f)}/service/api`, body: { service: 'social/guestbook', environment: 'main/prod' } }),
       expect: { ...DOMAIN_ONLY, domain: 202 },
     },
     {
@@ -271,7 +281,7 @@ const MATRIX: Record<string, Row[]> = {
   'POST /tenant/:tenant/service/:name/simple': [
     {
       what: "a simple service in someone else's tenant",
-      request: async (f) => ({ path: `/tenant/${await withAccount(f)}/service/api/simple`, body: { deployment: { artifact: { ref: { domain: 'social', name: 'twitter_stats' } } } } }),
+      request: async (f) => ({ path: `/tenant/${await withEnvironment(f)}/service/api/simple`, body: { deployment: { artifact: { ref: { domain: 'social', name: 'guestbook' } }, environment: 'main/prod' } } }),
       expect: { ...DOMAIN_ONLY, domain: 202 },
     },
   ],

@@ -6,11 +6,22 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { Repos } from '../repo/types';
 import { restHarness } from '../testing/rest';
+
+/**
+ * The demo's own dev claims of the users who create services here: a
+ * tenant service of theirs shares those claims' dev instances, so any other
+ * image or label would conflict with a running claim and be refused (422).
+ */
+async function withoutDemoDevClaims(repos: Repos): Promise<void> {
+  const deletes = ['alice_dev', 'bob_dev'].map((name) => ({ kind: 'claim', namespace: 'social', name }));
+  await repos.policy.commit({ baseGeneration: await repos.policy.head(), author: 'keelson', message: 'no demo dev claims', upserts: [], deletes });
+}
 
 
 describe('REST API: a service from dry run to removal', () => {
-  const api = restHarness({ freeNamespaces: ['acme-*'] });
+  const api = restHarness({ freeNamespaces: ['acme-*'], prepare: withoutDemoDevClaims });
   const call = api.call;
 
   const claimText = async () =>

@@ -18,6 +18,17 @@ import { API_PREFIX } from './dispatch';
 import { bearerOrSession, restApi } from './index';
 import { RateLimiter } from './rate-limit';
 import { serveForTests, type TestServer } from '../testing/rest';
+import type { Repos } from '../repo/types';
+
+/**
+ * The demo's own dev claims of the users who create services here: a
+ * tenant service of theirs shares those claims' dev instances, so any other
+ * image or label would conflict with a running claim and be refused (422).
+ */
+async function withoutDemoDevClaims(repos: Repos): Promise<void> {
+  const deletes = ['alice_dev', 'bob_dev'].map((name) => ({ kind: 'claim', namespace: 'social', name }));
+  await repos.policy.commit({ baseGeneration: await repos.policy.head(), author: 'keelson', message: 'no demo dev claims', upserts: [], deletes });
+}
 
 interface Answer {
   status: number;
@@ -45,6 +56,7 @@ describe('REST API: the whole story of a tenant, as a client', () => {
   before(async () => {
     const repos = memoryRepos();
     await seedDemo(repos);
+    await withoutDemoDevClaims(repos);
     services = createServices(repos, { domainAdmins: [], freeNamespaces: ['n-*'] });
     server = await serveForTests(
       restApi({

@@ -26,7 +26,7 @@ import { toPolicyInput } from './resolution';
 import type { PolicyObjectInput } from '../engine/resolve';
 import { serviceSummaries } from './service-summaries';
 import { loadObjects } from '../engine/model/validate';
-import type { DecideResult } from './revisions.types';
+import type { ByGenerationResult, DecideResult } from './revisions.types';
 import type { DesiredState } from '../engine/state';
 import type { Candidate, NeededResource, Selection } from '../engine/axebow/select';
 import { millisToVcpu, type UsageAsk } from '../engine/plan';
@@ -462,8 +462,8 @@ export class DeploymentService {
     }
   }
 
-  /** The answers to written creates: their revision (waited for), and each placement's story on it. */
-  private async answerCreates(items: PendingCreate[], generation: number): Promise<ServiceWrite[]> {
+  /** The answers to written creates: their revision (waited for), each placement's story on it, or their claim's error. */
+  private async answerCreates(items: PendingCreate[], generation: number): Promise<(ServiceWrite | Error)[]> {
     const who = items[0]!.who;
     const revision = await this.revisions.byGeneration(who, generation, { wait: true });
     for (const { selection, name } of items) {
@@ -475,7 +475,33 @@ export class DeploymentService {
         await this.repos.revisions.event(revision.id, 'placement', `${about}${row.environment}: ${row.outcome}${chosen}${row.reasons.length ? ` (${row.reasons.join('; ')})` : ''}`, { actor: who.name });
       }
     }
-    return items.map(({ selection }) => ({ dryrun: false, generation, revision, ...(selection ? { selection } : {}) }));
+    const failed = await Promise.all(items.map((it) => this.claimFailure(it.text, generation, revision)));
+    const left = await this.notAccepted(who, items[0]!.accept, revision);
+    return items.map(({ selection }, i) => failed[i] ?? { dryrun: false, generation, revision, ...(selection ? { selection } : {}), ...left });
+  }
+
+  /** With accept=true: the sections it left pending, and why (never silently: issue 35). */
+  private async notAccepted(who: Actor, accept: boolean, revision: ByGenerationResult): Promise<{ notAccepted?: { namespace: string; reason: string }[] }> {
+    if (!accept || revision.id === null) return {};
+    const left = await this.revisions.notAcceptedOnSave(who, revision.id);
+    return left.length > 0 ? { notAccepted: left } : {};
+  }
+
+  /**
+   * A write answers with its own claim's outcome: a claim the engine failed
+   * (its parameters conflict with a deployed claim's, a template error) is an
+   * error naming the reason, never "applied" — the revision only left it out.
+   * The claim stays in the policy as written (as any saved claim does), so the
+   * answer says where, and that an update or a delete is the way on.
+   */
+  private async claimFailure(text: string, generation: number, revision: ByGenerationResult): Promise<AppError | undefined> {
+    const first = loadObjects(text).objects[0];
+    if (first?.kind !== 'claim') return undefined;
+    const outcome = (await this.resolution.ensure(generation)).state.claims.find((c) => c.namespace === first.namespace && c.name === first.name);
+    if (outcome?.status !== 'error') return undefined;
+    return new AppError('INVALID_INPUT', `Service ${first.name} cannot run: ${outcome.errors.join('; ')}. It is saved as written (generation ${generation}) and deploys nothing; update or delete it.`, {
+      details: { restCode: 'ServiceError', restStatus: 422, generation, revision, claim: { namespace: first.namespace, name: first.name, status: outcome.status, errors: outcome.errors } },
+    });
   }
 
   /**
@@ -701,7 +727,10 @@ export class DeploymentService {
   private async write(who: Actor, text: string, message: string, accept: boolean, dryrun = false): Promise<ServiceWrite> {
     if (dryrun) return { dryrun: true, preview: await this.revisions.preview(who, { text }) };
     const w = await this.policy.apply(who, { text, baseGeneration: await this.repos.policy.head(), message, accept });
-    return { dryrun: false, generation: w.generation, revision: await this.revisions.byGeneration(who, w.generation, { wait: true }) };
+    const revision = await this.revisions.byGeneration(who, w.generation, { wait: true });
+    const failed = await this.claimFailure(text, w.generation, revision);
+    if (failed) throw failed;
+    return { dryrun: false, generation: w.generation, revision, ...(await this.notAccepted(who, accept, revision)) };
   }
 
   /**

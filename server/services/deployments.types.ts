@@ -95,6 +95,8 @@ export const serviceWriteOutput = z.union([
     generation: z.number().int(),
     revision: z.object({ id: z.number().int().nullable(), status: z.string() }),
     selection: selectionOutput.optional(),
+    /** With accept=true: the sections the save left pending, and why (over marks or reaching past the namespace: a domain admin accepts those explicitly, even after their own save). */
+    notAccepted: z.array(z.object({ namespace: z.string(), reason: z.string() })).optional(),
   }),
   z.object({
     dryrun: z.literal(true),

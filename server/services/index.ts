@@ -68,6 +68,11 @@ export function createServices(
   // One pool of threads: resolutions, and (on lanes of its own) request text read after its writer's rights (admission.ts).
   const resolver = createResolver(env.resolver);
   const resolution = new ResolutionService(repos, policyUsers, env.domainAdmins, () => access.tenantGrants(), resolver);
+  // Conflicts on shared instances are weighed against what the accepted revision deploys (stability first).
+  resolution.readDeployedGenerationFrom(async () => {
+    const { acceptedRevisionId } = await repos.revisions.head();
+    return acceptedRevisionId === null ? null : ((await repos.revisions.get(acceptedRevisionId))?.generation ?? null);
+  });
   const admission = new PolicyAdmission(access, resolver);
   // Every new generation is resolved right away, in the background, and becomes a revision.
   const policy = new PolicyService(

@@ -25,10 +25,17 @@ export interface ResolutionView extends ResolutionSummary {
   state: DesiredState;
 }
 
-/** Which generation the resolver's warm session holds, and for which users. */
+/** Which generation the resolver's warm session holds, for which users, and weighed against which deployed generation. */
 interface Cached {
   generation: number;
   usersKey: string;
+  deployedFrom: number | null;
+}
+
+/** The claims resolved in the deployed generation `from`, with their specs as deployed (EngineInput.deployedClaims). */
+interface Deployed {
+  from: number;
+  claims: Map<string, string>;
 }
 
 /** Past this many changed objects a full resolution is as quick as listing them one kind at a time. */
@@ -170,8 +177,33 @@ export class ResolutionService {
    * the preview and the revision that saving makes agree.
    */
   async resolveDraft(objects: readonly PolicyObjectInput[]): Promise<DesiredState> {
-    const [users, grants] = await Promise.all([this.users(), this.grants()]);
-    return this.resolver.run({ op: 'draft', input: { objects, users, domainAdmins: this.domainAdmins, extraGrants: grants } });
+    const [users, grants, deployed] = await Promise.all([this.users(), this.grants(), this.deployedFor()]);
+    return this.resolver.run({ op: 'draft', input: { objects, users, domainAdmins: this.domainAdmins, extraGrants: grants, ...deployedInput(deployed) } });
+  }
+
+  /** Where the deployed generation is read from (the accepted revision's; none by default). */
+  private deployedGeneration: () => Promise<number | null> = async () => null;
+  private deployedSeen: Deployed | undefined;
+
+  readDeployedGenerationFrom(read: () => Promise<number | null>): void {
+    this.deployedGeneration = read;
+  }
+
+  /**
+   * The claims a resolution of `generation` (default: the next one) weighs
+   * conflicts against: those resolved in the deployed generation, which keep
+   * shared instances a newer claim disagrees on. None for the deployed
+   * generation itself or older ones (they were resolved against their own).
+   */
+  private async deployedFor(generation = Infinity): Promise<Deployed | undefined> {
+    const from = await this.deployedGeneration();
+    if (from === null || from >= generation) return undefined;
+    if (this.deployedSeen?.from === from) return this.deployedSeen;
+    const [view, objects] = await Promise.all([this.ensure(from), this.repos.policy.listObjects({ generation: from, kind: 'claim' })]);
+    const resolved = new Set(view.state.claims.filter((c) => c.status === 'resolved').map((c) => `${c.namespace}/${c.name}`));
+    // The spec as the engine is given it (toPolicyInput): a claim changed since is weighed as a new one.
+    const claims = new Map(objects.filter((o) => resolved.has(`${o.namespace}/${o.name}`)).map((o) => [`${o.namespace}/${o.name}`, JSON.stringify(toPolicyInput(o).spec)]));
+    return (this.deployedSeen = { from, claims });
   }
 
   /**
@@ -184,7 +216,7 @@ export class ResolutionService {
   async withNewClaims(claims: readonly PolicyObjectInput[]): Promise<DesiredState> {
     const head = await this.repos.policy.head();
     await this.resolvedBelow(head);
-    const probed = await this.onWarmSession(head, () => this.resolver.run({ op: 'probe', generation: head, claims }));
+    const probed = await this.onWarmSession(head, await this.deployedFor(), () => this.resolver.run({ op: 'probe', generation: head, claims }));
     return probed ?? this.draftWithNewClaims(head, claims);
   }
 
@@ -197,7 +229,7 @@ export class ResolutionService {
   async measureWithNewClaims(claims: readonly PolicyObjectInput[], m: ProbeMeasure): Promise<ProbeMeasured> {
     const head = await this.repos.policy.head();
     await this.resolvedBelow(head);
-    const probed = await this.onWarmSession(head, () => this.resolver.run({ op: 'probeMeasure', generation: head, claims, measure: m }));
+    const probed = await this.onWarmSession(head, await this.deployedFor(), () => this.resolver.run({ op: 'probeMeasure', generation: head, claims, measure: m }));
     return probed ?? measure(await this.draftWithNewClaims(head, claims), m);
   }
 
@@ -208,8 +240,8 @@ export class ResolutionService {
    * state stays on the resolver thread, so this costs the changes, where a
    * draft costs the whole policy.
    */
-  private async onWarmSession<T>(head: number, probe: () => Promise<T | null>): Promise<T | null> {
-    return this.onQueue(async () => ((await this.advanceSession(head, false)) ? probe() : null));
+  private async onWarmSession<T>(head: number, deployed: Deployed | undefined, probe: () => Promise<T | null>): Promise<T | null> {
+    return this.onQueue(async () => ((await this.advanceSession(head, false, deployed)) ? probe() : null));
   }
 
   /**
@@ -290,10 +322,12 @@ export class ResolutionService {
     const started = performance.now();
     let state: DesiredState;
     try {
+      // Read before the queue: the deployed generation's own resolution may need a turn of it.
+      const deployed = await this.deployedFor(generation);
       // One turn of the queue, as before: nothing else moves the session between the attempt and the full resolution.
       const got = await this.onQueue(async (): Promise<DesiredState | ResolutionView> => {
-        const warm = await this.advanceSession(generation, true);
-        return warm ?? (near ? await readStored() : undefined) ?? this.resolveFull(generation);
+        const warm = await this.advanceSession(generation, true, deployed);
+        return warm ?? (near ? await readStored() : undefined) ?? this.resolveFull(generation, deployed);
       });
       if ('state' in got) return got;
       state = got;
@@ -394,20 +428,20 @@ export class ResolutionService {
     return run;
   }
 
-  private async fullInput(generation: number) {
+  private async fullInput(generation: number, deployed?: Deployed) {
     const [users, grants, objects] = await Promise.all([this.users(), this.grants(), this.repos.policy.listObjects({ generation })]);
     // Who the users are and what they may consume: a change there means a full resolution.
     const usersKey = usersKeyOf(users, grants);
-    return { usersKey, input: { objects: objects.map(toPolicyInput), users, domainAdmins: this.domainAdmins, extraGrants: grants } };
+    return { usersKey, input: { objects: objects.map(toPolicyInput), users, domainAdmins: this.domainAdmins, extraGrants: grants, ...deployedInput(deployed) } };
   }
 
   /** Resolve a generation in full (the warm session could not be moved there); the session then holds it. */
-  private async resolveFull(generation: number): Promise<DesiredState> {
-    const { input, usersKey } = await this.fullInput(generation);
+  private async resolveFull(generation: number, deployed: Deployed | undefined): Promise<DesiredState> {
+    const { input, usersKey } = await this.fullInput(generation, deployed);
     if (!this.cached || this.cached.generation <= generation) this.cached = undefined;
     const state = await this.resolver.run({ op: 'full', generation, input });
     // The resolver keeps the newest generation's session warm.
-    if (!this.cached || this.cached.generation <= generation) this.cached = { generation, usersKey };
+    if (!this.cached || this.cached.generation <= generation) this.cached = { generation, usersKey, deployedFrom: deployed?.from ?? null };
     return state;
   }
 
@@ -419,20 +453,23 @@ export class ResolutionService {
    * too many changes, or a change the engine cannot absorb in place.
    * Runs on the queue (its callers are queued).
    */
-  private async advanceSession(generation: number, withState: true): Promise<DesiredState | null>;
-  private async advanceSession(generation: number, withState: false): Promise<boolean>;
-  private async advanceSession(generation: number, withState: boolean): Promise<DesiredState | boolean | null> {
+  private async advanceSession(generation: number, withState: true, deployed: Deployed | undefined): Promise<DesiredState | null>;
+  private async advanceSession(generation: number, withState: false, deployed: Deployed | undefined): Promise<boolean>;
+  private async advanceSession(generation: number, withState: boolean, deployed: Deployed | undefined): Promise<DesiredState | boolean | null> {
     const prev = this.cached;
     if (!prev || prev.generation > generation) return withState ? null : false;
     const [users, grants] = await Promise.all([this.users(), this.grants()]);
     const usersKey = usersKeyOf(users, grants);
     if (prev.usersKey !== usersKey) return withState ? null : false;
-    if (prev.generation === generation) return withState ? this.resolver.run({ op: 'state', generation }) : true;
+    const deployedFrom = deployed?.from ?? null;
+    // Another generation deployed since: the session weighs conflicts again against its claims, on the way.
+    const redeploy = prev.deployedFrom === deployedFrom ? {} : { deployedClaims: deployed?.claims ?? new Map<string, string>() };
+    if (prev.generation === generation && !redeploy.deployedClaims) return withState ? this.resolver.run({ op: 'state', generation }) : true;
     const no = withState ? null : false;
     // Moving on for a probe must not pass a generation still being resolved here: the session cannot go back, so
     // that one would be resolved in full. The probe takes a draft instead, as it did before sessions moved on.
     if (!withState) for (const g of this.inFlight.keys()) if (g > prev.generation && g < generation) return no;
-    const gens = await this.repos.policy.listGenerations({ before: generation + 1, limit: generation - prev.generation });
+    const gens = prev.generation === generation ? [] : await this.repos.policy.listGenerations({ before: generation + 1, limit: generation - prev.generation });
     const changes = gens.filter((g) => g.generation > prev.generation).flatMap((g) => g.changes);
     // Which changes the engine can absorb in place is the engine's business
     // (engine/index.ts); the service only hands it what changed.
@@ -448,9 +485,9 @@ export class ResolutionService {
     const present = new Set(upserts.map(ref));
     const deletes = changes.filter((c) => !present.has(ref(c))).map((c) => ({ kind: c.kind, namespace: c.namespace, name: c.name }));
     this.cached = undefined; // until the update answers: a failure leaves the session unknown
-    const change = { from: prev.generation, generation, upserts, deletes: uniqueBy(deletes, ref) };
+    const change = { from: prev.generation, generation, upserts, deletes: uniqueBy(deletes, ref), ...redeploy };
     const moved = withState ? await this.resolver.run({ op: 'update', ...change }) : await this.resolver.run({ op: 'advance', ...change });
-    if (moved) this.cached = { generation, usersKey };
+    if (moved) this.cached = { generation, usersKey, deployedFrom };
     return moved ?? no;
   }
 }
@@ -471,6 +508,10 @@ export function unresolvedState(claims: readonly StoredObject[], prior: DesiredS
     instances: held,
     errors: [{ object: `generation ${generation}`, message }],
   };
+}
+
+function deployedInput(deployed: Deployed | undefined): { deployedClaims?: Map<string, string> } {
+  return deployed ? { deployedClaims: deployed.claims } : {};
 }
 
 /** A stored object as the engine takes it. */

@@ -74,4 +74,15 @@ describe('sections that reach past their namespace (services on PGlite)', () => 
     const ok = await svc().decide(sam, { revisionId: newest.id, namespace: 'social', decision: 'accept' });
     assert.deepEqual(ok.decided, ['social']);
   });
+
+  test("a domain admin's accept=true says which sections it left pending and why: to the writer and in the revision's events", async () => {
+    const w = await services.policy.apply(sam, { text: text('rbac3'), baseGeneration: await repos.policy.head(), accept: true });
+    const r = await svc().ensureForGeneration(w.generation, { autoAcceptBy: sam });
+    assert.equal(r.status, 'pending');
+    const left = await svc().notAcceptedOnSave(sam, r.id);
+    assert.deepEqual(left.map((s) => s.namespace), ['social']);
+    assert.match(left[0]!.reason, /^it reaches past policy namespace social \(.*ClusterRole "social-reads-all".*\), so a domain admin accepts it explicitly \(never on save\)\.$/);
+    const events = (await svc().events(sam, r.id)).filter((e) => e.kind === 'acceptance');
+    assert.deepEqual(events.map((e) => [e.actor, e.message]), [['Sam', `accept=true left section social pending: ${left[0]!.reason}`]]);
+  });
 });

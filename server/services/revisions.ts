@@ -229,14 +229,50 @@ export class RevisionService {
     return planRevision({ before, after, clusters });
   }
 
-  /** `accept=true` on a write: sections within their marks that the author may accept are accepted at once. */
+  /**
+   * `accept=true` on a write: sections within their marks that the author may
+   * accept are accepted at once. The others stay pending, and the revision's
+   * events say why (`notAcceptedOnSave` answers the writer the same).
+   */
   private async autoAccept(rev: RevisionRow, actor: Actor) {
     const roles = await this.rolesOf(actor, rev.generation);
     const sections = this.withReach(rev, await this.revisions.sections([rev.id]));
-    // Like going over marks, reaching past the namespace is for a deliberate decision, never a save's side effect.
-    const mine = sections.filter((s) => !s.overMarks && s.needsDomainAdmin.length === 0 && this.mayDecide(roles, s).ok).map((s) => s.namespace);
+    const left = sections.map((s) => ({ namespace: s.namespace, reason: this.whyNotOnSave(roles, s) }));
+    const mine = left.filter((s) => s.reason === null).map((s) => s.namespace);
+    for (const s of left) if (s.reason !== null) await this.revisions.event(rev.id, 'acceptance', `accept=true left section ${s.namespace} pending: ${s.reason}`, { actor: actor.name });
     if (mine.length === 0) return;
     await this.revisions.decide({ revisionId: rev.id, namespaces: mine, decision: 'accept', actor: actor.name, comment: 'accepted on save (accept=true)' });
+  }
+
+  /**
+   * Why `accept=true` leaves a section for a later decision (null: it accepts it).
+   * Like going over marks, reaching past the namespace is for a deliberate
+   * decision, never a save's side effect — a domain admin's save included.
+   */
+  private whyNotOnSave(roles: UserRoles, s: Pick<SectionRow, 'namespace' | 'overMarks'> & { needsDomainAdmin: readonly string[] }): string | null {
+    if (s.overMarks) return `it goes over a cluster's marks, so a domain admin accepts it explicitly (never on save).`;
+    if (s.needsDomainAdmin.length > 0) return `it reaches past policy namespace ${s.namespace} (${s.needsDomainAdmin.join('; ')}), so a domain admin accepts it explicitly (never on save).`;
+    const may = this.mayDecide(roles, s);
+    return may.ok ? null : may.reason;
+  }
+
+  /**
+   * The sections of a revision that a write with `accept=true` left pending,
+   * and why: its answer says so rather than letting the caller take the
+   * revision for accepted. Waits for the revision's computation here (the
+   * acceptance on save is part of it).
+   */
+  async notAcceptedOnSave(actor: Actor, revisionId: number): Promise<{ namespace: string; reason: string }[]> {
+    const rev = await this.revisions.get(revisionId);
+    if (!rev) return [];
+    await this.computing(rev.generation)?.catch(() => undefined);
+    const roles = await this.rolesOf(actor, rev.generation);
+    const sections = this.withReach(rev, await this.revisions.sections([rev.id]));
+    return sections.flatMap((s) => {
+      if (s.status !== 'pending') return [];
+      const reason = this.whyNotOnSave(roles, s);
+      return reason === null ? [] : [{ namespace: s.namespace, reason }];
+    });
   }
 
   /** Roles under the revision's own policy (its ACL rules), plus tenant membership. */

@@ -37,12 +37,22 @@ export class ResolveSession {
   /** Claims whose last outcome ran out of its time (ClaimOutcome.timedOut): resolved again by every update. */
   private readonly timedOut = new Set<string>();
   private readonly opts: ResolveOptions;
+  /** PolicyInput.deployedClaims: claim key → its spec as deployed (JSON). */
+  private deployed: ReadonlyMap<string, string>;
 
   constructor(input: PolicyInput, opts: ResolveOptions = {}) {
     this.opts = opts;
     this.index = new PolicyIndex(input);
     this.builder = new DesiredStateBuilder();
+    this.deployed = input.deployedClaims ?? new Map();
+    if (this.deployed.size > 0) for (const [key, c] of this.index.claims) this.builder.markDeployed(key, this.deployedAsIs(key, c.spec));
     for (const c of this.index.claims.values()) this.resolve(c);
+  }
+
+  /** Whether a claim is deployed as it is: a deployed claim changed since is a new claim again. */
+  private deployedAsIs(key: string, spec: ClaimRef['spec'] | undefined): boolean {
+    const was = this.deployed.get(key);
+    return was !== undefined && spec !== undefined && was === JSON.stringify(spec);
   }
 
   private resolve(c: ClaimRef): ClaimResult {
@@ -75,6 +85,7 @@ export class ResolveSession {
     for (const key of change.deletes ?? []) this.index.claims.delete(key);
     for (const c of change.upserts ?? []) this.index.claims.set(claimKey(c), c);
     for (const key of change.deletes ?? []) {
+      this.builder.markDeployed(key, false);
       this.builder.remove(key);
       this.resolvedFrom.delete(key);
       this.timedOut.delete(key);
@@ -85,9 +96,17 @@ export class ResolveSession {
       const key = claimKey(c);
       const prev = this.resolvedFrom.get(key);
       if (!again.delete(key) && prev !== undefined && JSON.stringify(prev) === JSON.stringify(c.spec)) continue;
+      if (this.deployed.size > 0) this.builder.markDeployed(key, this.deployedAsIs(key, c.spec));
       this.resolve(c);
     }
     for (const key of again) this.resolve(this.index.claims.get(key)!);
+  }
+
+  /** The deployed generation changed (PolicyInput.deployedClaims): conflicts are weighed again against its claims. */
+  setDeployedClaims(claims: ReadonlyMap<string, string>): void {
+    this.deployed = claims;
+    for (const key of [...this.builder.deployedClaims()]) if (!claims.has(key)) this.builder.markDeployed(key, false);
+    for (const key of claims.keys()) this.builder.markDeployed(key, this.deployedAsIs(key, this.index.claims.get(key)?.spec));
   }
 
   /** One claim resolved again with its full decision trace (for the claim page). */

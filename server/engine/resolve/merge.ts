@@ -6,7 +6,10 @@
  * - claims, claim depths, edges and dependencies are unions;
  * - code and discovery parameters must be equal for all claims of an
  *   instance, else the instance is in conflict and every claim using it
- *   fails (only those claims: the rest of the policy is unaffected);
+ *   fails (only those claims: the rest of the policy is unaffected) —
+ *   except that stability comes first: when the claims of the deployed
+ *   generation that use it agree, they keep the instance, and only the
+ *   claims that differ from them fail;
  * - labels of a shared instance are those of its primary claim (lowest
  *   depth, then claim name). Aptomi unioned labels in goroutine order, so
  *   the result changed from run to run.
@@ -29,9 +32,12 @@ interface Agg {
   names: InstanceNames;
   claims: string[];
   contributions: Contribution[];
+  /** The instance's own error: its claims disagree and no deployed claims hold it. */
   conflict?: string;
-  /** The claims failed by `conflict` (as counted in `conflictFailed`). */
+  /** The claims failed on this instance (as counted in `conflictFailed`): all of them with `conflict`, else those differing from `keptBy`. */
   conflictClaims?: string[];
+  /** The deployed claim whose parameters the instance keeps, and per failed claim which parameters differ from it. */
+  keptBy?: { claim: string; what: ConflictKind[] };
   view?: Instance;
   /** In `dirty` (a flag is cheaper than re-adding to the set once per contribution). */
   dirty?: boolean;
@@ -52,6 +58,21 @@ export class DesiredStateBuilder {
    */
   private readonly sharedAggs = new WeakMap<ReadonlyMap<string, Contribution>, { dropped: number; aggs: Agg[] }>();
   private dropped = 0;
+  /** The claims deployed as they are now (see PolicyInput.deployedClaims): they keep shared instances in a conflict. */
+  private readonly deployed = new Set<string>();
+
+  /** A claim became deployed as it is, or stopped being (it changed, or the deployed generation did): its instances are weighed again. */
+  markDeployed(claim: string, yes: boolean): void {
+    if (this.deployed.has(claim) === yes) return;
+    if (yes) this.deployed.add(claim);
+    else this.deployed.delete(claim);
+    const r = this.results.get(claim);
+    if (r) for (const key of r.contributions.keys()) this.markDirty(this.instances.get(key)!);
+  }
+
+  deployedClaims(): ReadonlySet<string> {
+    return this.deployed;
+  }
 
   /** Add or replace a claim's result. */
   set(result: ClaimResult): void {
@@ -109,7 +130,7 @@ export class DesiredStateBuilder {
     const claims: ClaimOutcome[] = claimKeys.map((k) => {
       const r = this.results.get(k)!;
       if (!failed.has(k)) return r.outcome;
-      const conflicts = [...r.contributions.keys()].map((key) => this.instances.get(key)?.conflict).filter((c): c is string => !!c);
+      const conflicts = [...r.contributions.keys()].map((key) => failureOf(this.instances.get(key), k)).filter((c): c is string => !!c);
       return {
         ...r.outcome,
         status: 'error',
@@ -133,8 +154,10 @@ export class DesiredStateBuilder {
     const failedBefore = new Set(this.conflictFailed.keys());
     for (const agg of this.dirty) {
       for (const c of agg.conflictClaims ?? []) this.bumpFailed(c, -1, touchedClaims);
-      agg.conflict = detectConflict(agg);
-      agg.conflictClaims = agg.conflict ? [...agg.claims] : undefined;
+      const found = detectConflict(agg, this.deployed);
+      agg.conflict = found?.instanceError;
+      agg.conflictClaims = found?.failed;
+      agg.keptBy = found?.keptBy;
       for (const c of agg.conflictClaims ?? []) this.bumpFailed(c, +1, touchedClaims);
     }
     // 2. Claims that started or stopped failing change every instance they use.
@@ -239,19 +262,56 @@ function asPlainObject<T extends object>(o: T): T {
   return Object.setPrototypeOf(o, Object.prototype) as T;
 }
 
-/** Code and discovery parameters must agree across claims. */
-function detectConflict(agg: Agg): string | undefined {
+type ConflictKind = 'code' | 'discovery';
+
+/** Which parameters two contributions disagree on, if any. */
+function differs(a: Contribution, b: Contribution): ConflictKind | undefined {
+  // Interned renderings (see Level in policy.ts) make this an identity check in the common case.
+  if (a.code !== b.code && !paramsEqual(a.code?.params, b.code?.params)) return 'code';
+  if (a.discovery !== b.discovery && !paramsEqual(a.discovery, b.discovery)) return 'discovery';
+  return undefined;
+}
+
+/**
+ * Code and discovery parameters must agree across claims. When they do not,
+ * the claims of the deployed generation keep what runs if they agree among
+ * themselves (a new claim never takes running instances from another), and
+ * the claims that differ from them fail; otherwise (none deployed, or the
+ * deployed ones disagree) the instance is in conflict and all its claims fail.
+ */
+function detectConflict(agg: Agg, deployed: ReadonlySet<string>): { instanceError?: string; failed: string[]; keptBy?: Agg['keptBy'] } | undefined {
   const f = agg.contributions[0];
   if (!f) return undefined;
-  for (let i = 1; i < agg.contributions.length; i++) {
-    const x = agg.contributions[i]!;
-    // Interned renderings (see Level in policy.ts) make this an identity check in the common case.
-    if (f.code !== x.code && !paramsEqual(f.code?.params, x.code?.params)) {
-      return `conflicting code parameters for instance '${agg.key}': claims '${agg.claims[0]}' and '${agg.claims[i]}' render different values`;
+  let what: ConflictKind | undefined;
+  let at = 1;
+  for (; at < agg.contributions.length && !what; at++) what = differs(f, agg.contributions[at]!);
+  if (!what) return undefined;
+  const held: number[] = [];
+  if (deployed.size > 0) for (let i = 0; i < agg.claims.length; i++) if (deployed.has(agg.claims[i]!)) held.push(i);
+  const ref = held.length > 0 ? agg.contributions[held[0]!]! : undefined;
+  if (ref && held.every((i) => !differs(ref, agg.contributions[i]!))) {
+    const failed: string[] = [];
+    const kinds: ConflictKind[] = [];
+    for (let i = 0; i < agg.claims.length; i++) {
+      const d = deployed.has(agg.claims[i]!) ? undefined : differs(ref, agg.contributions[i]!);
+      if (d) {
+        failed.push(agg.claims[i]!);
+        kinds.push(d);
+      }
     }
-    if (f.discovery !== x.discovery && !paramsEqual(f.discovery, x.discovery)) {
-      return `conflicting discovery parameters for instance '${agg.key}': claims '${agg.claims[0]}' and '${agg.claims[i]}' render different values`;
-    }
+    return { failed, keptBy: { claim: agg.claims[held[0]!]!, what: kinds } };
   }
-  return undefined;
+  return {
+    instanceError: `conflicting ${what} parameters for instance '${agg.key}': claims '${agg.claims[0]}' and '${agg.claims[at - 1]}' render different values`,
+    failed: [...agg.claims],
+  };
+}
+
+/** Why `claim` fails on this instance, if it does. */
+function failureOf(agg: Agg | undefined, claim: string): string | undefined {
+  if (!agg?.conflictClaims) return undefined;
+  if (agg.conflict) return agg.conflict;
+  const i = agg.conflictClaims.indexOf(claim);
+  if (i < 0 || !agg.keptBy) return undefined;
+  return `conflicting ${agg.keptBy.what[i]} parameters for instance '${agg.key}': claim '${claim}' renders values different from deployed claim '${agg.keptBy.claim}', which keeps the instance`;
 }

@@ -37,6 +37,14 @@ export interface PolicyInput {
   /** Role grants that do not come from ACL rules (tenant membership), by lower-case user name. */
   extraGrants?: ReadonlyMap<string, readonly RoleGrant[]>;
   /**
+   * The claims resolved in the deployed generation: claim key (`ns/name`) →
+   * its spec as deployed, as JSON. Where claims conflict on a shared
+   * instance, those still as deployed keep it and the others fail
+   * (stability first) — a deployed claim changed since is new again; without
+   * any, every claim on it fails, as in Aptomi.
+   */
+  deployedClaims?: ReadonlyMap<string, string>;
+  /**
    * Reuse the walk of a level for claims arriving with the same inputs
    * (default true). Off only to check that reuse changes nothing.
    */

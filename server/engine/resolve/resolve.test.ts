@@ -110,6 +110,61 @@ describe('limits and failures stay with their claim', () => {
     assert.deepEqual(conflicted.claims, ['main/a', 'main/b']);
     assert.ok(!state.instances.find((i) => i.key.includes('#own#'))!.error);
   });
+
+  const SHARED = `
+- {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes}
+- {kind: rule, metadata: {namespace: main, name: place}, weight: 0, actions: {change-labels: {set: {target: k8s}}}}
+- {kind: bundle, metadata: {namespace: main, name: b}, components: [{name: x, code: {type: helm, params: {who: "{{ .Labels.team }}"}}}]}
+- {kind: service, metadata: {namespace: main, name: shared}, contexts: [{name: c, allocation: {bundle: b}}]}
+- {kind: claim, metadata: {namespace: main, name: platform}, user: ops, service: shared}`;
+
+  const TENANT = `\n- {kind: claim, metadata: {namespace: acme, name: api}, user: dev, service: main/shared}`;
+  /** PolicyInput.deployedClaims: these claims deployed as `objects` has them. */
+  const deployedAsIn = (objects: ReturnType<typeof load>, keys: string[]) =>
+    new Map(objects.filter((o) => o.kind === 'claim' && keys.includes(`${o.namespace}/${o.name}`)).map((o) => [`${o.namespace}/${o.name}`, JSON.stringify(o.spec)]));
+
+  test('a new claim that conflicts with a deployed one fails alone; the deployed one keeps its instance', () => {
+    const objects = load(SHARED + TENANT);
+    const state = resolvePolicy({ objects, users, deployedClaims: deployedAsIn(objects, ['main/platform']) });
+    const byName = Object.fromEntries(state.claims.map((c) => [`${c.namespace}/${c.name}`, c]));
+    assert.equal(byName['main/platform']!.status, 'resolved');
+    assert.equal(byName['acme/api']!.status, 'error');
+    assert.match(byName['acme/api']!.errors[0]!, /claim 'acme\/api' renders values different from deployed claim 'main\/platform', which keeps the instance/);
+    const x = state.instances.find((i) => i.key.endsWith('#shared#c#x'))!;
+    assert.equal(x.error, undefined);
+    assert.deepEqual(x.claims, ['main/platform']);
+    assert.deepEqual(x.code?.params, { who: 'ops' });
+  });
+
+  test('a deployed claim changed since is new again: its change fails, the unchanged deployed claim keeps the instance', () => {
+    // acme/api ran beside main/platform as ops; now it acts for dev, which renders another value.
+    const before = load(SHARED + TENANT.replace('user: dev', 'user: ops'));
+    const state = resolvePolicy({ objects: load(SHARED + TENANT), users, deployedClaims: deployedAsIn(before, ['main/platform', 'acme/api']) });
+    assert.deepEqual(state.claims.map((c) => [c.name, c.status]), [['api', 'error'], ['platform', 'resolved']]);
+    assert.deepEqual(state.instances.find((i) => i.key.endsWith('#shared#c#x'))!.code?.params, { who: 'ops' });
+  });
+
+  test('the warm session weighs conflicts again when the deployed generation or a claim changes, as a full resolution does', () => {
+    const session = new ResolveSession({ objects: load(SHARED), users }, { trace: false });
+    const withTenant = load(SHARED + TENANT);
+    const full = (deployedClaims: Map<string, string>) => resolvePolicy({ objects: withTenant, users, deployedClaims }, { trace: false });
+    // Nothing deployed yet: both fail, as a full resolution of the same input says.
+    const tenant = withTenant.filter((o) => o.namespace === 'acme').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as never }));
+    assert.deepEqual(session.updateClaims({ upserts: tenant }), full(new Map()));
+    const deployed = deployedAsIn(withTenant, ['main/platform']);
+    session.setDeployedClaims(deployed);
+    const kept = session.state();
+    assert.deepEqual(kept, full(deployed));
+    assert.deepEqual(kept.claims.map((c) => c.status), ['error', 'resolved']);
+    // The deployed claim changes (to what the tenant renders): it is new again, so both fail, as resolving it all says.
+    const changed = load(SHARED.replace('user: ops', 'user: dev') + TENANT);
+    const platform = changed.filter((o) => o.name === 'platform').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as never }));
+    const moved = session.updateClaims({ upserts: platform });
+    assert.deepEqual(moved, resolvePolicy({ objects: changed, users, deployedClaims: deployed }, { trace: false }));
+    assert.deepEqual(moved.claims.map((c) => c.status), ['resolved', 'resolved'], 'they now agree');
+    session.setDeployedClaims(new Map());
+    assert.deepEqual(session.state(), resolvePolicy({ objects: changed, users }, { trace: false }));
+  });
 });
 
 describe('incremental re-resolution', () => {
