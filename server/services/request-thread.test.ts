@@ -38,6 +38,8 @@ const ALLOWED: Record<string, Record<string, string>> = {
     canActFor: LOOKUP,
   },
   'resolve/capact': { CAPACT_INPUT_KINDS: 'a set of kind names' },
+  'lang/selector': { compileSelector: "compiles a resource's selector (at most 1,024 items, zod-bounded) to say at registration that it cannot run; runs none" },
+  'landscaper/scope-graph': { withDelivery: "maps a computed scope graph's phases onto the revision's and apply's state: a walk over the graph, nothing evaluated" },
   'resolve/capact-try': { GLOBAL_POLICY: "the Global policy's name" },
   'axebow/select': { checkRules: 'compiles the selector programs a tenant admin sends (at most 200 of 1,024 items); runs none' },
   'model/validate': {
