@@ -104,6 +104,7 @@ const QUERIES: Record<string, Inputs> = {
   'revisions.preview': () => [{ text: PLANTED_SOCIAL.replace('chartName: planted-app,', 'chartName: planted-app2,').replace('chartName: planted-user,', 'chartName: planted-user2,') }],
   'tenants.list': () => [undefined],
   'tenants.get': () => [{ name: 'planted' }],
+  'tenants.environments': () => [{ tenant: 'planted' }],
   'tenants.myInvitations': () => [undefined],
   'tenants.myRoles': () => [undefined],
   'tenants.roleMap': () => [undefined],

@@ -92,8 +92,8 @@ function expandOutput(objects: readonly EngineObject[]): StageOutput {
         keys.push(inst.key);
         instances.push(inst);
       }
-      // A primitive that refers to another waits for it.
-      for (const e of r.references.edges) {
+      // A primitive that refers to another waits for it, as in DM, even when the value came from the configuration.
+      for (const e of r.references.ordering) {
         const from = instances.find((i) => i.key === keyOf.get(e.from));
         const to = keyOf.get(e.to);
         if (from && to && !from.dependsOn.includes(to)) from.dependsOn.push(to);

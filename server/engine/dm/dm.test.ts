@@ -304,6 +304,24 @@ describe('schema validation cases', () => {
 
 // ------------------------------------------------------------ reference cases
 
+describe('references filled in from the configuration', () => {
+  const config = (a: string, b: string) => `resources:\n- name: a\n  type: v1.ConfigMap\n  properties: {x: 1, y: ${a}}\n- name: b\n  type: v1.ConfigMap\n  properties: {x: 2, y: ${b}}\n`;
+
+  test('a filled-in reference still orders its referrer after its referee, as DM created them', () => {
+    const r = expand({ config: config('$(ref.b.x)', 'plain'), imports: {} }, { resolveReferences: true });
+    assert.deepEqual(r.errors, []);
+    assert.equal((r.config.resources[0]!.properties as JsonObject).y, 2);
+    assert.deepEqual(r.references.edges, [], 'nothing is left for the cluster');
+    assert.deepEqual(r.references.ordering, [{ from: 'a', to: 'b', path: 'x' }]);
+    assert.deepEqual(r.references.order, ['b', 'a']);
+  });
+
+  test('references that form a cycle are one, even where every value could be read off the configuration', () => {
+    const r = expand({ config: config('$(ref.b.x)', '$(ref.a.x)'), imports: {} }, { resolveReferences: true });
+    assert.deepEqual(r.references.cycles, [['a', 'b', 'a']]);
+  });
+});
+
 describe('reference cases (PR 167)', () => {
   const file = readYaml(join(CORPUS, 'cases/references-cases.yaml'));
 

@@ -235,7 +235,7 @@ export function expandConfiguration(input: ExpandInput, options: ExpandOptions =
   const empty = (errors: DmError[]): ExpandResult => ({
     config: { resources: [] },
     layout: { resources: [] },
-    references: { edges: [], unknown: [], cycles: [], order: [] },
+    references: { edges: [], ordering: [], unknown: [], cycles: [], order: [] },
     errors,
   });
   // A configuration given as an object came in an object, which the object loader has already sized.
@@ -264,6 +264,7 @@ export function expandConfiguration(input: ExpandInput, options: ExpandOptions =
         seen.add(r.name);
       }
     }
+    const written = referenceGraph(top.config);
     if (options.resolveReferences) {
       top.config = resolveWithinConfiguration(top.config);
       const fill = (node: LayoutResource): void => {
@@ -272,7 +273,8 @@ export function expandConfiguration(input: ExpandInput, options: ExpandOptions =
       };
       fill(top.layout);
     }
-    const references = referenceGraph(top.config);
+    // Cycles and order are the written references' (DM refused a cycle even where each value could be read off the configuration).
+    const references = { ...referenceGraph(top.config), ordering: written.edges, cycles: written.cycles, order: written.order };
     const layout: ExpandResult['layout'] = { resources: top.layout.resources ?? [] };
     if (top.layout.outputs) layout.outputs = top.layout.outputs;
     return { config: { resources: top.config }, layout, references, errors: [] };
@@ -311,7 +313,7 @@ export function referenceGraph(resources: Resource[]): ReferenceGraph {
     if (!list.includes(e.to)) list.push(e.to);
   }
   const cycles = findCycles([...dependsOn.keys()], dependsOn);
-  return { edges, unknown, cycles, order: cycles.length ? null : topologicalOrder([...dependsOn.keys()], dependsOn) };
+  return { edges, ordering: edges, unknown, cycles, order: cycles.length ? null : topologicalOrder([...dependsOn.keys()], dependsOn) };
 }
 
 /** One cycle per strongly connected component that has one (self-references included), as a path. */

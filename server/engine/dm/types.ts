@@ -181,6 +181,12 @@ export interface ReferenceEdge {
 export interface ReferenceGraph {
   /** Referrer → referee, one per distinct (from, to, path): with `resolveReferences`, the values only the cluster knows. */
   edges: ReferenceEdge[];
+  /**
+   * Referrer → referee for every reference as the templates wrote it, filled
+   * in or not: DM's resourcifier created a referrer after its referee, and a
+   * value read from the configuration does not change that order.
+   */
+  ordering: ReferenceEdge[];
   /** References whose NAME is no resource of the flat configuration (DM's resourcifier rejects these). */
   unknown: ReferenceEdge[];
   /** Each cycle as a path of names, first name repeated at the end. */
