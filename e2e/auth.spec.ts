@@ -55,7 +55,7 @@ test('an OIDC user who calls herself Sam gets nothing of the local Sam: identity
   await expect(page.getByTestId('current-user')).toHaveText('Sam');
   await page.getByRole('link', { name: 'Profile' }).click();
   // …but policy knows her by her account (her e-mail is unverified, so not by it), and she has no role of Sam's.
-  await expect(page.getByTestId('profile-name')).toHaveText('impostor@127.0.0.1:4010');
+  await expect(page.getByTestId('profile-name')).toHaveText(`impostor@127.0.0.1:${process.env.E2E_OIDC_PORT ?? 4010}`);
   await expect(page.getByText('No roles: you may view everything and change nothing.')).toBeVisible();
   await expect(page.getByTestId('labels-table').getByRole('row', { name: /email/ })).toHaveCount(0);
 });
