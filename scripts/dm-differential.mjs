@@ -17,6 +17,7 @@
  * is what both expand.sh and `keelson expand` read.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -46,7 +47,8 @@ let refused = 0;
 for (const file of cases(casesDir)) {
   const rel = relative(casesDir, file);
   if (filters.length && !filters.some((f) => rel.includes(f))) continue;
-  const c = parse(readFileSync(file, 'utf8'));
+  const text = readFileSync(file, 'utf8');
+  const c = parse(text);
   const tmp = mkdtempSync(join(tmpdir(), 'dm-diff-'));
   try {
     writeFileSync(join(tmp, 'config.yaml'), c.config);
@@ -64,7 +66,9 @@ for (const file of cases(casesDir)) {
       console.error(`${rel}: the oracle gave no answer (exit ${r.status}):\n${r.stderr}`);
       process.exit(1);
     }
-    const stored = answer.ok ? { result: answer.result } : { refused: `${answer.stage}: ${answer.error}` };
+    // The case's hash goes with the answer so the test can tell an answer stored for an older version of the case.
+    const sha256 = createHash('sha256').update(text).digest('hex');
+    const stored = answer.ok ? { case_sha256: sha256, result: answer.result } : { case_sha256: sha256, refused: `${answer.stage}: ${answer.error}` };
     writeFileSync(file.replace(/\.yaml$/, '.dm.json'), stringifyExact(stored) + '\n');
     n++;
     if (!answer.ok) refused++;
