@@ -164,9 +164,8 @@ ${extra}`;
   });
 });
 
-describe('what the policy injects reaches the Implementation’s templates', () => {
-  test('an injected TypeInstance is .Capact.TypeInstances.<alias>, and the instance becomes sensitive', () => {
-    const hub = `
+/** A PostgreSQL Interface and one Implementation that requires a `cap.type.db` TypeInstance as alias `creds`; `tail` ends the Implementation's spec. */
+const credsHub = (tail = '') => `
 ocfVersion: 0.0.1
 revision: 0.1.0
 kind: Interface
@@ -183,9 +182,14 @@ spec:
     cap.type.db:
       allOf:
         - {name: creds, alias: creds, revision: 0.1.0}
+${tail.replace(/^\n/, '')}`;
+
+describe('what the policy injects reaches the Implementation’s templates', () => {
+  test('an injected TypeInstance is .Capact.TypeInstances.<alias>, and the instance becomes sensitive', () => {
+    const hub = `${credsHub(`
   keelson:
     code: {type: helm, params: {chartRepo: https://charts.example.com, chartName: proxy, user: "{{ .Capact.TypeInstances.creds.Value.user }}"}}
----
+`)}---
 id: ti-creds
 typeRef: {path: cap.type.db.creds, revision: 0.1.0}
 latestResourceVersion: {resourceVersion: 1, spec: {value: {user: admin}}}
@@ -200,24 +204,7 @@ latestResourceVersion: {resourceVersion: 1, spec: {value: {user: admin}}}
 });
 
 describe('Try it merges an Action policy by Type, as Capact does', () => {
-  const hub = `
-ocfVersion: 0.0.1
-revision: 0.1.0
-kind: Interface
-metadata: {prefix: cap.interface.database.postgresql, name: install}
-spec: {input: {}, output: {}}
----
-ocfVersion: 0.0.1
-revision: 0.1.0
-kind: Implementation
-metadata: {prefix: cap.implementation.managed.postgresql, name: install}
-spec:
-  implements: [{path: cap.interface.database.postgresql.install, revision: 0.1.0}]
-  requires:
-    cap.type.db:
-      allOf:
-        - {name: creds, alias: creds, revision: 0.1.0}
----
+  const hub = `${credsHub()}---
 kind: typeinstance
 metadata: {namespace: system, name: platform-creds}
 typeRef: {path: cap.type.db.creds, revision: 0.1.0}
