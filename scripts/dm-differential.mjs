@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run dm:differential`: ask DM's own expansion code what each
- * differential case (server/engine/testdata/dm/differential/<family>/<case>.yaml)
+ * differential case (server/engine/dm/differential/<family>/<case>.yaml)
  * gives, and store the answer beside the case as <case>.dm.json. The oracle
  * (/work/shared/tools/dm-oracle/expand.sh, or $DM_ORACLE) needs Python and
  * is not in CI, so CI compares Keelson with these stored answers
@@ -30,7 +30,7 @@ const stringifyExact = (value) =>
   JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? `__int__${v}` : v), 2).replace(/"__int__(-?\d+)"/g, '$1');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const casesDir = join(root, 'server/engine/testdata/dm/differential');
+const casesDir = join(root, 'server/engine/dm/differential');
 const oracle = process.env.DM_ORACLE ?? '/work/shared/tools/dm-oracle/expand.sh';
 const filters = process.argv.slice(2);
 

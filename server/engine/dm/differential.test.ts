@@ -1,6 +1,6 @@
 /**
  * Differential test against DM's own expansion code (issue 36): every case
- * under testdata/dm/differential/<family>/ is expanded as `keelson expand`
+ * under dm/differential/<family>/ is expanded as `keelson expand`
  * expands it, and the result is compared, as parsed data, with the answer
  * DM's expandybird gave (<case>.dm.json, stored by `npm run dm:differential`
  * because the oracle needs Python and is not in CI).
@@ -22,7 +22,7 @@ import { parse } from 'yaml';
 import { main } from '../../cli/main';
 import { pythonSandbox } from '../../dm-python';
 
-const DIR = join(process.cwd(), 'server/engine/testdata/dm/differential');
+const DIR = join(process.cwd(), 'server/engine/dm/differential');
 
 interface Case {
   what: string;
