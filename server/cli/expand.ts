@@ -161,7 +161,7 @@ export async function expandCommand(argv: string[], io: Io): Promise<number> {
   }
 
   const name = basename(configPath, extname(configPath));
-  const r = expand({ config, imports: g.imports }, { env: { deployment: name, project: name, ...env }, runPython: pythonSandbox().run, resolveReferences: true });
+  const r = expand({ config, imports: g.imports }, { env: { deployment: name, project: name, ...env }, runPython: pythonSandbox().run, renderJinja: pythonSandbox().jinja, resolveReferences: true });
   if (r.errors.length > 0) {
     for (const e of r.errors) io.err(`${e.message}\n`);
     return 1;

@@ -7,7 +7,7 @@
 // processes are started ahead of need and reused. A process serves one
 // isolation key (one tenant) for its whole life — its interpreter is reset
 // between expansions, but a reset is no wall between tenants — and is
-// recycled after a timeout, a crash, MAX_RUNS runs or IDLE_MS unused. At
+// recycled after a timeout, a crash, MAX_RUNS expansions or IDLE_MS unused. At
 // most `limits.processes` live at once; one of them is kept booted and
 // unassigned, so a new key seldom waits for Pyodide to start.
 //
@@ -155,11 +155,24 @@ function runOn(child, msg) {
         resolve(
           answer.ok
             ? { ok: true, value: answer.value, ms }
-            : { ok: false, message: answer.message, reason: answer.reason ?? 'exception', ms, ...(timedOut ? { timedOut: true } : {}) },
+            : {
+                ok: false,
+                message: answer.message,
+                reason: answer.reason ?? 'exception',
+                ms,
+                ...(timedOut ? { timedOut: true } : {}),
+                // A Jinja render says which budget ran out and where.
+                ...(answer.budget ? { budget: answer.budget } : {}),
+                ...(answer.line ? { line: answer.line } : {}),
+                ...(answer.file ? { file: answer.file } : {}),
+              },
         );
       },
     };
-    child.runs++;
+    // A process is retired after MAX_RUNS expansions (one Jinja render per resource would
+    // otherwise retire it every few deployments).
+    if (scope === null || scope !== child.scope) child.runs++;
+    child.scope = scope;
     child.proc.stdin.write(`${JSON.stringify({ id, job, scope })}\n`);
   });
 }

@@ -63,6 +63,28 @@ if (pyyamlDir) {
 }
 py.globals.set('_PYYAML_MISSING', pyyamlDir ? undefined : process.argv[4]);
 
+// Jinja2 and MarkupSafe (argv[5]: {"jinja2": dir, "markupsafe": dir}, or empty when the server has
+// none) and Keelson's renderer for DM's Jinja templates (argv[6]), copied in read-only as PyYAML is.
+const jinjaPackages = process.argv[5] ? JSON.parse(process.argv[5]) : null;
+function copyPackage(from, into) {
+  py.FS.mkdirTree(into);
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.isDirectory()) {
+      if (entry.name !== '__pycache__') copyPackage(`${from}/${entry.name}`, `${into}/${entry.name}`);
+    } else if (entry.name.endsWith('.py')) {
+      py.FS.writeFile(`${into}/${entry.name}`, readFileSync(`${from}/${entry.name}`));
+      py.FS.chmod(`${into}/${entry.name}`, 0o444);
+    }
+  }
+  py.FS.chmod(into, 0o555);
+}
+if (jinjaPackages) {
+  for (const [name, dir] of Object.entries(jinjaPackages)) copyPackage(dir, `/keelson/site/${name}`);
+  py.FS.writeFile('/keelson/site/keelson_jinja.py', readFileSync(process.argv[6]));
+  py.FS.chmod('/keelson/site/keelson_jinja.py', 0o444);
+}
+py.globals.set('_JINJA_MISSING', jinjaPackages ? undefined : process.argv[7]);
+
 py.runPython(String.raw`
 import builtins, json, sys, os, traceback, importlib
 
@@ -91,6 +113,18 @@ sys.dont_write_bytecode = True
 if _PYYAML_MISSING is None:
     sys.path.insert(0, '/keelson/pyyaml')
     import yaml
+
+# Jinja2 (for DM's .jinja templates) from the host, imported now so it is part of the baseline.
+if _JINJA_MISSING is None:
+    sys.path.insert(0, '/keelson/site')
+    import keelson_jinja
+    sys.path.remove('/keelson/site')
+
+def _keelson_jinja(payload):
+    req = json.loads(payload)
+    if _JINJA_MISSING is not None:
+        return json.dumps({'ok': False, 'reason': 'unavailable', 'message': _JINJA_MISSING})
+    return json.dumps(keelson_jinja.render(req))
 
 _BLOCKED = {'js', 'pyodide_js', 'pyodide', 'micropip', '_pyodide', '_pyodide_core', 'pyodide.ffi', 'pyodide.http'}
 class _Blocker(object):
@@ -202,6 +236,7 @@ py.unregisterJsModule('js');
 py.unregisterJsModule('pyodide_js');
 py.runPython("_baseline = _snapshot()\n_baseline['dicts']['__main__']['_baseline'] = _baseline");
 const run = py.globals.get('_keelson_run');
+const jinja = py.globals.get('_keelson_jinja');
 
 answer({ ready: true });
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -216,7 +251,8 @@ for await (const line of lines) {
   }
   printed = '';
   try {
-    const out = JSON.parse(run(JSON.stringify({ ...req.job, scope: req.scope ?? null })));
+    const job = JSON.stringify({ ...req.job, scope: req.scope ?? null });
+    const out = JSON.parse(req.job.kind === 'jinja' ? jinja(job) : run(job));
     answer({ id: req.id, ...out });
   } catch (e) {
     answer({ id: req.id, ok: false, message: `the Python sandbox failed: ${e instanceof Error ? e.message.split('\n').slice(-2).join(' ').trim() : String(e)}` });

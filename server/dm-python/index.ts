@@ -22,7 +22,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { Json, PythonFailure, PythonRunner } from '../engine/dm';
+import { useJinjaRenderer, usePythonRunner, type JinjaRenderer, type Json, type PythonFailure, type PythonRunner } from '../engine/dm';
+import type { BudgetKind } from '../engine/lang/budget';
 
 export interface PythonLimits {
   /** Wall-clock budget of one expansion's Python templates, together (one run, when the run belongs to no expansion). */
@@ -47,10 +48,19 @@ export interface PythonSandboxOptions extends Partial<PythonLimits> {
   isolationKey?: (context: Parameters<PythonRunner>[1]) => string;
   /** PyYAML's package folder (`…/yaml`); null: the sandbox has none. Default: found with findPyYaml. */
   pyyamlDir?: string | null;
+  /** Jinja2's and MarkupSafe's package folders; null: the sandbox has none. Default: found with findJinja2. */
+  jinja2?: Jinja2Packages | null;
+}
+
+export interface Jinja2Packages {
+  jinja2: string;
+  markupsafe: string;
 }
 
 export interface PythonSandbox {
   run: PythonRunner;
+  /** Renders one DM Jinja template with Jinja2 (jinja_dm.py), in the tenant's process. */
+  jinja: JinjaRenderer;
   /** Starts booting a process now, so that the first template does not wait for Pyodide. */
   warm(): void;
   /** Processes started so far and the ones alive (as of the last answer): how a test sees the pool. */
@@ -60,7 +70,7 @@ export interface PythonSandbox {
 }
 
 /** Where the sandbox's files are: found from the working directory, as the resolver's worker is (Next.js bundles this module elsewhere). */
-function files(): { child: string; bridge: string; pyodide: string } | undefined {
+function files(): { child: string; bridge: string; pyodide: string; jinja: string } | undefined {
   const root = /* turbopackIgnore: true */ process.cwd();
   // Real paths: Node's permission model checks the child's reads against where files really are, so a symlinked
   // node_modules (a worktree sharing one, a store like pnpm's) would otherwise leave pyodide unreadable.
@@ -68,7 +78,8 @@ function files(): { child: string; bridge: string; pyodide: string } | undefined
   const child = real(join(root, 'server', 'dm-python', 'child.mjs'));
   const bridge = real(join(root, 'server', 'dm-python', 'bridge.mjs'));
   const pyodide = real(join(root, 'node_modules', 'pyodide')) + '/';
-  return existsSync(child) && existsSync(bridge) && existsSync(join(pyodide, 'pyodide.mjs')) ? { child, bridge, pyodide } : undefined;
+  const jinja = real(join(root, 'server', 'dm-python', 'jinja_dm.py'));
+  return existsSync(child) && existsSync(bridge) && existsSync(jinja) && existsSync(join(pyodide, 'pyodide.mjs')) ? { child, bridge, pyodide, jinja } : undefined;
 }
 
 /**
@@ -83,6 +94,28 @@ export function findPyYaml(): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Jinja2 and MarkupSafe, which render DM's Jinja templates as DM did (Jinja2 itself, not a
+ * look-alike): `KEELSON_JINJA2_DIR` and `KEELSON_MARKUPSAFE_DIR`, else Debian's `python3-jinja2`
+ * (which brings `python3-markupsafe`). Pure Python in the sandbox: MarkupSafe's C speedups are
+ * not loaded and its Python fallback is used.
+ */
+export function findJinja2(): Jinja2Packages | undefined {
+  const pick = (env: string | undefined, name: string) => {
+    for (const dir of [env, `/usr/lib/python3/dist-packages/${name}`]) {
+      if (dir && existsSync(join(dir, '__init__.py'))) return realpathSync(dir);
+    }
+    return undefined;
+  };
+  const jinja2 = pick(process.env.KEELSON_JINJA2_DIR, 'jinja2');
+  const markupsafe = pick(process.env.KEELSON_MARKUPSAFE_DIR, 'markupsafe');
+  return jinja2 && markupsafe ? { jinja2, markupsafe } : undefined;
+}
+
+/** What a Jinja template is told where the server has no Jinja2. */
+export const JINJA2_MISSING =
+  'Jinja2 is not installed on this server: install its pure-Python package (Debian/Ubuntu: apt-get install python3-jinja2) or set KEELSON_JINJA2_DIR and KEELSON_MARKUPSAFE_DIR to its jinja2/ and markupsafe/ folders';
 
 /** What a template that imports yaml is told where the server has no PyYAML. */
 export const PYYAML_MISSING =
@@ -167,7 +200,7 @@ export const PYTHON_UNAVAILABLE_NO_NETNS =
   'Python templates need a sandbox without network access (a Linux network namespace through `unshare`), which this host does not offer';
 
 export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSandbox {
-  const { isolationKey = keyOf, warm = false, pyyamlDir = findPyYaml() ?? null, ...given } = opts;
+  const { isolationKey = keyOf, warm = false, pyyamlDir = findPyYaml() ?? null, jinja2 = findJinja2() ?? null, ...given } = opts;
   const limits: PythonLimits = { ...DEFAULT_PYTHON_LIMITS, ...given };
   let keeper: { worker: Worker; port: MessagePort } | undefined;
   let unavailable: string | undefined;
@@ -196,6 +229,8 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
       `--allow-fs-read=${f.pyodide}*`,
       `--allow-fs-read=${f.child}`,
       ...(pyyamlDir ? [`--allow-fs-read=${pyyamlDir}/*`] : []),
+      `--allow-fs-read=${f.jinja}`,
+      ...(jinja2 ? [`--allow-fs-read=${jinja2.jinja2}/*`, `--allow-fs-read=${jinja2.markupsafe}/*`] : []),
       '--disallow-code-generation-from-strings',
       '--no-warnings',
       `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMb / 2))}`,
@@ -203,6 +238,9 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
       f.pyodide,
       pyyamlDir ?? '',
       PYYAML_MISSING,
+      jinja2 ? JSON.stringify(jinja2) : '',
+      f.jinja,
+      JINJA2_MISSING,
     ];
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(f.bridge, { workerData: { command: netns[0], args, env: sandboxEnvironment(), limits, replyPort: port2 }, transferList: [port2] });
@@ -215,20 +253,15 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
     return keeper;
   }
 
-  const run: PythonRunner = (source, context, modules) => {
+  /** Posts one job to the keeper and waits (Atomics) for its answer. */
+  function ask(key: string, job: unknown, expansion: number | undefined, limitMs: number, spent: number): Answer {
     const k = ensure();
     if (!k) return { ok: false, message: unavailable!, reason: 'unavailable' };
-    const expansion = context.expansion;
-    const spent = expansion === undefined ? 0 : (used.get(expansion) ?? 0);
-    const limitMs = limits.runMs - spent;
-    if (limitMs <= 0) return { ok: false, message: overTime(limits.runMs, true), reason: 'limit', timedOut: true };
     const id = ++next;
     const flag = new Int32Array(new SharedArrayBuffer(4));
-    // `template` names the file in tracebacks and in the module's __name__.
-    const job = { template: context.type, source, context: { env: context.env, properties: context.properties, imports: context.imports }, modules };
     // Runs of one expansion share an interpreter's state; other runs start from a clean one.
     const scope = expansion === undefined ? null : `expansion-${expansion}`;
-    k.worker.postMessage({ id, key: isolationKey(context), job, scope, limitMs, flag });
+    k.worker.postMessage({ id, key, job, scope, limitMs, flag });
     const deadline = Date.now() + limits.bootMs + limitMs + 5000;
     for (;;) {
       const got = receiveMessageOnPort(k.port) as { message: KeeperAnswer } | undefined;
@@ -238,10 +271,35 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
       if (left <= 0) return { ok: false, message: 'the Python sandbox did not answer in time', reason: 'unavailable', timedOut: true };
       Atomics.wait(flag, 0, 0, left);
     }
+  }
+
+  const run: PythonRunner = (source, context, modules) => {
+    const expansion = context.expansion;
+    const spent = expansion === undefined ? 0 : (used.get(expansion) ?? 0);
+    const limitMs = limits.runMs - spent;
+    if (limitMs <= 0) return { ok: false, message: overTime(limits.runMs, true), reason: 'limit', timedOut: true };
+    // `template` names the file in tracebacks and in the module's __name__.
+    const job = { template: context.type, source, context: { env: context.env, properties: context.properties, imports: context.imports }, modules };
+    return ask(isolationKey(context), job, expansion, limitMs, spent);
+  };
+
+  /**
+   * A Jinja render: the template stops itself at what is left of the expansion's time (checked as
+   * it calls and loops); the keeper's kill, a second later, is for one that does not.
+   */
+  const jinja: JinjaRenderer = (j) => {
+    const spent = j.expansion === undefined ? 0 : (used.get(j.expansion) ?? 0);
+    const ms = Math.min(j.limits.ms, limits.runMs - spent);
+    if (ms <= 0) return { ok: false, message: `ran out of time: ${overTime(limits.runMs, true)}`, reason: 'limit', budget: 'time', timedOut: true };
+    const job = { kind: 'jinja', name: j.name, source: j.source, variables: j.variables, files: j.files, limits: { ...j.limits, ms } };
+    const key = isolationKey({ env: { project: j.project }, properties: null, imports: {}, name: j.name, type: j.name });
+    const r = ask(key, job, j.expansion, ms + 1000, spent);
+    if (r.ok) return typeof r.value === 'string' ? { ok: true, text: r.value } : { ok: false, message: 'the Jinja renderer answered without text', reason: 'unavailable' };
+    return r;
   };
 
   /** Books the run's time to its expansion and words a timeout. */
-  function account(answer: KeeperAnswer, expansion: number | undefined, spent: number): ReturnType<PythonRunner> {
+  function account(answer: KeeperAnswer, expansion: number | undefined, spent: number): Answer {
     seen = { started: answer.started, pids: answer.pids };
     const r = answer.result;
     if (expansion !== undefined && r.ms !== undefined) {
@@ -251,11 +309,12 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
     }
     if (r.ok) return { ok: true, value: r.value };
     if (r.timedOut) return { ok: false, message: overTime(limits.runMs, spent > 0), reason: 'limit', timedOut: true };
-    return { ok: false, message: r.message, reason: r.reason };
+    return { ok: false, message: r.message, reason: r.reason, ...(r.budget ? { budget: r.budget } : {}), ...(r.line ? { line: r.line } : {}), ...(r.file ? { file: r.file } : {}) };
   }
 
   const sandbox: PythonSandbox = {
     run,
+    jinja,
     warm() {
       ensure()?.worker.postMessage({ warm: true });
     },
@@ -272,9 +331,16 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
   return sandbox;
 }
 
+/** A run's answer: a Python run's, with where a Jinja render stopped. */
+type Answer =
+  | { ok: true; value: string | Json }
+  | { ok: false; message: string; reason?: PythonFailure; timedOut?: boolean; budget?: BudgetKind; line?: number; file?: string };
+
 interface KeeperAnswer {
   id: number;
-  result: { ok: true; value: string | Json; ms?: number } | { ok: false; message: string; reason: PythonFailure; ms?: number; timedOut?: boolean };
+  result:
+    | { ok: true; value: string | Json; ms?: number }
+    | { ok: false; message: string; reason: PythonFailure; ms?: number; timedOut?: boolean; budget?: BudgetKind; line?: number; file?: string };
   started: number;
   pids: number[];
 }
@@ -295,6 +361,7 @@ export function pythonSandbox(): PythonSandbox {
     if (process.env.KEELSON_DM_PYTHON === 'off') {
       shared = {
         run: () => ({ ok: false, message: 'Python templates are turned off on this server (KEELSON_DM_PYTHON=off)', reason: 'unavailable' }),
+        jinja: () => ({ ok: false, message: 'DM templates are turned off on this server (KEELSON_DM_PYTHON=off)', reason: 'unavailable' }),
         warm: () => {},
         stats: () => ({ started: 0, pids: [] }),
         close: async () => {},
@@ -305,4 +372,13 @@ export function pythonSandbox(): PythonSandbox {
     }
   }
   return shared;
+}
+
+/**
+ * Plugs this thread's sandbox into the DM engine: Jinja templates render with Jinja2 and Python
+ * templates run there. What a resolver thread, the CLI and a test that expands templates call once.
+ */
+export function plugTemplateSandbox(): void {
+  usePythonRunner((source, context, modules) => pythonSandbox().run(source, context, modules));
+  useJinjaRenderer((job) => pythonSandbox().jinja(job));
 }

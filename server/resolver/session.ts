@@ -10,8 +10,8 @@
  * the caller falls back to a full resolution.
  */
 import { EngineSession, type EngineInput, type EngineObject, type ObjectChange } from '../engine';
-import { expandDeployment, usePythonRunner, useTemplateClock, type ExpandInput, type ExpandResult, type TemplateEnv } from '../engine/dm';
-import { pythonSandbox } from '../dm-python';
+import { expandDeployment, useTemplateClock, type ExpandInput, type ExpandResult, type TemplateEnv } from '../engine/dm';
+import { plugTemplateSandbox } from '../dm-python';
 import type { ClaimOutcome, DesiredState } from '../engine/state';
 import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/usage';
 import { useEvaluationClock } from '../engine/host-clock';
@@ -54,8 +54,8 @@ export type ResolverAnswer<R extends ResolverRequest> = R extends AdmissionReque
         ? ExpandResult
         : { outcome: ClaimOutcome | undefined } | null;
 
-// Deployment Manager's Python templates run in this thread's sandbox (server/dm-python): a resolver thread, never the HTTP thread in production.
-usePythonRunner((source, context, modules) => pythonSandbox().run(source, context, modules));
+// Deployment Manager's templates, Jinja and Python, run in this thread's sandbox (server/dm-python): a resolver thread, never the HTTP thread in production.
+plugTemplateSandbox();
 // And its Jinja templates have 5 s per deployment on this thread's clock (the engine reads none): far more than
 // any real one needs, far less than a resolution's limit.
 useTemplateClock(() => performance.now(), 5000);

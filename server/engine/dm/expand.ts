@@ -8,13 +8,15 @@
  * catches them at the boundary and returns them as data.
  */
 import { isObject, languageOf, normalizeImports, parseConfig, parseYaml } from './config';
-import { jinjaSession, JINJA_STEPS, renderJinja, type JinjaLimits, type JinjaSession } from './jinja';
 import { collectReferences, fillFromResources, resolveWithinConfiguration, substituteReferences } from './references';
 import { clone, validateProperties } from './schema';
 import type {
-  DmError, DmErrorCode, ExpandInput, ExpandLimits, ExpandOptions, ExpandResult, ImportFile, Json, JsonObject,
+  DmError, DmErrorCode, ExpandInput, ExpandLimits, ExpandOptions, ExpandResult, ImportFile, JinjaJob, Json, JsonObject,
   LayoutResource, Output, ReferenceEdge, ReferenceGraph, Resource, TemplateContext,
 } from './types';
+
+/** Steps for one expansion's Jinja templates (calls, operators, range items): far above what 10,000 resources need. */
+export const JINJA_STEPS = 1_000_000;
 
 export const DEFAULT_LIMITS: ExpandLimits = {
   templateSource: 1 << 20,
@@ -27,8 +29,27 @@ export const DEFAULT_LIMITS: ExpandLimits = {
 
 /** Largest `range()` inside a Jinja template. */
 const JINJA_RANGE_LIMIT = 100_000;
+/** Time a Jinja render may take when the host grants no clock: the sandbox's own limit is what stops it. */
+const JINJA_UNTIMED_MS = 600_000;
+
+let expansions = 0;
+/** A number for a new expansion: the sandbox keeps one expansion's templates (compiled, their steps and time) together. */
+export function newExpansion(): number {
+  return ++expansions;
+}
 
 export const PYTHON_UNSUPPORTED = 'Python templates are not supported yet';
+export const JINJA_UNAVAILABLE = 'no Jinja2 renderer is plugged in (the host plugs server/dm-python in with useJinjaRenderer)';
+
+/**
+ * What DM rendered a Jinja template with: the resource itself — its `properties` only when it has
+ * them, any other key it carries (`metadata`…) — with `env` and `imports` set (expandybird's
+ * `template.render(resource)`). JSON text, integers above 2^53 written exactly.
+ */
+function templateVariables(resource: Resource, context: TemplateContext): string {
+  const vars: Record<string, unknown> = { ...resource, env: context.env, imports: context.imports };
+  return JSON.stringify(vars, (_k, v: unknown) => (typeof v === 'bigint' ? { __keelson_int__: v.toString() } : v));
+}
 
 class ExpansionFailure extends Error {
   constructor(readonly error: DmError) {
@@ -67,11 +88,10 @@ function describeResource(name: string, type: string): string {
 class Expander {
   private processed = 0;
   private readonly files: Map<string, string>;
-  private readonly jinjaLimits: JinjaLimits;
-  /** One budget for every Jinja template of the expansion (10,000 resources must not each get a full one), and each template compiled once. */
-  private jinja: JinjaSession | undefined;
-  /** Time the expansion's Python templates took, on the deadline's clock: the sandbox's, not the Jinja templates'. */
-  private pythonTime = 0;
+  /** Which expansion the sandbox is rendering for (its templates share steps and time). */
+  private readonly expansion: number;
+  /** Time the expansion's templates took in the sandbox, on the deadline's clock: the sandbox's own limit's, not the deadline's. */
+  private sandboxTime = 0;
 
   constructor(
     private readonly imports: Map<string, ImportFile>,
@@ -79,15 +99,14 @@ class Expander {
     private readonly limits: ExpandLimits,
   ) {
     this.files = new Map([...imports].map(([k, v]) => [k, v.content]));
-    const deadline = options.deadline;
-    this.jinjaLimits = {
-      source: limits.templateSource,
-      output: limits.templateOutput,
-      range: JINJA_RANGE_LIMIT,
-      steps: limits.templateSteps,
-      // The clock stops while Python runs: that time is the sandbox's own limit's.
-      ...(deadline ? { deadline: { ...deadline, now: () => deadline.now() - this.pythonTime } } : {}),
-    };
+    this.expansion = newExpansion();
+  }
+
+  /** What is left of the host's deadline (the clock stopped while the sandbox ran), or undefined without one. */
+  private timeLeft(): number | undefined {
+    const d = this.options.deadline;
+    if (!d) return undefined;
+    return d.at - (d.now() - this.sandboxTime);
   }
 
   /** One level's resources: names unique at this level, then each one depth-first. */
@@ -146,7 +165,7 @@ class Expander {
       name,
       type,
     };
-    const output = this.render(type, file, context, here, label);
+    const output = this.render(type, file, context, here, label, resource);
 
     if (!isObject(output) || !('resources' in output)) fail('template_output', "Template did not return a 'resources:' field.", here, label);
     const children = output['resources'] ?? [];
@@ -163,7 +182,7 @@ class Expander {
   }
 
   /** Runs the template and returns its output, parsed (a template may also return an object). */
-  private render(type: string, file: ImportFile, context: TemplateContext, stack: Frame[], label: string): Json {
+  private render(type: string, file: ImportFile, context: TemplateContext, stack: Frame[], label: string, resource: Resource): Json {
     const language = languageOf(type, file);
     if (language === null) fail('unsupported_language', `Unsupported source file: ${file.path ?? type}.`, stack, label);
     if (file.content.length > this.limits.templateSource) {
@@ -172,10 +191,7 @@ class Expander {
     if (language === 'python') {
       if (this.options.deferPython) return { resources: [] };
       if (!this.options.runPython) fail('python_unsupported', `${PYTHON_UNSUPPORTED}: '${type}'.`, stack, label);
-      const clock = this.options.deadline?.now;
-      const started = clock?.();
-      const ran = this.options.runPython(file.content, context, Object.fromEntries(this.files));
-      if (clock && started !== undefined) this.pythonTime += clock() - started;
+      const ran = this.inSandbox(() => this.options.runPython!(file.content, { ...context, expansion: this.expansion }, Object.fromEntries(this.files)));
       const clockSaid = !ran.ok && ran.timedOut ? 'time' : undefined;
       if (!ran.ok && ran.reason === 'limit') fail('limit', `Python template '${type}' ${ran.message}.`, stack, label, clockSaid);
       if (!ran.ok && ran.reason === 'unavailable') fail('python_unavailable', `Python template '${type}' could not run: ${ran.message}.`, stack, label, clockSaid);
@@ -183,10 +199,42 @@ class Expander {
       if (typeof ran.value !== 'string') return ran.value;
       return this.parseOutput(ran.value, type, stack, label);
     }
-    this.jinja ??= jinjaSession(this.files, this.jinjaLimits);
-    const rendered = renderJinja(type, file.content, context, this.files, this.jinjaLimits, this.jinja);
-    if (!rendered.ok) fail(rendered.limit ? 'limit' : 'template', rendered.message, stack, label, rendered.budget);
+    const renderJinja = this.options.renderJinja;
+    if (!renderJinja) {
+      if (this.options.deferJinja) return { resources: [] };
+      fail('jinja_unavailable', `Jinja template '${type}' could not render: ${JINJA_UNAVAILABLE}.`, stack, label);
+    }
+    const left = this.timeLeft();
+    if (left !== undefined && left <= 0) fail('limit', `Template '${type}' ran out of time: the expansion's templates had ${this.options.deadline!.ms} ms.`, stack, label, 'time');
+    const job: JinjaJob = {
+      name: type,
+      source: file.content,
+      variables: templateVariables(resource, context),
+      files: Object.fromEntries(this.files),
+      limits: { output: this.limits.templateOutput, range: JINJA_RANGE_LIMIT, steps: this.limits.templateSteps, ms: left ?? JINJA_UNTIMED_MS },
+      expansion: this.expansion,
+      ...(typeof context.env.project === 'string' ? { project: context.env.project } : {}),
+    };
+    const rendered = this.inSandbox(() => renderJinja(job));
+    if (!rendered.ok) {
+      const at = rendered.line ? ` (line ${rendered.line}${rendered.file && rendered.file !== type ? ` of '${rendered.file}'` : ''})` : '';
+      const budget = rendered.timedOut ? 'time' : rendered.budget;
+      if (rendered.reason === 'unavailable') fail('jinja_unavailable', `Jinja template '${type}' could not render: ${rendered.message}.`, stack, label, budget);
+      if (rendered.reason === 'limit') fail('limit', `Template '${type}' ${rendered.message}${at}.`, stack, label, budget ?? 'time');
+      fail('template', `Exception in template '${type}': ${rendered.message}${at}`, stack, label);
+    }
     return this.parseOutput(rendered.text, type, stack, label);
+  }
+
+  /** Runs `f` (a sandbox call) with the deadline's clock stopped: the sandbox's time is its own limit's. */
+  private inSandbox<T>(f: () => T): T {
+    const clock = this.options.deadline?.now;
+    const started = clock?.();
+    try {
+      return f();
+    } finally {
+      if (clock && started !== undefined) this.sandboxTime += clock() - started;
+    }
   }
 
   private parseOutput(text: string, type: string, stack: Frame[], label: string): Json {

@@ -6,15 +6,15 @@
  *
  *   const { config, layout, references, errors } = expand({ config: text, imports: { 'redis.jinja': src } });
  *
- * Jinja templates render through nunjucks; Python templates need a runner
- * (`options.runPython`): the host plugs its sandbox in with
- * `usePythonRunner` (server/dm-python) and `expandDeployment` uses it.
+ * The engine runs no interpreter: Jinja templates are rendered by Jinja2 and
+ * Python templates run by Python, both in the host's sandbox (server/dm-python),
+ * which the host plugs in with `useJinjaRenderer` and `usePythonRunner`.
  */
 import { expandConfiguration } from './expand';
 import { deadlineIn, type Deadline } from '../lang/budget';
-import type { ExpandInput, ExpandOptions, ExpandResult, PythonRunner, TemplateEnv } from './types';
+import type { ExpandInput, ExpandOptions, ExpandResult, JinjaRenderer, PythonRunner, TemplateEnv } from './types';
 
-export { DEFAULT_LIMITS, PYTHON_UNSUPPORTED } from './expand';
+export { DEFAULT_LIMITS, JINJA_STEPS, JINJA_UNAVAILABLE, PYTHON_UNSUPPORTED } from './expand';
 export { parseConfig, parseYaml, normalizeImports, languageOf, type ParsedConfig, type TemplateLanguage } from './config';
 export { validateProperties, pyRepr, type SchemaOutcome, type SchemaOptions } from './schema';
 export { findReferences, hasReference, collectReferences, substituteReferences, extractWithJsonPath, referenceProblems, referenceTokens, resolveWithinConfiguration, type Reference } from './references';
@@ -26,12 +26,12 @@ export * from './types';
  * resolved unless `outputs: false`.
  */
 export function expand(input: ExpandInput, options: ExpandOptions = {}): ExpandResult {
-  return expandConfiguration(input, options);
+  return expandConfiguration(input, hostJinja && !options.renderJinja ? { ...options, renderJinja: hostJinja } : options);
 }
 
 let hostRunner: PythonRunner | undefined;
+let hostJinja: JinjaRenderer | undefined;
 let hostClock: { now: () => number; ms: number } | undefined;
-let expansions = 0;
 const memo = new Map<string, ExpandResult>();
 const MEMO_ENTRIES = 64;
 const MEMO_KEY_CHARS = 8 << 20;
@@ -46,6 +46,12 @@ export function usePythonRunner(runner: PythonRunner | undefined): void {
   memo.clear();
 }
 
+/** The host plugs in Jinja2 (the sandbox's renderer) once, as it does the Python runner. */
+export function useJinjaRenderer(renderer: JinjaRenderer | undefined): void {
+  hostJinja = renderer;
+  memo.clear();
+}
+
 /**
  * The host grants a clock too: each `expandDeployment` then gives its Jinja
  * templates `ms` of it (Python's time is the sandbox's own, and not counted
@@ -54,12 +60,6 @@ export function usePythonRunner(runner: PythonRunner | undefined): void {
  */
 export function useTemplateClock(now: (() => number) | undefined, ms = 0): void {
   hostClock = now ? { now, ms } : undefined;
-}
-
-/** The runner, with every run of one expansion marked as that expansion's. */
-function isolated(runner: PythonRunner): PythonRunner {
-  const expansion = ++expansions;
-  return (source, context, modules) => runner(source, { ...context, expansion }, modules);
 }
 
 /**
@@ -76,10 +76,12 @@ export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { p
     // What is deployed has every reference the configuration can answer filled in.
     resolveReferences: true,
     ...(opts.validateSchema === false ? { validateSchema: false } : {}),
-    ...(python === 'defer' ? { deferPython: true } : hostRunner ? { runPython: isolated(hostRunner) } : {}),
+    ...(python === 'defer' ? { deferPython: true } : hostRunner ? { runPython: hostRunner } : {}),
+    // A check on a thread with no sandbox leaves Jinja for the resolution, as it does Python.
+    ...(hostJinja ? { renderJinja: hostJinja } : python === 'defer' ? { deferJinja: true } : {}),
     ...(opts.deadline ? { deadline: opts.deadline } : hostClock ? { deadline: deadlineIn(hostClock.ms, hostClock.now) } : {}),
   };
-  const key = JSON.stringify([input, env, python, opts.validateSchema !== false]);
+  const key = JSON.stringify([input, env, python, opts.validateSchema !== false, hostJinja !== undefined]);
   if (key.length > MEMO_KEY_CHARS) return expandConfiguration(input, options);
   const known = memo.get(key);
   if (known) {
@@ -89,7 +91,7 @@ export function expandDeployment(input: ExpandInput, env: TemplateEnv, opts: { p
   }
   const r = expandConfiguration(input, options);
   // A sandbox that could not start or answer, or a deadline that came, is no property of the input: do not keep that answer.
-  if (!r.errors.some((e) => e.code === 'python_unavailable' || e.budget === 'time')) {
+  if (!r.errors.some((e) => e.code === 'python_unavailable' || e.code === 'jinja_unavailable' || e.budget === 'time')) {
     memo.set(key, r);
     if (memo.size > MEMO_ENTRIES) memo.delete(memo.keys().next().value!);
   }

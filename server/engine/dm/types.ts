@@ -94,6 +94,32 @@ export type PythonRunner = (
 ) => { ok: true; value: string | Json } | { ok: false; message: string; reason?: PythonFailure; timedOut?: boolean };
 
 /**
+ * A Jinja template render, done by the host with Jinja2 itself (server/dm-python): the engine
+ * runs no interpreter. `variables` are what DM rendered the template with — the resource as
+ * the configuration wrote it (its `properties` only when it has them, after schema defaults,
+ * and any other key such as `metadata`) with `env` and `imports` — as JSON text, so that
+ * integers above 2^53 arrive exact. `files` are the imports a template may `{% include %}`,
+ * `{% import %}` or `{% extends %}`. `limits.ms` is what is left of the expansion's time.
+ */
+export interface JinjaJob {
+  name: string;
+  source: string;
+  variables: string;
+  files: Record<string, string>;
+  limits: { output: number; range: number; steps: number; ms: number };
+  /** The expansion this render belongs to (set by `expandDeployment`); its templates share steps and time. */
+  expansion?: number;
+  /** The tenant, which picks the sandbox process (`env.project`). */
+  project?: string;
+}
+
+export type JinjaRenderer = (
+  job: JinjaJob,
+) =>
+  | { ok: true; text: string }
+  | { ok: false; message: string; reason?: PythonFailure; budget?: BudgetKind; line?: number; file?: string; timedOut?: boolean };
+
+/**
  * Why a Python run failed: the template raised (`exception`, the default), it
  * was stopped at its time or memory limit (`limit`), or the sandbox itself
  * could not run it (`unavailable`: not the input's fault, so not remembered).
@@ -114,7 +140,7 @@ export interface ExpandLimits {
   resources: number;
   /** Largest configuration text (the top-level config). */
   configSource: number;
-  /** Steps (loop iterations, calls, includes) all of one expansion's Jinja templates may take together. */
+  /** Steps (calls, operators and range items) all of one expansion's Jinja templates may take together. */
   templateSteps: number;
 }
 
@@ -139,6 +165,10 @@ export interface ExpandOptions {
   runPython?: PythonRunner;
   /** Leave Python templates unexpanded, as if they produced nothing (a save-time check that must not wait for an interpreter). */
   deferPython?: boolean;
+  /** Renders Jinja templates with Jinja2 (the host's sandbox); absent: the host's (`useJinjaRenderer`), else Jinja templates fail as unavailable. */
+  renderJinja?: JinjaRenderer;
+  /** Leave Jinja templates unexpanded where no renderer is plugged in (a check on a thread without the sandbox). */
+  deferJinja?: boolean;
   limits?: Partial<ExpandLimits>;
   /** When the expansion must stop (the host's clock): its templates are stopped as they run, with a `limit` error. */
   deadline?: Deadline;
@@ -155,6 +185,7 @@ export type DmErrorCode =
   | 'unsupported_language'
   | 'python_unsupported'
   | 'python_unavailable'
+  | 'jinja_unavailable'
   | 'template_cycle'
   | 'reference'
   | 'limit';
