@@ -75,8 +75,8 @@ class _Range(list):
         n = 0
         for x in it:
             n += 1
-            if n & 1023 == 0:
-                m.tick(1024)
+            if n & 63 == 0:
+                m.tick(64)
             yield x
 
 
@@ -96,6 +96,33 @@ def _check_widths(fmt, what):
         for d in (w, p):
             if d:
                 m.size(int(d), what)
+
+
+def _printed_size(v, limit):
+    '''About how many characters str(v) would take, counted no further than just past `limit`:
+    a list holding itself twice, thirty levels deep, is 2^30 leaves once printed.'''
+    stack = [v]
+    n = 0
+    while stack and n <= limit:
+        x = stack.pop()
+        if isinstance(x, dict):
+            n += 2 + 4 * len(x)
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            n += 2 + 2 * len(x)
+            stack.extend(x)
+        elif isinstance(x, str):
+            n += len(x) + 2
+        else:
+            n += 8
+    return n
+
+
+def _check_printed(v, what):
+    if isinstance(v, (dict, list, tuple, set, frozenset)):
+        m = _m()
+        m.size(_printed_size(v, m.output), what)
 
 
 def _sized(x):
@@ -187,8 +214,10 @@ class DmEnvironment(jinja2.sandbox.SandboxedEnvironment):
             self.globals.pop(g, None)
         self.globals['range'] = self._range
         self.filters['indent'] = _indent_28
-        for name, check in _FILTER_CHECKS.items():
-            self.filters[name] = _checked(self.filters[name], check)
+        # Every filter is a step; those that can build more than they read are sized first.
+        for name in list(self.filters):
+            self.filters[name] = _checked(self.filters[name], _FILTER_CHECKS.get(name))
+        self.finalize = _finalize
 
     def _range(self, *args):
         r = range(*args)
@@ -197,9 +226,22 @@ class DmEnvironment(jinja2.sandbox.SandboxedEnvironment):
         return _Range(r)
 
     def keelson_concat(self, parts):
+        for p in parts:
+            _check_printed(p, 'a joined string')
         texts = [str(p) for p in parts]
         _m().size(sum(len(t) for t in texts), 'a joined string')
         return ''.join(texts)
+
+    def getattr(self, obj, attribute):
+        # str.format comes back wrapped by the sandbox (no longer a bound method call() could read): size it here.
+        if isinstance(obj, str) and attribute in ('format', 'format_map'):
+            _check_widths(obj, 'a formatted string')
+        return jinja2.sandbox.SandboxedEnvironment.getattr(self, obj, attribute)
+
+    def getitem(self, obj, argument):
+        if isinstance(obj, str) and argument in ('format', 'format_map'):
+            _check_widths(obj, 'a formatted string')
+        return jinja2.sandbox.SandboxedEnvironment.getitem(self, obj, argument)
 
     def call_binop(self, context, operator, left, right):
         _m().tick()
@@ -213,6 +255,12 @@ class DmEnvironment(jinja2.sandbox.SandboxedEnvironment):
         if owner is not None and name:
             _pre_method(owner, name, args, kwargs)
         return jinja2.sandbox.SandboxedEnvironment.call(__self, __context, __obj, *args, **kwargs)
+
+
+def _finalize(value):
+    '''What `{{ value }}` prints is sized before str() builds it.'''
+    _check_printed(value, 'a printed value')
+    return value
 
 
 def _indent_28(s, width=4, indentfirst=False):
@@ -237,7 +285,8 @@ def _filter_replace(value, old='', new='', *a, **k):
 
 def _filter_join(value, d='', *a, **k):
     if isinstance(value, (list, tuple)) and isinstance(d, str):
-        _m().size(_str_len(value) + len(d) * len(value), 'a joined string')
+        m = _m()
+        m.size(sum(_printed_size(x, m.output) for x in value) + len(d) * len(value), 'a joined string')
 
 
 def _filter_format(value, *a, **k):
@@ -249,7 +298,25 @@ def _filter_wordwrap(value, width=79, break_long_words=True, wrapstring=None, *a
         _m().size(len(str(value)) * (1 + len(wrapstring)), 'a wrapped string')
 
 
+def _filter_batch(value, linecount, fill_with=None, *a, **k):
+    if fill_with is not None and isinstance(linecount, int):
+        _m().size(linecount, 'a batch')
+
+
+def _filter_slice(value, slices, fill_with=None, *a, **k):
+    if isinstance(slices, int):
+        _m().size(slices, 'a list of slices')
+
+
+def _filter_printed(value, *a, **k):
+    _check_printed(value, 'a printed value')
+
+
 _FILTER_CHECKS = {
+    'batch': _filter_batch,
+    'slice': _filter_slice,
+    'string': _filter_printed,
+    'pprint': _filter_printed,
     'center': _filter_center,
     'replace': _filter_replace,
     'join': _filter_join,
@@ -262,11 +329,13 @@ def _checked(f, check):
     '''A filter that sizes its result first. Keeps the filter's pass_* markers (Jinja2 reads them off the function).'''
 
     def run(*args, **kwargs):
-        vals = list(args)
-        # Filters marked pass_eval_context/pass_environment/pass_context get that first.
-        if getattr(f, 'jinja_pass_arg', None) is not None:
-            vals = vals[1:]
-        check(*vals, **kwargs)
+        _m().tick()
+        if check is not None:
+            vals = list(args)
+            # Filters marked pass_eval_context/pass_environment/pass_context get that first.
+            if getattr(f, 'jinja_pass_arg', None) is not None:
+                vals = vals[1:]
+            check(*vals, **kwargs)
         return f(*args, **kwargs)
 
     if getattr(f, 'jinja_pass_arg', None) is not None:
