@@ -376,9 +376,10 @@ export function pythonSandbox(): PythonSandbox {
 
 /**
  * Plugs this thread's sandbox into the DM engine: Jinja templates render with Jinja2 and Python
- * templates run there. What a resolver thread, the CLI and a test that expands templates call once.
+ * templates run there. What a resolver thread, the CLI and a test that expands templates call once
+ * (`python: false`: Jinja only, for a test of what happens where no Python runner is plugged in).
  */
-export function plugTemplateSandbox(): void {
-  usePythonRunner((source, context, modules) => pythonSandbox().run(source, context, modules));
+export function plugTemplateSandbox(opts: { python?: boolean } = {}): void {
+  if (opts.python !== false) usePythonRunner((source, context, modules) => pythonSandbox().run(source, context, modules));
   useJinjaRenderer((job) => pythonSandbox().jinja(job));
 }

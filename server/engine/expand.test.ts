@@ -11,6 +11,10 @@ import { describe, test } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { EngineSession } from './index';
 import { loadObjects } from './model/validate';
+import { plugTemplateSandbox } from '../dm-python';
+
+// DM's Jinja templates render in the sandbox, as on every server thread that expands them (Python is left unplugged here).
+plugTemplateSandbox({ python: false });
 
 const CLUSTER = '- {kind: cluster, metadata: {namespace: system, name: k8s}, type: kubernetes, config: {defaultnamespace: apps}}\n---\n';
 const deployment = (configuration: unknown, imports: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>

@@ -40,6 +40,10 @@ import type { PolicyUser } from './model/users';
 import { loadObjects } from './model/validate';
 import { resolvePolicy } from './resolve';
 import type { DesiredState } from './state';
+import { plugTemplateSandbox } from '../dm-python';
+
+// DM's Jinja and Python templates render in the sandbox, as on every server thread that expands them.
+plugTemplateSandbox();
 
 const ROOT = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'testdata');
 const UPDATE = process.env.KEELSON_UPDATE_GOLDEN === '1';

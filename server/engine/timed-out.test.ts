@@ -24,6 +24,10 @@ import type { PolicyUser } from './model/users';
 import { appliedState, planRevision } from './plan';
 import type { DesiredState } from './state';
 import { manyImplementationsHub, slowComponents, SLOW_TEMPLATE } from '../testing/slow-units';
+import { plugTemplateSandbox } from '../dm-python';
+
+// DM's Jinja and Python templates render in the sandbox, as on every server thread that expands them.
+plugTemplateSandbox();
 
 let slow = false;
 
@@ -223,8 +227,8 @@ imports:
 
   test('is expanded again by the next update, though the update changes nothing it reads', () => {
     let ms = 0;
-    // Each reading 50 ms later while slow; the expansion's templates have 100 ms.
-    useTemplateClock(() => (slow ? (ms += 50) : ms), 100);
+    // Each reading 200 ms later while slow: the expansion's 100 ms are gone before its template starts.
+    useTemplateClock(() => (slow ? (ms += 200) : ms), 100);
     slow = true;
     const session = new EngineSession({ objects: policy, users: [] });
     const first = outcome(session.state(), 'loops');

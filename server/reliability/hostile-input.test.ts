@@ -21,18 +21,21 @@ import { compileExpr, compileTemplate, evalExpr, renderTemplate } from '../engin
 import { compileSelector, evaluateSelector } from '../engine/lang/selector';
 import { evaluateSpiff, evaluateSpiffExpression } from '../engine/lang/spiff';
 import { loadObjects } from '../engine/model/validate';
+import { plugTemplateSandbox } from '../dm-python';
+
+// DM's Jinja and Python templates render in the sandbox, as on every server thread that expands them.
+plugTemplateSandbox();
 
 const RUNS = Number(process.env.KEELSON_FUZZ_RUNS ?? 1000);
-/** Far above any limit's own cut-off: a call that takes this long hangs. */
-const HANG_MS = 5000;
 const tried: Record<string, { inputs: number; refused: number }> = {};
 
-/** Runs `fn`, which must not throw nor hang; counts refusals. */
+/**
+ * Runs `fn`, which must not throw; counts refusals. That it ends is the budgets' work (each
+ * language's steps, sizes and deadline): a hang fails the suite's own time limit, and no test
+ * here times a call, so a loaded machine fails nothing.
+ */
 function survive<T>(language: string, fn: () => T, refused: (r: T) => boolean): T {
-  const t0 = performance.now();
   const r = fn();
-  const ms = performance.now() - t0;
-  assert.ok(ms < HANG_MS, `${language}: one input took ${ms.toFixed(0)} ms`);
   const c = (tried[language] ??= { inputs: 0, refused: 0 });
   c.inputs++;
   if (refused(r)) c.refused++;
@@ -166,7 +169,7 @@ describe('hostile input, property-based', () => {
           if (e.budget) {
             budgets.add(e.budget);
             assert.equal(e.code, 'limit');
-            assert.match(e.message, /Template 't\.jinja' (ran out of (steps|volume|time)|would build a string or list longer than the output limit|nests includes and imports deeper than)/);
+            assert.match(e.message, /Template 't\.jinja' (ran out of (steps|time|memory)|would build .+ over the output limit|range\(\) of \d+ items is over the limit|nests includes, imports or macro calls too deeply|used more than \d+ MB of memory)/);
           }
         }
       }),

@@ -218,9 +218,10 @@ class Expander {
     const rendered = this.inSandbox(() => renderJinja(job));
     if (!rendered.ok) {
       const at = rendered.line ? ` (line ${rendered.line}${rendered.file && rendered.file !== type ? ` of '${rendered.file}'` : ''})` : '';
-      const budget = rendered.timedOut ? 'time' : rendered.budget;
+      // A render stopped by the sandbox's clock ran out of time; one it stopped for memory names no budget of its own.
+      const budget = rendered.timedOut ? 'time' : rendered.reason === 'limit' ? (rendered.budget ?? 'volume') : rendered.budget;
       if (rendered.reason === 'unavailable') fail('jinja_unavailable', `Jinja template '${type}' could not render: ${rendered.message}.`, stack, label, budget);
-      if (rendered.reason === 'limit') fail('limit', `Template '${type}' ${rendered.message}${at}.`, stack, label, budget ?? 'time');
+      if (rendered.reason === 'limit') fail('limit', `Template '${type}' ${rendered.message}${at}.`, stack, label, budget);
       fail('template', `Exception in template '${type}': ${rendered.message}${at}`, stack, label);
     }
     return this.parseOutput(rendered.text, type, stack, label);
