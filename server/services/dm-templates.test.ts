@@ -155,7 +155,9 @@ describe('Deployment Manager templates referenced by URL', () => {
     await assert.rejects(f.resolve([{ type: 'gs://bucket/t.jinja' }], {}, empty), /gs:\/\/\) templates are not supported/);
     // Each template names two more: the 101st fetch is refused with DM's words.
     const { expandConfiguration } = await import('../engine/dm/expand');
-    const chain = (imports: Record<string, any>) => Promise.resolve(expandConfiguration({ config: `resources:\n- {name: a, type: 'http://${host}/many/0.jinja'}\n`, imports }, {}));
+    const { pythonSandbox } = await import('../dm-python');
+    const chain = (imports: Record<string, any>) =>
+      Promise.resolve(expandConfiguration({ config: `resources:\n- {name: a, type: 'http://${host}/many/0.jinja'}\n`, imports }, { renderJinja: pythonSandbox().jinja }));
     await assert.rejects(new TemplateFetcher({ allowHosts: [host] }).resolve([{ type: `http://${host}/many/0.jinja` }], {}, chain), /Number of imports exceeds maximum of 100/);
   });
 });

@@ -89,6 +89,9 @@ export async function serveForTests(
       }
     })();
   });
+  // Tests resolve in the request thread (InlineResolver), which a first DM template holds while the
+  // sandbox boots: a keep-alive socket the server closed meanwhile would meet the client's next request.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
