@@ -35,6 +35,25 @@ try {
   throw e;
 }
 
+// DM's templates render in the sandbox with Debian's pure-Python Jinja2 and PyYAML (server/dm-python).
+// As root with apt, a missing one is installed, as `npm test` does; otherwise the console starts and a DM
+// deployment's error says what to install.
+{
+  const want = [
+    ['python3-jinja2', 'KEELSON_JINJA2_DIR', 'jinja2'],
+    ['python3-yaml', 'KEELSON_PYYAML_DIR', 'yaml'],
+  ].filter(([, envName, dir]) => !process.env[envName] && !existsSync(`/usr/lib/python3/dist-packages/${dir}/__init__.py`)).map(([pkg]) => pkg);
+  if (want.length > 0) {
+    const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const canApt = process.getuid?.() === 0 && spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
+    const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...want], { stdio: 'inherit', env: aptEnv }).status === 0;
+    if (canApt) console.log(`keelson: installing ${want.join(', ')} for Deployment Manager templates`);
+    if (!canApt || (!install() && (spawnSync('apt-get', ['update'], { stdio: 'inherit', env: aptEnv }), !install()))) {
+      console.warn(`keelson: Deployment Manager templates need ${want.join(' and ')} (apt-get install ${want.join(' ')}); until then a DM deployment's error says so`);
+    }
+  }
+}
+
 const SOURCES = ['app', 'components', 'server', 'public', 'next.config.js', 'instrumentation.ts', 'proxy.ts', 'package-lock.json', 'tsconfig.json'];
 
 function sourceStamp() {

@@ -4,7 +4,7 @@
  *   1. unit + integration tests (node:test through tsx), storage tests on
  *      PGlite and on a real PostgreSQL server started here;
  *   2. Playwright end-to-end tests in Debian's Chromium.
- * Missing system packages (postgresql, chromium, python3-yaml) are installed from
+ * Missing system packages (postgresql, chromium, python3-yaml, python3-jinja2) are installed from
  * Debian's repositories when we are root. Flags: --unit, --e2e (only those),
  * and any other arguments are passed to the selected runner as filters.
  */
@@ -87,9 +87,15 @@ function testFiles(dirs) {
   return out.sort();
 }
 
-/** DM's Python templates import PyYAML: the sandbox reads Debian's pure-Python package (server/dm-python findPyYaml). */
+/**
+ * DM's templates run in the sandbox with Debian's pure-Python packages (server/dm-python): Python
+ * templates import PyYAML (findPyYaml), Jinja templates render with Jinja2 and MarkupSafe (findJinja2).
+ */
 function pyyaml() {
-  if (!process.env.KEELSON_PYYAML_DIR && !existsSync('/usr/lib/python3/dist-packages/yaml/__init__.py')) aptInstall(['python3-yaml']);
+  const missing = [];
+  if (!process.env.KEELSON_PYYAML_DIR && !existsSync('/usr/lib/python3/dist-packages/yaml/__init__.py')) missing.push('python3-yaml');
+  if (!process.env.KEELSON_JINJA2_DIR && !existsSync('/usr/lib/python3/dist-packages/jinja2/__init__.py')) missing.push('python3-jinja2');
+  if (missing.length) aptInstall(missing);
 }
 
 async function unitTests() {
