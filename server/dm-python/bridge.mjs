@@ -185,11 +185,18 @@ function idleOut(child) {
   child.idle.unref();
 }
 
-// Jobs come from one calling thread, which waits for each answer; still, serialise.
+// Jobs come from calling threads that each wait for their answer: the thread that started this keeper
+// (on parentPort, answered on replyPort) and any thread connected to it (answered on its own port).
+// Jobs run one at a time, whoever sent them: the pool (which process serves which key, which one is
+// replaced) changes only between jobs, never under a running one.
 let queue = Promise.resolve();
-parentPort.on('message', (msg) => {
+function handle(msg, reply) {
   if (msg.close) {
     for (const c of [...assigned.values(), ...spares]) kill(c, 'closed');
+    return;
+  }
+  if (msg.connect) {
+    msg.connect.on('message', (m) => handle(m, msg.connect));
     return;
   }
   if (msg.warm) {
@@ -207,8 +214,13 @@ parentPort.on('message', (msg) => {
       result = { ok: false, message: e instanceof Error ? e.message : String(e), reason: 'unavailable' };
     }
     topUp();
-    replyPort.postMessage({ id: msg.id, result, started, pids: [...assigned.values(), ...spares].filter((c) => c.alive).map((c) => c.proc.pid) });
+    try {
+      reply.postMessage({ id: msg.id, result, started, pids: [...assigned.values(), ...spares].filter((c) => c.alive).map((c) => c.proc.pid) });
+    } catch {
+      // The thread that asked is gone (a resolver thread stopped at its limit): nobody waits for this answer.
+    }
     Atomics.store(msg.flag, 0, 1);
     Atomics.notify(msg.flag, 0);
   });
-});
+}
+parentPort.on('message', (msg) => handle(msg, replyPort));

@@ -21,7 +21,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, threadId, workerData, Worker, type MessagePort } from 'node:worker_threads';
 import { useJinjaRenderer, usePythonRunner, type JinjaRenderer, type Json, type PythonFailure, type PythonRunner } from '../engine/dm';
 import type { BudgetKind } from '../engine/lang/budget';
 
@@ -50,6 +50,8 @@ export interface PythonSandboxOptions extends Partial<PythonLimits> {
   pyyamlDir?: string | null;
   /** Jinja2's and MarkupSafe's package folders; null: the sandbox has none. Default: found with findJinja2. */
   jinja2?: Jinja2Packages | null;
+  /** A keeper another thread owns (`SandboxKeeper.connect()`): runs go to its processes. */
+  via?: MessagePort;
 }
 
 export interface Jinja2Packages {
@@ -193,6 +195,79 @@ function keyOf(context: Parameters<PythonRunner>[1]): string {
   return createHash('sha256').update(String(context.env.project ?? '')).digest('hex').slice(0, 16);
 }
 
+/** Where this thread's runs go: its own keeper thread, or one another thread owns. */
+interface Channel {
+  post(message: unknown): void;
+  /** Where the answers come (read with receiveMessageOnPort while the thread waits). */
+  port: MessagePort;
+  close(): Promise<void>;
+}
+
+/** Tells one thread's expansions from another's where threads share a keeper (expansion numbers are per thread). */
+const thread = `${process.pid}.${threadId}`;
+
+/** Starts a keeper thread (bridge.mjs), or says why the sandbox is unavailable. */
+function spawnKeeper(limits: PythonLimits, pyyamlDir: string | null, jinja2: Jinja2Packages | null): { worker: Worker; port: MessagePort } | { unavailable: string } {
+  const f = files();
+  if (!f) return { unavailable: 'Python templates are unavailable: the sandbox files or Pyodide are missing (run the server from the repository root after `npm ci`)' };
+  const netns = networkIsolation();
+  if (!netns) return { unavailable: PYTHON_UNAVAILABLE_NO_NETNS };
+  const args = [
+    ...netns.slice(1),
+    ...parentDeathSignal(),
+    process.execPath,
+    permissionFlag(),
+    `--allow-fs-read=${f.pyodide}*`,
+    `--allow-fs-read=${f.child}`,
+    ...(pyyamlDir ? [`--allow-fs-read=${pyyamlDir}/*`] : []),
+    `--allow-fs-read=${f.jinja}`,
+    ...(jinja2 ? [`--allow-fs-read=${jinja2.jinja2}/*`, `--allow-fs-read=${jinja2.markupsafe}/*`] : []),
+    '--disallow-code-generation-from-strings',
+    '--no-warnings',
+    `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMb / 2))}`,
+    f.child,
+    f.pyodide,
+    pyyamlDir ?? '',
+    PYYAML_MISSING,
+    jinja2 ? JSON.stringify(jinja2) : '',
+    f.jinja,
+    JINJA2_MISSING,
+  ];
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(f.bridge, { workerData: { command: netns[0], args, env: sandboxEnvironment(), limits, replyPort: port2 }, transferList: [port2] });
+  worker.unref();
+  port1.unref();
+  return { worker, port: port1 };
+}
+
+/**
+ * One keeper for a whole server: the resolver threads connect to it (`connect()`, passed to
+ * each thread as `workerData.sandboxPort`), so they share its processes — one per tenant, a
+ * Pyodide boot each — instead of booting their own.
+ */
+export interface SandboxKeeper {
+  connect(): MessagePort;
+  close(): Promise<void>;
+}
+
+export function createSandboxKeeper(opts: Partial<PythonLimits> = {}): SandboxKeeper | undefined {
+  const limits: PythonLimits = { ...DEFAULT_PYTHON_LIMITS, ...opts };
+  const started = spawnKeeper(limits, findPyYaml() ?? null, findJinja2() ?? null);
+  if ('unavailable' in started) return undefined;
+  const { worker } = started;
+  return {
+    connect() {
+      const { port1, port2 } = new MessageChannel();
+      worker.postMessage({ connect: port1 }, [port1]);
+      return port2;
+    },
+    async close() {
+      worker.postMessage({ close: true });
+      await worker.terminate();
+    },
+  };
+}
+
 /** Expansions whose Python time is remembered (an expansion runs its templates one after another, then is done). */
 const ACCOUNTS = 64;
 
@@ -200,56 +275,40 @@ export const PYTHON_UNAVAILABLE_NO_NETNS =
   'Python templates need a sandbox without network access (a Linux network namespace through `unshare`), which this host does not offer';
 
 export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSandbox {
-  const { isolationKey = keyOf, warm = false, pyyamlDir = findPyYaml() ?? null, jinja2 = findJinja2() ?? null, ...given } = opts;
+  const { isolationKey = keyOf, warm = false, pyyamlDir = findPyYaml() ?? null, jinja2 = findJinja2() ?? null, via, ...given } = opts;
   const limits: PythonLimits = { ...DEFAULT_PYTHON_LIMITS, ...given };
-  let keeper: { worker: Worker; port: MessagePort } | undefined;
+  let keeper: Channel | undefined;
   let unavailable: string | undefined;
   let next = 0;
   let seen: { started: number; pids: number[] } = { started: 0, pids: [] };
   /** Python time each recent expansion has used, in ms. */
   const used = new Map<number, number>();
 
-  function ensure(): { worker: Worker; port: MessagePort } | undefined {
+  function ensure(): Channel | undefined {
     if (keeper || unavailable) return keeper;
-    const f = files();
-    if (!f) {
-      unavailable = 'Python templates are unavailable: the sandbox files or Pyodide are missing (run the server from the repository root after `npm ci`)';
+    if (via) {
+      // Another thread's keeper (server/resolver: one for every resolver thread of the server).
+      via.unref();
+      keeper = { post: (m) => via.postMessage(m), port: via, close: async () => via.close() };
+      return keeper;
+    }
+    const started = spawnKeeper(limits, pyyamlDir, jinja2);
+    if ('unavailable' in started) {
+      unavailable = started.unavailable;
       return undefined;
     }
-    const netns = networkIsolation();
-    if (!netns) {
-      unavailable = PYTHON_UNAVAILABLE_NO_NETNS;
-      return undefined;
-    }
-    const args = [
-      ...netns.slice(1),
-      ...parentDeathSignal(),
-      process.execPath,
-      permissionFlag(),
-      `--allow-fs-read=${f.pyodide}*`,
-      `--allow-fs-read=${f.child}`,
-      ...(pyyamlDir ? [`--allow-fs-read=${pyyamlDir}/*`] : []),
-      `--allow-fs-read=${f.jinja}`,
-      ...(jinja2 ? [`--allow-fs-read=${jinja2.jinja2}/*`, `--allow-fs-read=${jinja2.markupsafe}/*`] : []),
-      '--disallow-code-generation-from-strings',
-      '--no-warnings',
-      `--max-old-space-size=${Math.max(64, Math.floor(limits.memoryMb / 2))}`,
-      f.child,
-      f.pyodide,
-      pyyamlDir ?? '',
-      PYYAML_MISSING,
-      jinja2 ? JSON.stringify(jinja2) : '',
-      f.jinja,
-      JINJA2_MISSING,
-    ];
-    const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(f.bridge, { workerData: { command: netns[0], args, env: sandboxEnvironment(), limits, replyPort: port2 }, transferList: [port2] });
-    worker.unref();
-    port1.unref();
+    const { worker, port } = started;
     worker.on('error', () => {
       keeper = undefined;
     });
-    keeper = { worker, port: port1 };
+    keeper = {
+      post: (m) => worker.postMessage(m),
+      port,
+      close: async () => {
+        worker.postMessage({ close: true });
+        await worker.terminate();
+      },
+    };
     return keeper;
   }
 
@@ -260,8 +319,8 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
     const id = ++next;
     const flag = new Int32Array(new SharedArrayBuffer(4));
     // Runs of one expansion share an interpreter's state; other runs start from a clean one.
-    const scope = expansion === undefined ? null : `expansion-${expansion}`;
-    k.worker.postMessage({ id, key, job, scope, limitMs, flag });
+    const scope = expansion === undefined ? null : `expansion-${expansion}-${thread}`;
+    k.post({ id, key, job, scope, limitMs, flag });
     const deadline = Date.now() + limits.bootMs + limitMs + 5000;
     for (;;) {
       const got = receiveMessageOnPort(k.port) as { message: KeeperAnswer } | undefined;
@@ -316,15 +375,13 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
     run,
     jinja,
     warm() {
-      ensure()?.worker.postMessage({ warm: true });
+      ensure()?.post({ warm: true });
     },
     stats: () => seen,
     async close() {
       const k = keeper;
       keeper = undefined;
-      if (!k) return;
-      k.worker.postMessage({ close: true });
-      await k.worker.terminate();
+      if (k) await k.close();
     },
   };
   if (warm) sandbox.warm();
@@ -368,7 +425,9 @@ export function pythonSandbox(): PythonSandbox {
       };
     } else {
       const ms = Number(process.env.KEELSON_DM_PYTHON_TIMEOUT_S);
-      shared = createPythonSandbox(Number.isFinite(ms) && ms > 0 ? { runMs: ms * 1000 } : {});
+      // A resolver thread is handed the server's keeper; elsewhere (the CLI, a test, an inline resolver) the thread has its own.
+      const port = (workerData as { sandboxPort?: MessagePort } | null)?.sandboxPort;
+      shared = createPythonSandbox({ ...(Number.isFinite(ms) && ms > 0 ? { runMs: ms * 1000 } : {}), ...(port ? { via: port } : {}) });
     }
   }
   return shared;

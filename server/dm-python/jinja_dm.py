@@ -389,14 +389,16 @@ def render(req):
     deadline = time.monotonic() + lim['ms'] / 1000.0
     scope = req.get('scope')
     files = req['files']
-    env = _envs.get(scope) if scope is not None else None
+    env = _envs.pop(scope, None) if scope is not None else None
     if env is None or env.range_limit != lim['range']:
         # One environment (its compiled templates, and what is left of the steps) per expansion.
-        _envs.clear()
         env = DmEnvironment(files, lim['range'])
         env.meter_left = lim['steps']
-        if scope is not None:
-            _envs[scope] = env
+    if scope is not None:
+        # The few most recent expansions (threads sharing this process interleave theirs).
+        _envs[scope] = env
+        while len(_envs) > 8:
+            del _envs[next(iter(_envs))]
     _meter[0] = _Meter(lim['steps'], lim['output'], deadline)
     _meter[0].left = env.meter_left
     name = req['name']

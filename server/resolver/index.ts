@@ -20,6 +20,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { parseRemembered, rememberText } from '../db/gz-json';
+import { createSandboxKeeper, type SandboxKeeper } from '../dm-python';
 import { isAdmissionRequest } from './admission-work';
 import { SessionResolver, type ResolverAnswer, type ResolverRequest } from './session';
 import { decodeState, type StateChange } from './state-delta';
@@ -107,6 +108,8 @@ class WorkerPool implements Resolver {
   private nextDraft = 0;
   private seq = 0;
   private closed = false;
+  /** The DM template sandbox the threads share (null: none on this host; undefined: not started yet). */
+  private keeper: SandboxKeeper | null | undefined;
 
   constructor(
     private readonly boot: string,
@@ -138,11 +141,15 @@ class WorkerPool implements Resolver {
 
   private start(slot: Slot): Promise<Worker> {
     if (slot.ready) return slot.ready;
+    // Every thread of the pool sends its DM templates to one sandbox keeper: one Pyodide process per tenant for the server, not per thread.
+    if (this.keeper === undefined) this.keeper = process.env.KEELSON_DM_PYTHON === 'off' ? null : (createSandboxKeeper() ?? null);
+    const sandboxPort = this.keeper?.connect();
     const worker = new Worker(this.boot, {
       // A fresh thread: the parent's flags (a test runner's, say) are not the worker's business.
       execArgv: [],
       // Drafts (dry runs, previews, Deployment Manager expansions) and request text run on threads of lower priority.
-      workerData: { lane: slot.lane },
+      workerData: { lane: slot.lane, ...(sandboxPort ? { sandboxPort } : {}) },
+      ...(sandboxPort ? { transferList: [sandboxPort] } : {}),
       resourceLimits: { maxOldGenerationSizeMb: this.opts.memoryMb },
     });
     slot.worker = worker;
@@ -243,6 +250,7 @@ class WorkerPool implements Resolver {
         return s.worker?.terminate().catch(() => undefined);
       }),
     );
+    await this.keeper?.close().catch(() => undefined);
   }
 }
 
