@@ -367,14 +367,24 @@ class _Py2Dict(dict):
             return int(d['__keelson_int__'])
         return _Py2Dict(d)
 
+    # Python 2's dict methods returned lists (DM's templates index `keys()[0]` and sort them in place).
+    def keys(self):
+        return list(dict.keys(self))
+
+    def values(self):
+        return list(dict.values(self))
+
+    def items(self):
+        return list(dict.items(self))
+
     def iteritems(self):
-        return iter(self.items())
+        return iter(dict.items(self))
 
     def itervalues(self):
-        return iter(self.values())
+        return iter(dict.values(self))
 
     def iterkeys(self):
-        return iter(self.keys())
+        return iter(dict.keys(self))
 
     def has_key(self, k):
         return k in self
