@@ -42,6 +42,7 @@ const envSchema = z
     KEELSON_RESOLVER_THREADS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(16).default(2)),
     KEELSON_RESOLVE_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.05).max(3600).default(60)),
     KEELSON_RESOLVE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).max(65536).default(2048)),
+    KEELSON_DM_WARM: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
     KEELSON_GITOPS_DIR: optionalString,
     KEELSON_GITOPS_REMOTE: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, error: 'must be an http or https URL of a git repository' }).optional()),
     KEELSON_DM_ALLOW_HOSTS: z.preprocess(
@@ -100,7 +101,7 @@ export interface Env {
   freeNamespaces: string[];
   worker: boolean;
   /** Where resolutions run: worker threads (0: the request thread), and each resolution's time and memory budget. */
-  resolver: { threads: number; timeoutMs: number; memoryMb: number };
+  resolver: { threads: number; timeoutMs: number; memoryMb: number; warmSandbox?: boolean };
   /** Deployment Manager templates referenced by URL: the hosts they may be fetched from (none by default) and the registry base. */
   dmTemplates: { allowHosts: string[]; registry?: string };
   /** The git repository the GitOps actuator writes. */
@@ -156,7 +157,12 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
         : undefined,
     domainAdmins: e.KEELSON_DOMAIN_ADMINS.split(',').map((s) => s.trim()).filter(Boolean),
     worker: e.KEELSON_WORKER === 'on',
-    resolver: { threads: e.KEELSON_RESOLVER_THREADS, timeoutMs: Math.round(e.KEELSON_RESOLVE_TIMEOUT_S * 1000), memoryMb: e.KEELSON_RESOLVE_MEMORY_MB },
+    resolver: {
+      threads: e.KEELSON_RESOLVER_THREADS,
+      timeoutMs: Math.round(e.KEELSON_RESOLVE_TIMEOUT_S * 1000),
+      memoryMb: e.KEELSON_RESOLVE_MEMORY_MB,
+      warmSandbox: e.KEELSON_DM_WARM === 'on',
+    },
     dmTemplates: {
       allowHosts: e.KEELSON_DM_ALLOW_HOSTS.split(',').map((s) => s.trim()).filter(Boolean),
       ...(e.KEELSON_DM_REGISTRY ? { registry: e.KEELSON_DM_REGISTRY } : {}),

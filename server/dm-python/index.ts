@@ -247,6 +247,8 @@ function spawnKeeper(limits: PythonLimits, pyyamlDir: string | null, jinja2: Jin
  */
 export interface SandboxKeeper {
   connect(): MessagePort;
+  /** Boots a process now, ready for the first template. */
+  warm(): void;
   close(): Promise<void>;
 }
 
@@ -260,6 +262,9 @@ export function createSandboxKeeper(opts: Partial<PythonLimits> = {}): SandboxKe
       const { port1, port2 } = new MessageChannel();
       worker.postMessage({ connect: port1 }, [port1]);
       return port2;
+    },
+    warm() {
+      worker.postMessage({ warm: true });
     },
     async close() {
       worker.postMessage({ close: true });

@@ -56,9 +56,11 @@ export interface ResolverOptions {
   admissionThreads: number;
   /** Wall-clock budget of reading one request's text: its YAML and its kinds' checks. */
   admissionTimeoutMs: number;
+  /** Boot the DM template sandbox when the pool is made (a server), not at the first template (KEELSON_DM_WARM). */
+  warmSandbox: boolean;
 }
 
-export const DEFAULT_RESOLVER: ResolverOptions = { threads: 0, timeoutMs: 60_000, memoryMb: 2048, admissionThreads: 1, admissionTimeoutMs: 20_000 };
+export const DEFAULT_RESOLVER: ResolverOptions = { threads: 0, timeoutMs: 60_000, memoryMb: 2048, admissionThreads: 1, admissionTimeoutMs: 20_000, warmSandbox: false };
 
 export function createResolver(opts: Partial<ResolverOptions> = {}): Resolver {
   const o = { ...DEFAULT_RESOLVER, ...opts };
@@ -117,6 +119,14 @@ class WorkerPool implements Resolver {
   ) {
     this.slots = Array.from({ length: Math.max(1, opts.threads) }, (_, i) => ({ lane: i === 0 || opts.threads <= 1 ? 'generations' : 'drafts', tail: Promise.resolve(), waiting: 0 }));
     this.admission = Array.from({ length: Math.max(1, opts.admissionThreads) }, () => ({ lane: 'admission', tail: Promise.resolve(), waiting: 0 }));
+    // A server boots its DM sandbox now, beside everything else, so that the first save of a deployment does not wait for Pyodide.
+    if (opts.warmSandbox) this.sandboxKeeper()?.warm();
+  }
+
+  /** The DM template sandbox the threads share, started on first need. */
+  private sandboxKeeper(): SandboxKeeper | null {
+    if (this.keeper === undefined) this.keeper = process.env.KEELSON_DM_PYTHON === 'off' ? null : (createSandboxKeeper() ?? null);
+    return this.keeper;
   }
 
   run<R extends ResolverRequest>(req: R): Promise<ResolverAnswer<R>> {
@@ -142,8 +152,7 @@ class WorkerPool implements Resolver {
   private start(slot: Slot): Promise<Worker> {
     if (slot.ready) return slot.ready;
     // Every thread of the pool sends its DM templates to one sandbox keeper: one Pyodide process per tenant for the server, not per thread.
-    if (this.keeper === undefined) this.keeper = process.env.KEELSON_DM_PYTHON === 'off' ? null : (createSandboxKeeper() ?? null);
-    const sandboxPort = this.keeper?.connect();
+    const sandboxPort = this.sandboxKeeper()?.connect();
     const worker = new Worker(this.boot, {
       // A fresh thread: the parent's flags (a test runner's, say) are not the worker's business.
       execArgv: [],
