@@ -34,7 +34,7 @@ describe('hostile payloads in every language: refused to a user with no role at 
     repos = memoryRepos();
     await seedDemo(repos);
     // As the server runs: resolutions, previews and request text on worker threads.
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*'], resolver: { threads: 2, timeoutMs: 20_000, memoryMb: 1024 } });
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*'], resolver: { threads: 2, timeoutMs: 20_000, memoryMb: 1024, warmSandbox: true } });
     server = await serveEveryDoorForTests(services);
     const olga = { id: `local:${OWNER}`, name: OWNER, labels: {}, provider: 'test' as const };
     await services.tenants.create(olga, { name: HOSTILE_TENANT.name, namespaces: [HOSTILE_TENANT.namespace] });

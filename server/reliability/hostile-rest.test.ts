@@ -12,7 +12,7 @@ import { HOSTILE_REQUESTS } from '../testing/hostile-rest';
 import { restHarness } from '../testing/rest';
 
 describe('hostile requests through the REST API', () => {
-  const api = restHarness({ freeNamespaces: ['acme-*'], resolver: { threads: 2, timeoutMs: 20_000, memoryMb: 1024 } });
+  const api = restHarness({ freeNamespaces: ['acme-*'], resolver: { threads: 2, timeoutMs: 20_000, memoryMb: 1024, warmSandbox: true } });
   const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
 
   test('the tenant with an environment and an offering', async () => {
