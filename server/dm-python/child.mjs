@@ -72,13 +72,6 @@ builtins.unicode = str
 builtins.basestring = str
 builtins.long = int
 
-class _Py2Dict(dict):
-    """A dict with Python 2's iterator methods, for DM's Python 2 templates."""
-    def iteritems(self): return iter(self.items())
-    def itervalues(self): return iter(self.values())
-    def iterkeys(self): return iter(self.keys())
-    def has_key(self, k): return k in self
-
 class _Context(object):
     def __init__(self, env, properties, imports):
         self.env = env
@@ -146,7 +139,7 @@ def _where(tb, template):
     return line
 
 def _keelson_run(payload):
-    req = json.loads(payload, object_hook=_Py2Dict)
+    req = json.loads(payload)
     # Runs of one scope (one expansion) share the interpreter; a run without one has it to itself.
     run_scope = req.get('scope')
     if _runs[0] > 0 and (run_scope is None or run_scope != _scope[0]):
@@ -166,25 +159,32 @@ def _keelson_run(payload):
     importlib.invalidate_caches()
     template = req['template']
     try:
-        scope = {'__name__': template.rsplit('/', 1)[-1].rsplit('.', 1)[0], '__builtins__': builtins}
+        py2 = _Py2Output(template, root, run_scope)
+        scope = {'__name__': template.rsplit('/', 1)[-1].rsplit('.', 1)[0], '__builtins__': py2.builtins}
         ctx = req['context']
         context = _Context(ctx.get('env'), ctx.get('properties'), ctx.get('imports'))
         try:
-            exec(compile(req['source'], template, 'exec'), scope)
-            generate = scope.get('GenerateConfig')
-            if not callable(generate):
-                return json.dumps({'ok': False, 'message': "the template defines no GenerateConfig(context) function"})
-            out = generate(context)
+            with py2:
+                exec(_py2_compile(req['source'], template), scope)
+                generate = scope.get('GenerateConfig')
+                if not callable(generate):
+                    return json.dumps({'ok': False, 'message': "the template defines no GenerateConfig(context) function"})
+                out = generate(context)
         except SyntaxError as e:
-            return json.dumps({'ok': False, 'message': 'SyntaxError: %s (line %s)' % (e.msg, e.lineno)})
+            own = e.filename == template
+            return json.dumps({'ok': False, 'message': 'SyntaxError: %s (%sline %s)%s' % (
+                e.msg, '' if own else '%s ' % e.filename.replace(root + '/', ''), e.lineno, _py2_syntax_hint(req['source'], e.lineno) if own else '')})
         except BaseException as e:
             line = _where(e.__traceback__, template)
             text = ''.join(traceback.format_exception_only(type(e), e)).strip()
-            return json.dumps({'ok': False, 'message': text + (' (line %d)' % line if line else '')})
+            return json.dumps({'ok': False, 'message': text + (' (line %d)' % line if line else '') + _py2_hint(text)})
+        refused = py2.refusal()
+        if refused:
+            return json.dumps({'ok': False, 'message': refused})
         if isinstance(out, str):
             return json.dumps({'ok': True, 'value': out})
         try:
-            return json.dumps({'ok': True, 'value': out})
+            return json.dumps({'ok': True, 'value': out}, default=_py2_json)
         except (TypeError, ValueError) as e:
             return json.dumps({'ok': False, 'message': 'GenerateConfig returned something that is neither YAML text nor plain data: %s' % e})
     finally:
@@ -195,6 +195,502 @@ def _keelson_run(payload):
             if f.startswith(root + '/'):
                 del sys.modules[m]
 `);
+// DM's templates were Python 2; this interpreter is Python 3. The compatibility layer every template
+// and helper module is compiled through (issue 36): kept apart from the sandbox's own code above.
+const PY2_COMPAT = String.raw`
+# ---- Python 2 as DM ran it (issue 36) --------------------------------------------------------
+# DM ran .py templates under Python 2.7; this interpreter is Python 3. What a template means must
+# not change with the interpreter, so every template and helper module is compiled through
+# _py2_compile: Python 2 statements that translate mechanically are rewritten token by token (never
+# a text search, which would also hit strings and comments), the rest are refused naming the
+# construct and its line, and the syntax tree is rewritten so that '/' on two integers floors and
+# a dict's keys()/values()/items() are lists, as they were in Python 2. Template code also sees
+# Python 2's builtins (range/map/filter/zip give lists, round() rounds half away from zero and gives
+# a float); library code (PyYAML, the standard library) keeps Python 3's.
+import ast as _py2_ast, io as _py2_io, tokenize as _py2_tok, warnings as _py2_warnings
+import decimal as _py2_decimal, functools as _py2_functools, itertools as _py2_itertools, re as _py2_re
+
+
+def _py2_refuse(what, filename, line, fix):
+    return SyntaxError('Python 2 %s: %s' % (what, fix), (filename, line, 0, ''))
+
+
+def _py2_translate(source, filename):
+    '''Python 2 statements rewritten as the Python 3 that means the same, keeping every line where it was.'''
+    try:
+        toks = list(_py2_tok.generate_tokens(_py2_io.StringIO(source).readline))
+    except _py2_tok.TokenError as e:
+        msg, (line, _col) = e.args
+        if "'u' and 'r'" in msg:
+            raise _py2_refuse("string prefix ur'...'", filename, line, "Python 3 has no ur'' strings; write u'...' with doubled backslashes")
+        return source  # compile() names the error
+    except SyntaxError:
+        return source
+    starts = [0]
+    for l in _py2_io.StringIO(source):  # lines as the tokenizer reads them (split at \n only)
+        starts.append(starts[-1] + len(l))
+    at = lambda pos: starts[pos[0] - 1] + pos[1]
+    N, OP, NUM = _py2_tok.NAME, _py2_tok.OP, _py2_tok.NUMBER
+    skip = (_py2_tok.COMMENT, _py2_tok.NL, _py2_tok.INDENT, _py2_tok.DEDENT)
+    sig = [t for t in toks if t.type not in skip]
+    future = set()
+    for i, t in enumerate(sig[:-3]):
+        if t.string == 'from' and sig[i + 1].string == '__future__' and sig[i + 2].string == 'import':
+            j = i + 3
+            while j < len(sig) and sig[j].type not in (_py2_tok.NEWLINE, _py2_tok.ENDMARKER):
+                if sig[j].type == N:
+                    future.add(sig[j].string)
+                j += 1
+    edits = []  # (start offset, end offset, text)
+
+    def statement(i):
+        '''Indexes of the top-level commas (and 'in's) of the simple statement starting at sig[i], and where it ends.'''
+        depth, commas, ins, j = 0, [], [], i + 1
+        while j < len(sig):
+            t = sig[j]
+            if t.type == OP and t.string in '([{':
+                depth += 1
+            elif t.type == OP and t.string in ')]}':
+                depth -= 1
+            elif depth == 0 and (t.type in (_py2_tok.NEWLINE, _py2_tok.ENDMARKER) or (t.type == OP and t.string in (';', ':'))):
+                break
+            elif depth == 0 and t.type == OP and t.string == ',':
+                commas.append(j)
+            elif depth == 0 and t.type == N and t.string == 'in':
+                ins.append(j)
+            j += 1
+        return commas, ins, j
+
+    def _closes(j):
+        '''Index of the bracket closing the one at sig[j].'''
+        depth = 0
+        for k in range(j, len(sig)):
+            if sig[k].type == OP and sig[k].string in '([{':
+                depth += 1
+            elif sig[k].type == OP and sig[k].string in ')]}':
+                depth -= 1
+                if depth == 0:
+                    return k
+        return None
+
+    ticks = []  # open backticks: the bracket depth each opened at
+    depth = 0
+    for i, t in enumerate(sig):
+        prev = sig[i - 1] if i else None
+        attr = prev is not None and prev.type == OP and prev.string == '.'
+        if t.type == OP and t.string in '([{':
+            depth += 1
+        elif t.type == OP and t.string in ')]}':
+            depth -= 1
+        if t.type == OP and t.string == '<>':
+            edits.append((at(t.start), at(t.end), '!='))
+        elif t.type == OP and t.string == '\x60':
+            if ticks and ticks[-1] == depth:
+                ticks.pop()
+                edits.append((at(t.start), at(t.end), ')'))
+            else:
+                ticks.append(depth)
+                edits.append((at(t.start), at(t.end), 'repr('))
+        elif t.type == NUM and _py2_re.fullmatch(r'0[0-7]+', t.string):
+            edits.append((at(t.start), at(t.end), '0o' + t.string[1:]))
+        elif t.type == N and t.string in ('L', 'l') and prev is not None and prev.type == NUM and prev.end == t.start:
+            edits.append((at(t.start), at(t.end), ''))
+        elif t.type == N and t.string == 'except' and not attr:
+            commas, _ins, end = statement(i)
+            if commas and end < len(sig) and sig[end].string == ':':
+                c = sig[commas[0]]
+                edits.append((at(c.start), at(c.end), ' as'))
+        elif t.type == N and t.string == 'raise' and not attr:
+            commas, _ins, end = statement(i)
+            if commas:
+                last = sig[end - 1]
+                edits.append((at(t.end), at(t.end), ' __py2_raise__('))
+                if len(commas) > 1:
+                    c = sig[commas[1]]
+                    edits.append((at(c.start), at(c.end), ').with_traceback('))
+                edits.append((at(last.end), at(last.end), ')'))
+        elif t.type == N and t.string == 'exec' and not attr and 'print_function' not in future:
+            nxt = sig[i + 1]
+            if nxt.type == OP and nxt.string in ('=', '.', ')', ']', ',', ':'):
+                continue
+            _commas, ins, end = statement(i)
+            last = sig[end - 1]
+            if nxt.string == '(' and _closes(i + 1) == end - 1:
+                continue  # exec(code, ns): Python 2's tuple form is Python 3's call
+            edits.append((at(t.start), at(t.end), 'exec('))
+            if ins:
+                c = sig[ins[0]]
+                edits.append((at(c.start), at(c.end), ','))
+            edits.append((at(last.end), at(last.end), ')'))
+        elif t.type == N and t.string == 'print' and not attr and 'print_function' not in future:
+            nxt = sig[i + 1]
+            if nxt.type == OP and nxt.string in ('=', '.', ')', ']', ','):
+                continue  # a name, as in Python 3 code that prints with print_function's print
+            commas, _ins, end = statement(i)
+            if end == i + 1:
+                edits.append((at(t.start), at(t.end), 'print()'))
+                continue
+            first, last = i + 1, end - 1
+            extra = []
+            if sig[first].type == OP and sig[first].string == '>>':
+                # print >>f, a, b  ->  print(a, b, file=f)
+                stop = commas[0] if commas else end
+                extra.append('file=' + source[at(sig[first + 1].start):at(sig[stop - 1].end)])
+                commas = commas[1:]
+                first = stop + 1 if commas or stop < end else end
+            if commas and commas[-1] == last:
+                extra.append("end=' '")
+                commas = commas[:-1]
+                last -= 1
+            args = []
+            if first <= last:
+                bounds = [first - 1] + commas + [last + 1]
+                for a, b in zip(bounds, bounds[1:]):
+                    args.append(source[at(sig[a + 1].start):at(sig[b - 1].end)])
+            text = 'print(' + ', '.join(args + extra) + ')'
+            # Keep the lines: whatever the statement spanned, it still spans.
+            span = source[at(t.start):at(sig[end - 1].end)]
+            text += '\n' * (span.count('\n') - text.count('\n')) if span.count('\n') > text.count('\n') else ''
+            edits.append((at(t.start), at(sig[end - 1].end), text))
+    out = source
+    for a, b, text in sorted(edits, key=lambda e: e[0], reverse=True):
+        out = out[:a] + text + out[b:]
+    return out
+
+
+_PY2_DICT_METHODS = ('keys', 'values', 'items', 'iteritems', 'itervalues', 'iterkeys', 'has_key', 'viewkeys', 'viewvalues', 'viewitems')
+
+
+class _Py2Tree(_py2_ast.NodeTransformer):
+    ''''/' as Python 2's (floor on two integers), and Python 2's dict and list methods, through helpers.'''
+
+    def __init__(self, true_division):
+        self.true_division = true_division
+        self.temps = 0
+
+    def _div(self, left, right, node):
+        call = _py2_ast.Call(_py2_ast.Name('__py2_div__', _py2_ast.Load()), [left, right], [])
+        return _py2_ast.copy_location(call, node)
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, _py2_ast.Div) and not self.true_division:
+            return self._div(node.left, node.right, node)
+        return node
+
+    def _temp(self):
+        self.temps += 1
+        return '__py2_t%d__' % self.temps
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, _py2_ast.Div) or self.true_division:
+            return node
+        L, S = _py2_ast.Load(), _py2_ast.Store()
+        target, pre = node.target, []
+        if isinstance(target, _py2_ast.Name):
+            read, write = _py2_ast.Name(target.id, L), _py2_ast.Name(target.id, S)
+        elif isinstance(target, _py2_ast.Attribute):
+            obj = self._temp()
+            pre.append(_py2_ast.Assign([_py2_ast.Name(obj, S)], target.value))
+            read = _py2_ast.Attribute(_py2_ast.Name(obj, L), target.attr, L)
+            write = _py2_ast.Attribute(_py2_ast.Name(obj, L), target.attr, S)
+        else:  # Subscript: the container and the index are evaluated once, as 'x[i] /= y' does
+            obj, key = self._temp(), self._temp()
+            pre.append(_py2_ast.Assign([_py2_ast.Name(obj, S)], target.value))
+            pre.append(_py2_ast.Assign([_py2_ast.Name(key, S)], target.slice))
+            read = _py2_ast.Subscript(_py2_ast.Name(obj, L), _py2_ast.Name(key, L), L)
+            write = _py2_ast.Subscript(_py2_ast.Name(obj, L), _py2_ast.Name(key, L), S)
+        out = pre + [_py2_ast.Assign([write], self._div(read, node.value, node))]
+        for n in out:
+            _py2_ast.copy_location(n, node)
+            _py2_ast.fix_missing_locations(n)
+        return out
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, _py2_ast.Attribute) and (
+            f.attr in _PY2_DICT_METHODS or (f.attr == 'sort' and any(k.arg == 'cmp' for k in node.keywords))
+        ):
+            call = _py2_ast.Call(
+                _py2_ast.Name('__py2_method__', _py2_ast.Load()),
+                [f.value, _py2_ast.Constant(f.attr)] + node.args,
+                node.keywords,
+            )
+            return _py2_ast.copy_location(call, node)
+        return node
+
+
+def _py2_compile(source, filename):
+    '''A Python 2 template's code object, meaning what it meant under Python 2.'''
+    with _py2_warnings.catch_warnings():
+        # Python 2 gave none of Python 3's syntax warnings; DM's service failed on anything written to stderr.
+        _py2_warnings.simplefilter('ignore')
+        text = _py2_translate(source, filename)
+        tree = compile(text, filename, 'exec', _py2_ast.PyCF_ONLY_AST)
+        future = {a.name for n in tree.body if isinstance(n, _py2_ast.ImportFrom) and n.module == '__future__' for a in n.names}
+        tree = _Py2Tree('division' in future).visit(tree)
+        _py2_ast.fix_missing_locations(tree)
+        return compile(tree, filename, 'exec', dont_inherit=True)
+
+
+def __py2_div__(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return a // b
+    return a / b
+
+
+def __py2_method__(obj, name, *args, **kw):
+    if isinstance(obj, dict):
+        if name in ('keys', 'values', 'items'):
+            return list(getattr(obj, name)(*args, **kw))
+        if name in ('iteritems', 'itervalues', 'iterkeys'):
+            return iter(getattr(obj, name[4:])(*args, **kw))
+        if name in ('viewkeys', 'viewvalues', 'viewitems'):
+            return getattr(obj, name[4:])(*args, **kw)
+        if name == 'has_key':
+            return obj.__contains__(*args, **kw)
+    if name == 'sort' and isinstance(obj, list) and 'cmp' in kw:
+        cmp = kw.pop('cmp')
+        if cmp is not None:
+            kw['key'] = _py2_cmp_key(cmp, kw.get('key'))
+    return getattr(obj, name)(*args, **kw)
+
+
+def _py2_cmp_key(cmp, key):
+    k = _py2_functools.cmp_to_key(cmp)
+    return k if key is None else (lambda v: k(key(v)))
+
+
+def __py2_raise__(kind, value=None):
+    '''Python 2's 'raise E, V': V is E's argument, its arguments when a tuple, or the exception itself.'''
+    if isinstance(kind, BaseException):
+        return kind
+    if isinstance(value, kind):
+        return value
+    if value is None:
+        return kind()
+    if isinstance(value, tuple):
+        return kind(*value)
+    return kind(value)
+
+
+def _py2_round(x, n=0):
+    '''Python 2's round(): halves away from zero, on the float's exact value, and always a float.'''
+    x = float(x)
+    if x != x or x in (float('inf'), float('-inf')) or n > 330:
+        return x
+    exact = _py2_decimal.Context(prec=1000, rounding=_py2_decimal.ROUND_HALF_UP)
+    return float(exact.quantize(_py2_decimal.Decimal(x), _py2_decimal.Decimal(1).scaleb(-n)))
+
+
+def _py2_map(f, *seqs):
+    if len(seqs) == 1:
+        return [v for v in seqs[0]] if f is None else [f(v) for v in seqs[0]]
+    rows = list(_py2_itertools.zip_longest(*seqs))
+    return rows if f is None else [f(*r) for r in rows]
+
+
+def _py2_filter(f, seq):
+    keep = [v for v in seq if (f(v) if f is not None else v)]
+    if isinstance(seq, str):
+        return ''.join(keep)
+    if isinstance(seq, tuple):
+        return tuple(keep)
+    return keep
+
+
+def _py2_sorted(seq, cmp=None, key=None, reverse=False):
+    if cmp is not None:
+        key = _py2_cmp_key(cmp, key)
+    return sorted(seq, key=key, reverse=reverse)
+
+
+def _py2_cmp(a, b):
+    return (a > b) - (a < b)
+
+
+def _py2_builtins():
+    '''The builtins a template's code sees: Python 2's where they behaved differently.'''
+    b = dict(builtins.__dict__)
+    b.update(
+        range=lambda *a: list(range(*a)),
+        xrange=range,
+        map=_py2_map,
+        filter=_py2_filter,
+        zip=lambda *a: list(zip(*a)),
+        round=_py2_round,
+        sorted=_py2_sorted,
+        cmp=_py2_cmp,
+        reduce=_py2_functools.reduce,
+        unichr=chr,
+        __py2_div__=__py2_div__,
+        __py2_method__=__py2_method__,
+        __py2_raise__=__py2_raise__,
+    )
+    return b
+
+
+class _Py2Loader(object):
+    '''Helper modules from the template's imports, compiled as Python 2 like the template.'''
+
+    def __init__(self, path, builtins_):
+        self.path, self.builtins = path, builtins_
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        with open(self.path) as f:
+            source = f.read()
+        module.__dict__['__builtins__'] = self.builtins
+        exec(_py2_compile(source, self.path), module.__dict__)
+
+
+class _Py2Finder(object):
+    '''Finds a run's helper modules (written under its root) for _Py2Loader; anything else is not its business.'''
+    root = [None, None]  # the run's folder and its builtins, while a template runs
+
+    def find_spec(self, name, path=None, target=None):
+        root, b = _Py2Finder.root
+        if root is None:
+            return None
+        base = os.path.join(root, *name.split('.'))
+        for file, package in ((base + '.py', False), (os.path.join(base, '__init__.py'), True)):
+            if os.path.isfile(file):
+                return importlib.util.spec_from_file_location(
+                    name, file, loader=_Py2Loader(file, b), submodule_search_locations=[base] if package else None
+                )
+        return None
+
+
+import importlib.util
+sys.meta_path.insert(1, _Py2Finder())  # after the blocker
+
+
+class _Py2Stream(_py2_io.TextIOBase):
+    '''sys.stdout or sys.stderr while a template runs: what it writes, and the template line that wrote first.'''
+
+    def __init__(self, files):
+        self.text, self.line, self.files = '', None, files
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError('write() argument must be str, not %s' % type(s).__name__)
+        if s and self.line is None:
+            f = sys._getframe(1)
+            while f is not None and f.f_code.co_filename not in self.files and not f.f_code.co_filename.startswith(self.files[1] + '/'):
+                f = f.f_back
+            self.line = (f.f_code.co_filename.replace(self.files[1] + '/', ''), f.f_lineno) if f is not None else None
+        if len(self.text) < 65536:
+            self.text += s[: 65536 - len(self.text)]
+        return len(s)
+
+
+_py2_printed = {'scope': None, 'text': ''}
+
+
+class _Py2Output(object):
+    '''While a template runs: Python 2's builtins for its modules, and its stdout and stderr captured.'''
+
+    def __init__(self, template, root, scope):
+        self.template, self.root, self.scope = template, root, scope
+        self.builtins = _py2_builtins()
+
+    def __enter__(self):
+        if _py2_printed['scope'] is None or _py2_printed['scope'] != self.scope:
+            _py2_printed['scope'], _py2_printed['text'] = self.scope, ''
+        self.saved = sys.stdout, sys.stderr
+        self.out, self.err = _Py2Stream((self.template, self.root)), _Py2Stream((self.template, self.root))
+        sys.stdout, sys.stderr = self.out, self.err
+        _Py2Finder.root = [self.root, self.builtins]
+        self.warnings = _py2_warnings.catch_warnings()
+        self.warnings.__enter__()
+        _py2_warnings.simplefilter('ignore')
+        return self
+
+    def __exit__(self, *exc):
+        self.warnings.__exit__(*exc)
+        sys.stdout, sys.stderr = self.saved
+        _Py2Finder.root = [None, None]
+        return False
+
+    def refusal(self):
+        '''Why DM's service failed this expansion for what its templates wrote, or None when it did not.'''
+        def where(stream):
+            return ' (%s line %d)' % stream.line if stream.line else ''
+        if self.err.text:
+            return ('the template wrote to stderr%s: %r. DM\'s service failed an expansion that wrote anything '
+                    'to stderr; remove the write' % (where(self.err), self.err.text[:200]))
+        if not self.out.text:
+            return None
+        _py2_printed['text'] += self.out.text
+        # DM's service read the expansion's stdout as its result: what templates printed went in front of
+        # the YAML it wrote ('config:' first, at the margin). It failed unless the two still parsed as one mapping.
+        if 'yaml' not in sys.modules:
+            problem = 'PyYAML is not installed on this server to tell whether DM could read it'
+        else:
+            try:
+                doc = sys.modules['yaml'].safe_load(_py2_printed['text'] + 'config:\n  resources: []\nlayout:\n  resources: []\n')
+                problem = None if isinstance(doc, dict) and 'config' in doc else 'it is not part of a YAML mapping'
+            except Exception as e:
+                problem = str(e).split('\n')[0]
+        if problem is None:
+            return None
+        return ('the template printed %r to stdout%s: DM\'s service read what templates print as part of the '
+                'expansion\'s result, and with this in front of it the result was not YAML (%s); remove the print'
+                % (self.out.text[:200], where(self.out), problem))
+
+
+_PY2_HINTS = (
+    (r"object has no attribute 'message'", "Python 2's exception .message is gone: write str(e)"),
+    (r"'str' object has no attribute 'decode'", "Python 2's str.decode(): text is already Unicode here, drop the call"),
+    (r"module 'string' has no attribute", "Python 2's string-module functions are gone: use the str methods"),
+    (r"'dict_(keys|values|items)' object", "Python 2's dict.keys()/values()/items() gave lists: write list(d.keys())"),
+    (r"not supported between instances of", "Python 2 ordered values of different types (None < 1); Python 3 refuses to"),
+    (r"name '(file|execfile|raw_input|reload|apply|buffer|intern|coerce)' is not defined", "a Python 2 builtin that Python 3 does not have"),
+    (r"No module named '(__builtin__|urllib2|urlparse|StringIO|cStringIO|ConfigParser|Queue|cPickle|commands|httplib|HTMLParser)'", "a Python 2 module: Python 3 renamed or removed it"),
+)
+
+
+def _py2_hint(message):
+    '''Where a Python 3 error comes from a Python 2 habit the compatibility layer does not cover, say so.'''
+    for pattern, hint in _PY2_HINTS:
+        if _py2_re.search(pattern, message):
+            return ' [%s]' % hint
+    return ''
+
+
+def _py2_syntax_hint(source, line):
+    '''Python 2 syntax that has no mechanical Python 3 translation, named, for a SyntaxError at line.'''
+    try:
+        toks = [t for t in _py2_tok.generate_tokens(_py2_io.StringIO(source).readline) if t.start[0] == line]
+    except (_py2_tok.TokenError, SyntaxError):
+        return ''
+    for i, t in enumerate(toks[:-1]):
+        after = toks[i + 1]
+        # lambda (k, v): ...  or  def f(a, (b, c)): ...
+        if (t.string == 'lambda' and after.string == '(') or (
+            t.string in ('(', ',') and after.string == '(' and any(x.string == 'def' for x in toks[:i])
+        ):
+            return " [Python 2's tuple parameters (lambda (k, v): ...) are gone: take one parameter and unpack it]"
+    return ''
+
+
+def _py2_json(value):
+    '''Python 2's str was bytes: ASCII bytes in the result are the text they were in DM.'''
+    if isinstance(value, bytes):
+        try:
+            return value.decode('ascii')
+        except UnicodeDecodeError:
+            pass
+    raise TypeError('Object of type %s is not JSON serializable' % type(value).__name__)
+`;
+py.runPython(PY2_COMPAT);
 // The JavaScript modules go: with them registered, any template that found
 // the import hook (sys.meta_path) could take `pyodide_js` — the interpreter's
 // whole API — out of it, blocker or no blocker.
