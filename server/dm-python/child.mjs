@@ -376,6 +376,16 @@ class _Py2Tree(_py2_ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.op, _py2_ast.Div) and not self.true_division:
             return self._div(node.left, node.right, node)
+        if isinstance(node.op, _py2_ast.Mod):  # '%s' % 0.1: a float as Python 2's str() wrote it
+            call = _py2_ast.Call(_py2_ast.Name('__py2_mod__', _py2_ast.Load()), [node.left, node.right], [])
+            return _py2_ast.copy_location(call, node)
+        return node
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr == 'message' and isinstance(node.ctx, _py2_ast.Load):  # Python 2's exception.message
+            call = _py2_ast.Call(_py2_ast.Name('__py2_message__', _py2_ast.Load()), [node.value], [])
+            return _py2_ast.copy_location(call, node)
         return node
 
     def _temp(self):
@@ -410,8 +420,12 @@ class _Py2Tree(_py2_ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         f = node.func
+        if isinstance(f, _py2_ast.Name) and f.id in ('str', 'unicode') and len(node.args) == 1 and not node.keywords:
+            # str(x) through whatever str names here: Python 2's text for a float when it is the builtin
+            call = _py2_ast.Call(_py2_ast.Name('__py2_str__', _py2_ast.Load()), [f, node.args[0]], [])
+            return _py2_ast.copy_location(call, node)
         if isinstance(f, _py2_ast.Attribute) and (
-            f.attr in _PY2_DICT_METHODS or (f.attr == 'sort' and any(k.arg == 'cmp' for k in node.keywords))
+            f.attr in _PY2_DICT_METHODS or f.attr == 'format' or (f.attr == 'sort' and any(k.arg == 'cmp' for k in node.keywords))
         ):
             call = _py2_ast.Call(
                 _py2_ast.Name('__py2_method__', _py2_ast.Load()),
@@ -451,11 +465,68 @@ def __py2_method__(obj, name, *args, **kw):
             return getattr(obj, name[4:])(*args, **kw)
         if name == 'has_key':
             return obj.__contains__(*args, **kw)
+    if name == 'format' and isinstance(obj, str):
+        args, kw = [_py2_float(a) for a in args], {k: _py2_float(v) for k, v in kw.items()}
     if name == 'sort' and isinstance(obj, list) and 'cmp' in kw:
         cmp = kw.pop('cmp')
         if cmp is not None:
             kw['key'] = _py2_cmp_key(cmp, kw.get('key'))
     return getattr(obj, name)(*args, **kw)
+
+
+def _py2_float_str(x):
+    '''str(x) for a float as Python 2.7 wrote it: 12 significant digits (str(0.1 + 0.2) was '0.3').'''
+    if x != x or x in (float('inf'), float('-inf')):
+        return repr(x)
+    mant, exp = ('%.11e' % x).split('e')
+    if int(exp) + 1 <= -4 or int(exp) + 1 > 11:
+        return '%se%s%02d' % (mant.rstrip('0').rstrip('.'), '-' if int(exp) < 0 else '+', abs(int(exp)))
+    s = '%.12g' % x
+    return s if '.' in s else s + '.0'
+
+
+class _Py2Float(float):
+    '''A float that formats as text the way Python 2's str() did; any other format is the float's own.'''
+    def __str__(self):
+        return _py2_float_str(float(self))
+
+    def __format__(self, spec):
+        return _py2_float_str(float(self)) if spec == '' else float.__format__(float(self), spec)
+
+
+def _py2_float(v):
+    return _Py2Float(v) if type(v) is float else v
+
+
+def __py2_str__(f, x):
+    if f is str and type(x) is float:
+        return _py2_float_str(x)
+    return f(x)
+
+
+def __py2_mod__(a, b):
+    if isinstance(a, str):
+        if type(b) is tuple:
+            b = tuple(_py2_float(v) for v in b)
+        elif type(b) is dict:
+            b = {k: _py2_float(v) for k, v in b.items()}
+        else:
+            b = _py2_float(b)
+    return a % b
+
+
+def __py2_message__(obj):
+    '''Python 2's BaseException.message: its one argument, else empty.'''
+    try:
+        return obj.message
+    except AttributeError:
+        if isinstance(obj, BaseException):
+            return obj.args[0] if len(obj.args) == 1 else ''
+        raise
+
+
+def _py2_oct(n):
+    return oct(n).replace('0o', '0') if n else '0'
 
 
 def _py2_cmp_key(cmp, key):
@@ -511,6 +582,21 @@ def _py2_cmp(a, b):
     return (a > b) - (a < b)
 
 
+import itertools as _py2_it, string as _py2_string, types as _py2_types
+sys.maxint = 2 ** 63 - 1  # DM's 64-bit Python 2 (this interpreter is 32-bit WebAssembly)
+for _a, _b in (('izip', zip), ('imap', map), ('ifilter', filter), ('izip_longest', _py2_it.zip_longest)):
+    setattr(_py2_it, _a, _b)
+for _a, _b in (('StringType', str), ('UnicodeType', str), ('StringTypes', (str,)), ('IntType', int), ('LongType', int),
+               ('FloatType', float), ('BooleanType', bool), ('ListType', list), ('DictType', dict), ('TupleType', tuple)):
+    setattr(_py2_types, _a, _b)
+for _a, _b in (('letters', _py2_string.ascii_letters), ('lowercase', _py2_string.ascii_lowercase),
+               ('uppercase', _py2_string.ascii_uppercase), ('join', lambda words, sep=' ': sep.join(words)),
+               ('split', lambda s, sep=None, n=-1: s.split(sep, n)), ('strip', lambda s, chars=None: s.strip(chars)),
+               ('lower', lambda s: s.lower()), ('upper', lambda s: s.upper()), ('replace', lambda s, a, b, n=-1: s.replace(a, b, n)),
+               ('atoi', lambda s, base=10: int(s, base))):
+    setattr(_py2_string, _a, _b)
+
+
 def _py2_builtins():
     '''The builtins a template's code sees: Python 2's where they behaved differently.'''
     b = dict(builtins.__dict__)
@@ -525,6 +611,12 @@ def _py2_builtins():
         cmp=_py2_cmp,
         reduce=_py2_functools.reduce,
         unichr=chr,
+        oct=_py2_oct,
+        apply=lambda f, args=(), kw={}: f(*args, **kw),
+        intern=sys.intern,
+        __py2_str__=__py2_str__,
+        __py2_mod__=__py2_mod__,
+        __py2_message__=__py2_message__,
         __py2_div__=__py2_div__,
         __py2_method__=__py2_method__,
         __py2_raise__=__py2_raise__,
