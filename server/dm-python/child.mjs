@@ -173,7 +173,7 @@ def _keelson_run(payload):
         except SyntaxError as e:
             own = e.filename == template
             return json.dumps({'ok': False, 'message': 'SyntaxError: %s (%sline %s)%s' % (
-                e.msg, '' if own else '%s ' % e.filename.replace(root + '/', ''), e.lineno, _py2_syntax_hint(req['source'], e.lineno) if own else '')})
+                e.msg, '' if own else '%s ' % e.filename.replace(root + '/', ''), e.lineno, _py2_syntax_hint(e))})
         except BaseException as e:
             line = _where(e.__traceback__, template)
             text = ''.join(traceback.format_exception_only(type(e), e)).strip()
@@ -215,21 +215,37 @@ def _py2_refuse(what, filename, line, fix):
     return SyntaxError('Python 2 %s: %s' % (what, fix), (filename, line, 0, ''))
 
 
+def _py2_ur(token):
+    '''A Python 2 ur'' literal as a Python 3 one: raw, but for its \\u and \\U escapes.'''
+    body = token[1:].lstrip('rR')
+    q = 3 if body[:3] in ('"""', "'''") else 1
+    value = body[q:-q].encode('raw_unicode_escape').decode('raw_unicode_escape')
+    if '\n' not in value:
+        return repr(value)
+    # Keep its lines where they were.
+    return '"""' + value.replace('\\', '\\\\').replace('"', '\\"').replace('\r', '\\r') + '"""'
+
+
 def _py2_translate(source, filename):
-    '''Python 2 statements rewritten as the Python 3 that means the same, keeping every line where it was.'''
-    try:
-        toks = list(_py2_tok.generate_tokens(_py2_io.StringIO(source).readline))
-    except _py2_tok.TokenError as e:
-        msg, (line, _col) = e.args
-        if "'u' and 'r'" in msg:
-            raise _py2_refuse("string prefix ur'...'", filename, line, "Python 3 has no ur'' strings; write u'...' with doubled backslashes")
-        return source  # compile() names the error
-    except SyntaxError:
-        return source
+    '''Python 2 statements rewritten as the Python 3 that means the same, keeping every line where it was;
+    and the tuple parameters it replaced by names, {name: the tuple's source}, for _Py2Tree to unpack.'''
     starts = [0]
     for l in _py2_io.StringIO(source):  # lines as the tokenizer reads them (split at \n only)
         starts.append(starts[-1] + len(l))
     at = lambda pos: starts[pos[0] - 1] + pos[1]
+    text, ur = source, set()
+    while True:
+        try:
+            toks = list(_py2_tok.generate_tokens(_py2_io.StringIO(text).readline))
+            break
+        except _py2_tok.TokenError as e:
+            msg, (line, col) = e.args
+            if "'u' and 'r'" not in msg or (line, col - 1) in ur:
+                return source, {}  # compile() names the error
+            ur.add((line, col - 1))
+            text = text[:at((line, col - 1))] + ' ' + text[at((line, col)):]
+        except SyntaxError:
+            return source, {}
     N, OP, NUM = _py2_tok.NAME, _py2_tok.OP, _py2_tok.NUMBER
     skip = (_py2_tok.COMMENT, _py2_tok.NL, _py2_tok.INDENT, _py2_tok.DEDENT)
     sig = [t for t in toks if t.type not in skip]
@@ -242,6 +258,7 @@ def _py2_translate(source, filename):
                     future.add(sig[j].string)
                 j += 1
     edits = []  # (start offset, end offset, text)
+    tuples = {}
 
     def statement(i):
         '''Indexes of the top-level commas (and 'in's) of the simple statement starting at sig[i], and where it ends.'''
@@ -330,32 +347,51 @@ def _py2_translate(source, filename):
             if end == i + 1:
                 edits.append((at(t.start), at(t.end), 'print()'))
                 continue
-            first, last = i + 1, end - 1
-            extra = []
-            if sig[first].type == OP and sig[first].string == '>>':
-                # print >>f, a, b  ->  print(a, b, file=f)
-                stop = commas[0] if commas else end
-                extra.append('file=' + source[at(sig[first + 1].start):at(sig[stop - 1].end)])
-                commas = commas[1:]
-                first = stop + 1 if commas or stop < end else end
-            if commas and commas[-1] == last:
-                extra.append("end=' '")
+            # Insertions only, so that whatever else the statement holds is translated too.
+            edits.append((at(t.start), at(t.end), 'print('))
+            last, tail = sig[end - 1], ''
+            if commas and commas[-1] == end - 1:  # print a,  ->  print(a, end=' '): no newline
+                edits.append((at(last.start), at(last.end), ", end=' '"))
                 commas = commas[:-1]
-                last -= 1
-            args = []
-            if first <= last:
-                bounds = [first - 1] + commas + [last + 1]
-                for a, b in zip(bounds, bounds[1:]):
-                    args.append(source[at(sig[a + 1].start):at(sig[b - 1].end)])
-            text = 'print(' + ', '.join(args + extra) + ')'
-            # Keep the lines: whatever the statement spanned, it still spans.
-            span = source[at(t.start):at(sig[end - 1].end)]
-            text += '\n' * (span.count('\n') - text.count('\n')) if span.count('\n') > text.count('\n') else ''
-            edits.append((at(t.start), at(sig[end - 1].end), text))
+            if sig[i + 1].type == OP and sig[i + 1].string == '>>':  # print >>f, a  ->  print(a, file=f)
+                stop = sig[commas[0]] if commas else last
+                f = source[at(sig[i + 2].start):at(stop.start if commas else stop.end)]
+                edits.append((at(sig[i + 1].start), at(stop.end) if commas else at(stop.end), '' if commas else 'file=' + f))
+                tail = ', file=' + f if commas else ''
+            edits.append((at(last.end), at(last.end), tail + ')'))
+        elif t.type == N and t.string in ('def', 'lambda') and not attr:
+            # Python 2's tuple parameters, def f(a, (b, c)) and lambda (k, v): a name each, unpacked by _Py2Tree.
+            j = i + 2 if t.string == 'def' else i
+            if t.string == 'def' and not (j < len(sig) and sig[j].string == '('):
+                continue
+            d = 0
+            while j + 1 < len(sig):
+                j += 1
+                u = sig[j]
+                if u.type == OP and u.string in '([{':
+                    if u.string == '(' and d == 0 and sig[j - 1].string in ('(', ',', 'lambda'):
+                        close = _closes(j)
+                        name = '__py2_t%d__' % (len(tuples) + 1)
+                        tuples[name] = source[at(u.start):at(sig[close].end)]
+                        edits.append((at(u.start), at(sig[close].end), name))
+                        j = close
+                        continue
+                    d += 1
+                elif u.type == OP and u.string in ')]}':
+                    d -= 1
+                    if d < 0:
+                        break
+                elif d == 0 and u.type == OP and u.string == ':' and t.string == 'lambda':
+                    break
+                elif u.type in (_py2_tok.NEWLINE, _py2_tok.ENDMARKER):
+                    break
+    for i, t in enumerate(sig):
+        if t.type == _py2_tok.STRING and (t.start[0], t.start[1] - 1) in ur:
+            edits.append((at(t.start) - 1, at(t.end), _py2_ur(t.string)))
     out = source
     for a, b, text in sorted(edits, key=lambda e: e[0], reverse=True):
         out = out[:a] + text + out[b:]
-    return out
+    return out, tuples
 
 
 _PY2_DICT_METHODS = ('keys', 'values', 'items', 'iteritems', 'itervalues', 'iterkeys', 'has_key', 'viewkeys', 'viewvalues', 'viewitems')
@@ -364,9 +400,45 @@ _PY2_DICT_METHODS = ('keys', 'values', 'items', 'iteritems', 'itervalues', 'iter
 class _Py2Tree(_py2_ast.NodeTransformer):
     ''''/' as Python 2's (floor on two integers), and Python 2's dict and list methods, through helpers.'''
 
-    def __init__(self, true_division):
+    def __init__(self, true_division, tuples):
         self.true_division = true_division
+        self.tuples = tuples
         self.temps = 0
+
+    def _unpack(self, args, node):
+        '''The tuple parameters _py2_translate named: [(their target, the name)].'''
+        out = []
+        for a in args.posonlyargs + args.args:
+            if a.arg in self.tuples:
+                target = _py2_ast.parse(self.tuples[a.arg], mode='eval').body
+                for n in _py2_ast.walk(target):
+                    if isinstance(n, (_py2_ast.Name, _py2_ast.Tuple, _py2_ast.List)):
+                        n.ctx = _py2_ast.Store()
+                _py2_ast.copy_location(target, node)
+                _py2_ast.fix_missing_locations(target)
+                out.append((target, a.arg))
+        return out
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        # def f(a, (b, c)): ...  ->  def f(a, t): (b, c) = t; ...
+        first = [
+            _py2_ast.fix_missing_locations(_py2_ast.copy_location(_py2_ast.Assign([target], _py2_ast.Name(name, _py2_ast.Load())), node))
+            for target, name in self._unpack(node.args, node)
+        ]
+        node.body = first + node.body
+        return node
+
+    def visit_Lambda(self, node):
+        self.generic_visit(node)
+        # lambda (k, v): body  ->  lambda t: [body for (k, v) in [t]][0]
+        unpack = self._unpack(node.args, node)
+        if unpack:
+            gens = [_py2_ast.comprehension(target, _py2_ast.List([_py2_ast.Name(name, _py2_ast.Load())], _py2_ast.Load()), [], 0) for target, name in unpack]
+            node.body = _py2_ast.Subscript(_py2_ast.ListComp(node.body, gens), _py2_ast.Constant(0), _py2_ast.Load())
+            _py2_ast.copy_location(node.body, node)
+            _py2_ast.fix_missing_locations(node)
+        return node
 
     def _div(self, left, right, node):
         call = _py2_ast.Call(_py2_ast.Name('__py2_div__', _py2_ast.Load()), [left, right], [])
@@ -441,10 +513,10 @@ def _py2_compile(source, filename):
     with _py2_warnings.catch_warnings():
         # Python 2 gave none of Python 3's syntax warnings; DM's service failed on anything written to stderr.
         _py2_warnings.simplefilter('ignore')
-        text = _py2_translate(source, filename)
+        text, tuples = _py2_translate(source, filename)
         tree = compile(text, filename, 'exec', _py2_ast.PyCF_ONLY_AST)
         future = {a.name for n in tree.body if isinstance(n, _py2_ast.ImportFrom) and n.module == '__future__' for a in n.names}
-        tree = _Py2Tree('division' in future).visit(tree)
+        tree = _Py2Tree('division' in future, tuples).visit(tree)
         _py2_ast.fix_missing_locations(tree)
         return compile(tree, filename, 'exec', dont_inherit=True)
 
@@ -757,19 +829,10 @@ def _py2_hint(message):
     return ''
 
 
-def _py2_syntax_hint(source, line):
-    '''Python 2 syntax that has no mechanical Python 3 translation, named, for a SyntaxError at line.'''
-    try:
-        toks = [t for t in _py2_tok.generate_tokens(_py2_io.StringIO(source).readline) if t.start[0] == line]
-    except (_py2_tok.TokenError, SyntaxError):
-        return ''
-    for i, t in enumerate(toks[:-1]):
-        after = toks[i + 1]
-        # lambda (k, v): ...  or  def f(a, (b, c)): ...
-        if (t.string == 'lambda' and after.string == '(') or (
-            t.string in ('(', ',') and after.string == '(' and any(x.string == 'def' for x in toks[:i])
-        ):
-            return " [Python 2's tuple parameters (lambda (k, v): ...) are gone: take one parameter and unpack it]"
+def _py2_syntax_hint(e):
+    '''Python 2 syntax the compatibility layer does not translate, named, for a SyntaxError.'''
+    if isinstance(e, TabError):
+        return " [Python 2 read a tab in indentation as up to 8 columns, mixed with spaces; Python 3 refuses the mix: indent with spaces]"
     return ''
 
 

@@ -265,8 +265,24 @@ describe("Python sandbox: DM's templates are Python 2", () => {
     });
   });
 
-  test("Python 2 syntax with no Python 3 form is refused naming the construct and its line", () => {
-    assert.deepEqual(value(run(py('def GenerateConfig(c):', '  x = 1', '  return {"p": ur"a\\d"}'))), "refused: SyntaxError: Python 2 string prefix ur'...': Python 3 has no ur'' strings; write u'...' with doubled backslashes (line 3)");
+  test("ur'' strings and tuple parameters run as Python 2 ran them; tabs mixed with spaces are refused naming the Python 2 habit", () => {
+    const r = run(
+      py(
+        'def add((a, b), c=1):',
+        '  if a:',
+        '    return a + b + c',
+        '  return 0',
+        'def GenerateConfig(c):',
+        '  pairs = sorted({"a": 2, "b": 1}.items(), key=lambda (k, v): v)',
+        '  nested = lambda x, (a, (b, d)): x + a + b + d',
+        '  return {"raw": ur"a\\d\\u0041", "add": [add((1, 2)), add([3, 4], 5)], "keys": [k for k, v in pairs], "nested": nested(1, (2, (3, 4)))}',
+      ),
+    );
+    assert.deepEqual(value(r), { raw: 'a\\dA', add: [4, 12], keys: ['b', 'a'], nested: 10 });
+    assert.deepEqual(
+      value(run('def GenerateConfig(c):\n        x = 1\n\treturn x\n')),
+      'refused: SyntaxError: inconsistent use of tabs and spaces in indentation (line 3) [Python 2 read a tab in indentation as up to 8 columns, mixed with spaces; Python 3 refuses the mix: indent with spaces]',
+    );
   });
 
   test("a dict's keys(), values() and items() are lists, whoever built the dict; iteritems and has_key work; the context's dicts are plain dicts", () => {
