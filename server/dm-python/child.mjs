@@ -508,17 +508,28 @@ class _Py2Tree(_py2_ast.NodeTransformer):
         return node
 
 
-def _py2_compile(source, filename):
+def _py2_compile(source, filename, mode='exec'):
     '''A Python 2 template's code object, meaning what it meant under Python 2.'''
     with _py2_warnings.catch_warnings():
         # Python 2 gave none of Python 3's syntax warnings; DM's service failed on anything written to stderr.
         _py2_warnings.simplefilter('ignore')
         text, tuples = _py2_translate(source, filename)
-        tree = compile(text, filename, 'exec', _py2_ast.PyCF_ONLY_AST)
-        future = {a.name for n in tree.body if isinstance(n, _py2_ast.ImportFrom) and n.module == '__future__' for a in n.names}
+        tree = compile(text, filename, mode, _py2_ast.PyCF_ONLY_AST)
+        body = tree.body if mode == 'exec' else []
+        future = {a.name for n in body if isinstance(n, _py2_ast.ImportFrom) and n.module == '__future__' for a in n.names}
         tree = _Py2Tree('division' in future, tuples).visit(tree)
         _py2_ast.fix_missing_locations(tree)
-        return compile(tree, filename, 'exec', dont_inherit=True)
+        return compile(tree, filename, mode, dont_inherit=True)
+
+
+def _py2_run(run, code, mode, g, l, b):
+    '''exec() and eval() in template code: text is Python 2 too, and runs with the template's builtins.'''
+    if g is None:  # the caller's scope, as exec and eval use it
+        f = sys._getframe(2)
+        g, l = f.f_globals, f.f_locals if l is None else l
+    if isinstance(g, dict):
+        g.setdefault('__builtins__', b)
+    return run(_py2_compile(code, '<string>', mode) if isinstance(code, str) else code, g, g if l is None else l)
 
 
 def __py2_div__(a, b):
@@ -684,6 +695,8 @@ def _py2_builtins():
         reduce=_py2_functools.reduce,
         unichr=chr,
         oct=_py2_oct,
+        exec=lambda code, g=None, l=None: _py2_run(exec, code, 'exec', g, l, b),
+        eval=lambda code, g=None, l=None: _py2_run(eval, code, 'eval', g, l, b),
         apply=lambda f, args=(), kw={}: f(*args, **kw),
         intern=sys.intern,
         __py2_str__=__py2_str__,
