@@ -394,7 +394,7 @@ def _py2_translate(source, filename):
     return out, tuples
 
 
-_PY2_DICT_METHODS = ('keys', 'values', 'items', 'iteritems', 'itervalues', 'iterkeys', 'has_key', 'viewkeys', 'viewvalues', 'viewitems')
+_PY2_METHODS = ('encode', 'decode', 'keys', 'values', 'items', 'iteritems', 'itervalues', 'iterkeys', 'has_key', 'viewkeys', 'viewvalues', 'viewitems')
 
 
 class _Py2Tree(_py2_ast.NodeTransformer):
@@ -497,7 +497,7 @@ class _Py2Tree(_py2_ast.NodeTransformer):
             call = _py2_ast.Call(_py2_ast.Name('__py2_str__', _py2_ast.Load()), [f, node.args[0]], [])
             return _py2_ast.copy_location(call, node)
         if isinstance(f, _py2_ast.Attribute) and (
-            f.attr in _PY2_DICT_METHODS or f.attr == 'format' or (f.attr == 'sort' and any(k.arg == 'cmp' for k in node.keywords))
+            f.attr in _PY2_METHODS or f.attr == 'format' or (f.attr == 'sort' and any(k.arg == 'cmp' for k in node.keywords))
         ):
             call = _py2_ast.Call(
                 _py2_ast.Name('__py2_method__', _py2_ast.Load()),
@@ -548,6 +548,8 @@ def __py2_method__(obj, name, *args, **kw):
             return getattr(obj, name[4:])(*args, **kw)
         if name == 'has_key':
             return obj.__contains__(*args, **kw)
+    if name in ('encode', 'decode') and isinstance(obj, str):
+        return _py2_codec(obj, name, *args, **kw)
     if name == 'format' and isinstance(obj, str):
         args, kw = [_py2_float(a) for a in args], {k: _py2_float(v) for k, v in kw.items()}
     if name == 'sort' and isinstance(obj, list) and 'cmp' in kw:
@@ -610,6 +612,20 @@ def __py2_message__(obj):
 
 def _py2_oct(n):
     return oct(n).replace('0o', '0') if n else '0'
+
+
+def _py2_codec(text, name, encoding='ascii', errors='strict'):
+    '''Python 2's str.encode/decode: its str was bytes, so both gave str; 'base64' and 'hex' were codecs too.'''
+    e = encoding.lower().replace('-', '_')
+    if e in ('base64', 'base_64'):
+        if name == 'encode':
+            return _py2_base64.encodebytes(text.encode('latin-1')).decode('ascii')
+        return _py2_text(_py2_base64.decodebytes(text.encode('ascii')))
+    if e in ('hex', 'hex_codec'):
+        return text.encode('latin-1').hex() if name == 'encode' else _py2_text(bytes.fromhex(text))
+    if name == 'decode':
+        return text  # already text
+    return _py2_text(text.encode(encoding, errors))
 
 
 def _py2_cmp_key(cmp, key):
@@ -680,10 +696,60 @@ for _a, _b in (('letters', _py2_string.ascii_letters), ('lowercase', _py2_string
     setattr(_py2_string, _a, _b)
 
 
+import math as _py2_math, base64 as _py2_base64, hashlib as _py2_hashlib
+
+
+def _py2_bytes(v):
+    '''Python 2's str was bytes: text where bytes are wanted is its ASCII bytes (other text failed in Python 2 too).'''
+    return v.encode('ascii') if isinstance(v, str) else v
+
+
+def _py2_text(v):
+    '''... and bytes handed back are the str they were: text, when ASCII.'''
+    if isinstance(v, bytes):
+        try:
+            return v.decode('ascii')
+        except UnicodeDecodeError:
+            pass
+    return v
+
+
+def _py2_module(real, **names):
+    m = _py2_types.ModuleType(real.__name__)
+    m.__dict__.update(real.__dict__)
+    m.__dict__.update(names)
+    return m
+
+
+def _py2_modules():
+    '''Standard modules whose functions behaved differently in Python 2, as template code imports them
+    (library code keeps the real ones): math.floor/ceil gave floats; base64 and hashlib took and gave str.'''
+    b64 = {n: (lambda f: lambda s, *a, **k: _py2_text(f(_py2_bytes(s), *a, **k)))(getattr(_py2_base64, n))
+           for n in ('b64encode', 'b64decode', 'standard_b64encode', 'standard_b64decode', 'urlsafe_b64encode',
+                     'urlsafe_b64decode', 'b32encode', 'b32decode', 'b16encode', 'b16decode', 'encodebytes', 'decodebytes')}
+    b64.update(encodestring=b64['encodebytes'], decodestring=b64['decodebytes'])
+    hashes = {n: (lambda f: lambda data=b'', *a, **k: f(_py2_bytes(data), *a, **k))(getattr(_py2_hashlib, n))
+              for n in ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512')}
+    hashes['new'] = lambda name, data=b'', *a, **k: _py2_hashlib.new(name, _py2_bytes(data), *a, **k)
+    return {
+        'math': _py2_module(_py2_math, floor=lambda x: float(_py2_math.floor(x)), ceil=lambda x: float(_py2_math.ceil(x))),
+        'base64': _py2_module(_py2_base64, **b64),
+        'hashlib': _py2_module(_py2_hashlib, **hashes),
+    }
+
+
 def _py2_builtins():
     '''The builtins a template's code sees: Python 2's where they behaved differently.'''
     b = dict(builtins.__dict__)
+    own = _py2_modules()
+
+    def py2_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and name in own:
+            return own[name]
+        return __import__(name, globals, locals, fromlist, level)
+
     b.update(
+        __import__=py2_import,
         range=lambda *a: list(range(*a)),
         xrange=range,
         map=_py2_map,
@@ -825,7 +891,7 @@ class _Py2Output(object):
 
 _PY2_HINTS = (
     (r"object has no attribute 'message'", "Python 2's exception .message is gone: write str(e)"),
-    (r"'str' object has no attribute 'decode'", "Python 2's str.decode(): text is already Unicode here, drop the call"),
+    (r"can't concat (str|bytes) to (bytes|str)|a bytes-like object is required|Strings must be encoded", "Python 2's str was bytes; here text and bytes differ: encode text where bytes are wanted"),
     (r"module 'string' has no attribute", "Python 2's string-module functions are gone: use the str methods"),
     (r"'dict_(keys|values|items)' object", "Python 2's dict.keys()/values()/items() gave lists: write list(d.keys())"),
     (r"not supported between instances of", "Python 2 ordered values of different types (None < 1); Python 3 refuses to"),

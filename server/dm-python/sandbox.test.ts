@@ -331,6 +331,33 @@ describe("Python sandbox: DM's templates are Python 2", () => {
     });
   });
 
+  test("Python 2's str was bytes: base64, hashlib and str.encode take and give text, math.floor and ceil give floats; library code keeps Python 3's", () => {
+    const r = sandbox.run(
+      py(
+        'import base64, hashlib, math, yaml',
+        'from math import ceil',
+        'def GenerateConfig(context):',
+        '  pw = context.properties["pw"]',
+        '  return {"b64": base64.b64encode(pw), "back": base64.b64decode(base64.b64encode(pw)).decode("utf-8"), "md5": hashlib.md5(pw).hexdigest(),',
+        '          "codecs": [pw.encode("base64"), pw.encode("hex"), pw.encode("utf-8") + "!"], "name": "r-" + str(math.ceil(5 / 2.0)), "floor": str(math.floor(2.5)),',
+        '          "ceil": ceil(0.5), "binary": yaml.safe_dump(yaml.safe_load("!!binary aGVsbG8="))}',
+      ),
+      ctx('tenant-a', { pw: 's3cret' }),
+      {},
+    );
+    // Each value as Python 2.7 gave it.
+    assert.deepEqual(value(r), {
+      b64: 'czNjcmV0',
+      back: 's3cret',
+      md5: '33e1b232a4e6fa0028a6670753749a17',
+      codecs: ['czNjcmV0\n', '733363726574', 's3cret!'],
+      name: 'r-3.0',
+      floor: '2.0',
+      ceil: 1,
+      binary: '!!binary |\n  aGVsbG8=\n',
+    });
+  });
+
   test("a print fails the expansion where DM's service failed it (its result read as YAML after the printed text), naming the line; one it read past passes; a stderr write fails", () => {
     assert.deepEqual(
       value(run(py('def GenerateConfig(c):', '  x = 1', '  print "replicas", x', '  return {"resources": []}'))),
