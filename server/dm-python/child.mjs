@@ -172,8 +172,8 @@ def _keelson_run(payload):
                 out = generate(context)
         except SyntaxError as e:
             own = e.filename == template
-            return json.dumps({'ok': False, 'message': 'SyntaxError: %s (%sline %s)%s' % (
-                e.msg, '' if own else '%s ' % e.filename.replace(root + '/', ''), e.lineno, _py2_syntax_hint(e))})
+            return json.dumps({'ok': False, 'message': 'SyntaxError: %s (%sline %s)' % (
+                e.msg, '' if own else '%s ' % e.filename.replace(root + '/', ''), e.lineno)})
         except BaseException as e:
             line = _where(e.__traceback__, template)
             text = ''.join(traceback.format_exception_only(type(e), e)).strip()
@@ -226,9 +226,40 @@ def _py2_ur(token):
     return '"""' + value.replace('\\', '\\\\').replace('"', '\\"').replace('\r', '\\r') + '"""'
 
 
+def _py2_tabs(source):
+    '''Indentation as Python 2 read it: a tab reaches the next multiple of 8 columns, mixed with spaces or
+    not. Python 3 refuses a mix it cannot read one way, so then each line's indentation is written in
+    spaces (lines inside a string keep theirs: they are text).'''
+    if '\t' not in source:
+        return source
+    try:
+        for _t in _py2_tok.generate_tokens(_py2_io.StringIO(source).readline):
+            pass
+        return source  # Python 3 reads it, and reads it as Python 2 did
+    except (SyntaxError, _py2_tok.TokenError):
+        pass
+    lines = list(_py2_io.StringIO(source))
+    spaced = []
+    for line in lines:
+        rest = line.lstrip(' \t\f')
+        col = 0
+        for ch in line[:len(line) - len(rest)]:
+            col = 0 if ch == '\f' else (col // 8 + 1) * 8 if ch == '\t' else col + 1
+        spaced.append(' ' * col + rest)
+    try:
+        inside = set()
+        for t in _py2_tok.generate_tokens(_py2_io.StringIO(''.join(spaced)).readline):
+            if t.type == _py2_tok.STRING and t.end[0] > t.start[0]:
+                inside.update(range(t.start[0] + 1, t.end[0] + 1))
+    except (SyntaxError, _py2_tok.TokenError):
+        return source  # compile() names the error
+    return ''.join(lines[i] if i + 1 in inside else spaced[i] for i in range(len(lines)))
+
+
 def _py2_translate(source, filename):
     '''Python 2 statements rewritten as the Python 3 that means the same, keeping every line where it was;
     and the tuple parameters it replaced by names, {name: the tuple's source}, for _Py2Tree to unpack.'''
+    source = _py2_tabs(source)
     starts = [0]
     for l in _py2_io.StringIO(source):  # lines as the tokenizer reads them (split at \n only)
         starts.append(starts[-1] + len(l))
@@ -905,13 +936,6 @@ def _py2_hint(message):
     for pattern, hint in _PY2_HINTS:
         if _py2_re.search(pattern, message):
             return ' [%s]' % hint
-    return ''
-
-
-def _py2_syntax_hint(e):
-    '''Python 2 syntax the compatibility layer does not translate, named, for a SyntaxError.'''
-    if isinstance(e, TabError):
-        return " [Python 2 read a tab in indentation as up to 8 columns, mixed with spaces; Python 3 refuses the mix: indent with spaces]"
     return ''
 
 
