@@ -728,6 +728,7 @@ for _a, _b in (('letters', _py2_string.ascii_letters), ('lowercase', _py2_string
 
 
 import math as _py2_math, base64 as _py2_base64, hashlib as _py2_hashlib
+import urllib, urllib.parse, configparser, queue, pickle, html.parser  # in the baseline: templates import them
 
 
 def _py2_bytes(v):
@@ -762,10 +763,16 @@ def _py2_modules():
     hashes = {n: (lambda f: lambda data=b'', *a, **k: f(_py2_bytes(data), *a, **k))(getattr(_py2_hashlib, n))
               for n in ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512')}
     hashes['new'] = lambda name, data=b'', *a, **k: _py2_hashlib.new(name, _py2_bytes(data), *a, **k)
+    text_io = _py2_types.ModuleType('StringIO')
+    text_io.StringIO = _py2_io.StringIO
     return {
         'math': _py2_module(_py2_math, floor=lambda x: float(_py2_math.floor(x)), ceil=lambda x: float(_py2_math.ceil(x))),
         'base64': _py2_module(_py2_base64, **b64),
         'hashlib': _py2_module(_py2_hashlib, **hashes),
+        # Python 2 modules Python 3 renamed.
+        'urllib': _py2_module(urllib, **{n: getattr(urllib.parse, n) for n in ('quote', 'quote_plus', 'unquote', 'unquote_plus', 'urlencode')}),
+        'StringIO': text_io, 'cStringIO': text_io, 'urlparse': urllib.parse, 'ConfigParser': configparser, 'Queue': queue,
+        'cPickle': pickle, 'HTMLParser': html.parser, '__builtin__': builtins,
     }
 
 
@@ -927,7 +934,7 @@ _PY2_HINTS = (
     (r"'dict_(keys|values|items)' object", "Python 2's dict.keys()/values()/items() gave lists: write list(d.keys())"),
     (r"not supported between instances of", "Python 2 ordered values of different types (None < 1); Python 3 refuses to"),
     (r"name '(file|execfile|raw_input|reload|apply|buffer|intern|coerce)' is not defined", "a Python 2 builtin that Python 3 does not have"),
-    (r"No module named '(__builtin__|urllib2|urlparse|StringIO|cStringIO|ConfigParser|Queue|cPickle|commands|httplib|HTMLParser)'", "a Python 2 module: Python 3 renamed or removed it"),
+    (r"No module named '(urllib2|commands|httplib|cookielib|Cookie|SocketServer|BaseHTTPServer|Tkinter|anydbm|dbhash|md5|sha|sets|new|popen2)'", "a Python 2 module: Python 3 renamed or removed it"),
 )
 
 
