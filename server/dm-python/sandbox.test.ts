@@ -386,7 +386,11 @@ describe("Python sandbox: DM's templates are Python 2", () => {
     }
   });
 
-  test('a Python 3 error that comes from a Python 2 habit says so', () => {
+  test('Python 2 module names that Python 3 renamed import; a Python 3 error that comes from a Python 2 habit says so', () => {
+    assert.deepEqual(
+      value(run(py('import urllib, urlparse', 'from StringIO import StringIO', 'def GenerateConfig(c):', '  b = StringIO()', '  b.write(urllib.quote("a b"))', '  return {"q": b.getvalue(), "host": urlparse.urlparse("http://h/p").netloc}'))),
+      { q: 'a%20b', host: 'h' },
+    );
     assert.deepEqual(
       value(run(py('def GenerateConfig(c):', '  return {"l": sorted([None, 1])}'))),
       "refused: TypeError: '<' not supported between instances of 'int' and 'NoneType' (line 2) [Python 2 ordered values of different types (None < 1); Python 3 refuses to]",
