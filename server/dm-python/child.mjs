@@ -201,18 +201,15 @@ const PY2_COMPAT = String.raw`
 # ---- Python 2 as DM ran it (issue 36) --------------------------------------------------------
 # DM ran .py templates under Python 2.7; this interpreter is Python 3. What a template means must
 # not change with the interpreter, so every template and helper module is compiled through
-# _py2_compile: Python 2 statements that translate mechanically are rewritten token by token (never
-# a text search, which would also hit strings and comments), the rest are refused naming the
-# construct and its line, and the syntax tree is rewritten so that '/' on two integers floors and
-# a dict's keys()/values()/items() are lists, as they were in Python 2. Template code also sees
-# Python 2's builtins (range/map/filter/zip give lists, round() rounds half away from zero and gives
-# a float); library code (PyYAML, the standard library) keeps Python 3's.
+# _py2_compile: Python 2 statements and literals are rewritten token by token as the Python 3 that
+# means the same (never a text search, which would also hit strings and comments), and the syntax
+# tree is rewritten so that '/' on two integers floors and a dict's keys()/values()/items() are lists,
+# as they were in Python 2. Template code also sees Python 2's builtins (range/map/filter/zip give
+# lists, round() rounds half away from zero and gives a float, str() of a float has 12 digits) and
+# modules (math, base64, hashlib, renamed ones); library code (PyYAML, the standard library) keeps
+# Python 3's. What it does not cover fails with Python 3's error and a note naming the Python 2 habit.
 import ast as _py2_ast, io as _py2_io, tokenize as _py2_tok, warnings as _py2_warnings
 import decimal as _py2_decimal, functools as _py2_functools, itertools as _py2_itertools, re as _py2_re
-
-
-def _py2_refuse(what, filename, line, fix):
-    return SyntaxError('Python 2 %s: %s' % (what, fix), (filename, line, 0, ''))
 
 
 def _py2_ur(token):
@@ -912,7 +909,9 @@ class _Py2Output(object):
         _py2_printed['text'] += self.out.text
         # DM's service read the expansion's stdout as its result: what templates printed went in front of
         # the YAML it wrote ('config:' first, at the margin). It failed unless the two still parsed as one mapping.
-        if 'yaml' not in sys.modules:
+        if len(_py2_printed['text']) > 262144:
+            problem = 'Keelson reads back at most 256 KiB of printed text'
+        elif 'yaml' not in sys.modules:
             problem = 'PyYAML is not installed on this server to tell whether DM could read it'
         else:
             try:
@@ -928,12 +927,11 @@ class _Py2Output(object):
 
 
 _PY2_HINTS = (
-    (r"object has no attribute 'message'", "Python 2's exception .message is gone: write str(e)"),
     (r"can't concat (str|bytes) to (bytes|str)|a bytes-like object is required|Strings must be encoded", "Python 2's str was bytes; here text and bytes differ: encode text where bytes are wanted"),
     (r"module 'string' has no attribute", "Python 2's string-module functions are gone: use the str methods"),
     (r"'dict_(keys|values|items)' object", "Python 2's dict.keys()/values()/items() gave lists: write list(d.keys())"),
     (r"not supported between instances of", "Python 2 ordered values of different types (None < 1); Python 3 refuses to"),
-    (r"name '(file|execfile|raw_input|reload|apply|buffer|intern|coerce)' is not defined", "a Python 2 builtin that Python 3 does not have"),
+    (r"name '(file|execfile|raw_input|reload|buffer|coerce)' is not defined", "a Python 2 builtin that Python 3 does not have"),
     (r"No module named '(urllib2|commands|httplib|cookielib|Cookie|SocketServer|BaseHTTPServer|Tkinter|anydbm|dbhash|md5|sha|sets|new|popen2)'", "a Python 2 module: Python 3 renamed or removed it"),
 )
 
