@@ -318,6 +318,21 @@ def _py2_translate(source, filename):
                     return k
         return None
 
+    def _call_only(j, k):
+        '''Whether the brackets sig[j]..sig[k] hold a keyword or starred argument: a call, not an expression.'''
+        depth = 0
+        for m in range(j + 1, k):
+            u = sig[m]
+            if u.type == OP and u.string in '([{':
+                depth += 1
+            elif u.type == OP and u.string in ')]}':
+                depth -= 1
+            elif depth == 0 and u.type == OP and u.string in ('*', '**') and sig[m - 1].string in ('(', ','):
+                return True
+            elif depth == 0 and u.type == N and sig[m + 1].string == '=' and sig[m - 1].string in ('(', ','):
+                return True
+        return False
+
     ticks = []  # open backticks: the bracket depth each opened at
     depth = 0
     for i, t in enumerate(sig):
@@ -375,6 +390,8 @@ def _py2_translate(source, filename):
             if end == i + 1:
                 edits.append((at(t.start), at(t.end), 'print()'))
                 continue
+            if nxt.string == '(' and _closes(i + 1) == end - 1 and _call_only(i + 1, end - 1):
+                continue  # print(x, end=''), print(*xs): Python 3's call, which Python 2 refused; left as it is
             # Insertions only, so that whatever else the statement holds is translated too.
             edits.append((at(t.start), at(t.end), 'print('))
             last, tail = sig[end - 1], ''

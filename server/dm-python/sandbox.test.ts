@@ -249,6 +249,7 @@ describe("Python sandbox: DM's templates are Python 2", () => {
         '  except ValueError, e:',
         '    message = str(e)',
         '  print >>sys.stdout, "# a YAML comment"',
+        '  print("# Python 3\'s call", end="\\n")',
         '  return {"y": ns["y"], "eval": eval("7 / 2"), "caught": caught, "message": message, "ne": 1 <> 2, "repr": `7`, "mode": 0755, "big": 10L,',
         '          "text": "except E, e: 1 <> 2 `x` 0755 print x  # not code"}  # except E, e: print x',
       ),
