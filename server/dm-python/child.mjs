@@ -553,8 +553,19 @@ class _Py2Tree(_py2_ast.NodeTransformer):
         return node
 
 
+_py2_compiled = {}  # one expansion's compiled sources: a template that many resources use is compiled once
+
+
 def _py2_compile(source, filename, mode='exec'):
     '''A Python 2 template's code object, meaning what it meant under Python 2.'''
+    key = (source, filename, mode)
+    code = _py2_compiled.get(key)
+    if code is None:
+        code = _py2_compiled[key] = _py2_compile_new(source, filename, mode)
+    return code
+
+
+def _py2_compile_new(source, filename, mode):
     with _py2_warnings.catch_warnings():
         # Python 2 gave none of Python 3's syntax warnings; DM's service failed on anything written to stderr.
         _py2_warnings.simplefilter('ignore')
@@ -898,7 +909,9 @@ class _Py2Output(object):
 
     def __enter__(self):
         if _py2_printed['scope'] is None or _py2_printed['scope'] != self.scope:
+            # A new expansion: nothing printed yet, and nothing compiled by another expansion's templates.
             _py2_printed['scope'], _py2_printed['text'] = self.scope, ''
+            _py2_compiled.clear()
         self.saved = sys.stdout, sys.stderr
         self.out, self.err = _Py2Stream((self.template, self.root)), _Py2Stream((self.template, self.root))
         sys.stdout, sys.stderr = self.out, self.err
