@@ -338,6 +338,8 @@ def _py2_translate(source, filename):
     for i, t in enumerate(sig):
         prev = sig[i - 1] if i else None
         attr = prev is not None and prev.type == OP and prev.string == '.'
+        # Where a statement starts: Python 2's print and exec were statements, so only there are they.
+        starts_statement = prev is None or prev.type == _py2_tok.NEWLINE or (depth == 0 and prev.type == OP and prev.string in (';', ':'))
         if t.type == OP and t.string in '([{':
             depth += 1
         elif t.type == OP and t.string in ')]}':
@@ -369,7 +371,7 @@ def _py2_translate(source, filename):
                     c = sig[commas[1]]
                     edits.append((at(c.start), at(c.end), ').with_traceback('))
                 edits.append((at(last.end), at(last.end), ')'))
-        elif t.type == N and t.string == 'exec' and not attr and 'print_function' not in future:
+        elif t.type == N and t.string == 'exec' and starts_statement:
             nxt = sig[i + 1]
             if nxt.type == OP and nxt.string in ('=', '.', ')', ']', ',', ':'):
                 continue
@@ -382,7 +384,7 @@ def _py2_translate(source, filename):
                 c = sig[ins[0]]
                 edits.append((at(c.start), at(c.end), ','))
             edits.append((at(last.end), at(last.end), ')'))
-        elif t.type == N and t.string == 'print' and not attr and 'print_function' not in future:
+        elif t.type == N and t.string == 'print' and starts_statement and 'print_function' not in future:
             nxt = sig[i + 1]
             if nxt.type == OP and nxt.string in ('=', '.', ')', ']', ','):
                 continue  # a name, as in Python 3 code that prints with print_function's print

@@ -250,13 +250,15 @@ describe("Python sandbox: DM's templates are Python 2", () => {
         '    message = str(e)',
         '  print >>sys.stdout, "# a YAML comment"',
         '  print("# Python 3\'s call", end="\\n")',
-        '  return {"y": ns["y"], "eval": eval("7 / 2"), "caught": caught, "message": message, "ne": 1 <> 2, "repr": `7`, "mode": 0755, "big": 10L,',
+        '  show = print',
+        '  return {"y": ns["y"], "eval": eval("7 / 2"), "show": show is print, "caught": caught, "message": message, "ne": 1 <> 2, "repr": `7`, "mode": 0755, "big": 10L,',
         '          "text": "except E, e: 1 <> 2 `x` 0755 print x  # not code"}  # except E, e: print x',
       ),
     );
     assert.deepEqual(value(r), {
       y: 10,
       eval: 3,
+      show: true,
       caught: 'gone',
       message: "invalid literal for int() with base 10: 'q'",
       ne: true,
