@@ -209,6 +209,199 @@ describe('Python sandbox: what DM templates expect', () => {
   });
 });
 
+/** A template's GenerateConfig result (the data it returned), or the failure message. */
+const value = (r: ReturnType<typeof sandbox.run>): unknown => (r.ok ? r.value : `refused: ${r.message}`);
+const py = (...lines: string[]) => `${lines.join('\n')}\n`;
+
+describe("Python sandbox: DM's templates are Python 2", () => {
+  test("'/' is Python 2's: two integers floor (5 / 2 is 2, -7 / 2 is -4), a float divides, /= too, in helper modules too; __future__ division keeps true division", () => {
+    const r = sandbox.run(
+      py(
+        'from helpers import calc',
+        'class Box(object): pass',
+        'def GenerateConfig(context):',
+        '  a = context.properties["a"]',
+        '  n, box, l = a, Box(), [a]',
+        '  box.v = a',
+        '  n /= 2; box.v /= 2; l[0] /= 2',
+        '  return {"half": a / 2, "neg": -7 / 2, "float": a / 2.0, "aug": [n, box.v, l[0]], "helper": calc.half(a), "floor": a // 2}',
+      ),
+      ctx('tenant-a', { a: 5 }),
+      { 'helpers/calc.py': 'def half(n):\n  return n / 2\n' },
+    );
+    assert.deepEqual(value(r), { half: 2, neg: -4, float: 2.5, aug: [2, 2, 2], helper: 2, floor: 2 });
+    assert.deepEqual(value(run(py('from __future__ import division', 'def GenerateConfig(c):', '  return {"h": 5 / 2}'))), { h: 2.5 });
+  });
+
+  test('Python 2 statements run as Python 2 ran them, and the same text inside strings and comments is left alone', () => {
+    const r = run(
+      py(
+        'import sys',
+        'def GenerateConfig(context):',
+        '  ns = {}',
+        '  exec "y = 6 * 7 / 4" in ns',
+        '  try:',
+        '    raise KeyError, "gone"',
+        '  except (KeyError, ValueError), e:',
+        '    caught = e.message',
+        '  try:',
+        '    int("q")',
+        '  except ValueError, e:',
+        '    message = str(e)',
+        '  print >>sys.stdout, "# a YAML comment"',
+        '  print("# Python 3\'s call", end="\\n")',
+        '  show = print',
+        '  return {"y": ns["y"], "eval": eval("7 / 2"), "show": show is print, "caught": caught, "message": message, "ne": 1 <> 2, "repr": `7`, "mode": 0755, "big": 10L,',
+        '          "text": "except E, e: 1 <> 2 `x` 0755 print x  # not code"}  # except E, e: print x',
+      ),
+    );
+    assert.deepEqual(value(r), {
+      y: 10,
+      eval: 3,
+      show: true,
+      caught: 'gone',
+      message: "invalid literal for int() with base 10: 'q'",
+      ne: true,
+      repr: '7',
+      mode: 493,
+      big: 10,
+      text: 'except E, e: 1 <> 2 `x` 0755 print x  # not code',
+    });
+  });
+
+  test("ur'' strings, tuple parameters and tabs mixed with spaces in indentation run as Python 2 ran them", () => {
+    const r = run(
+      py(
+        'def add((a, b), c=1):',
+        '  if a:',
+        '    return a + b + c',
+        '  return 0',
+        'def GenerateConfig(c):',
+        '  pairs = sorted({"a": 2, "b": 1}.items(), key=lambda (k, v): v)',
+        '  nested = lambda x, (a, (b, d)): x + a + b + d',
+        '  return {"raw": ur"a\\d\\u0041", "add": [add((1, 2)), add([3, 4], 5)], "keys": [k for k, v in pairs], "nested": nested(1, (2, (3, 4)))}',
+      ),
+    );
+    assert.deepEqual(value(r), { raw: 'a\\dA', add: [4, 12], keys: ['b', 'a'], nested: 10 });
+    // Indentation mixing a tab and spaces, as Python 2 read it (a tab reaches column 8); the tab inside the string stays.
+    assert.deepEqual(value(run('def GenerateConfig(c):\n        x = """a\n\tb"""\n\treturn {"x": x}\n')), { x: 'a\n\tb' });
+  });
+
+  test("a dict's keys(), values() and items() are lists, whoever built the dict; iteritems and has_key work; the context's dicts are plain dicts", () => {
+    const r = sandbox.run(
+      py(
+        'import yaml, json',
+        'def GenerateConfig(context):',
+        '  out = []',
+        '  for d in [context.properties, {"b": 2, "a": 1}, dict(b=2, a=1), yaml.safe_load("b: 2\\na: 1"), json.loads(\'{"b": 2, "a": 1}\')]:',
+        '    k = d.keys()',
+        '    k.sort()',
+        '    out.append([k, sorted(d.values())[0], d.items()[0][0] in k, d.has_key("a"), sorted(d.iteritems())])',
+        '  return {"out": out, "plain": type(context.properties) is dict}',
+      ),
+      ctx('tenant-a', { b: 2, a: 1 }),
+      {},
+    );
+    const each = [['a', 'b'], 1, true, true, [['a', 1], ['b', 2]]];
+    assert.deepEqual(value(r), { out: [each, each, each, each, each], plain: true });
+  });
+
+  test("template code sees Python 2's builtins and str() of floats; the library code it calls keeps Python 3's", () => {
+    const r = run(
+      py(
+        'import yaml',
+        'def GenerateConfig(c):',
+        '  nums = range(3) + [10]',
+        '  return {"nums": nums, "map": map(str, nums), "odd": filter(lambda n: n % 2, nums), "pairs": zip("ab", nums)[-1],',
+        '          "none": "yes" if filter(lambda n: n > 99, nums) else "no", "round": [round(2.5), round(-0.5), round(0.125, 2)],',
+        '          "str": [str(0.1 + 0.2), "%s" % (2.0 / 3), "{}".format(1e16)], "oct": oct(493),',
+        '          "sorted": sorted([1, 3, 2], cmp=lambda a, b: cmp(b, a)), "yaml": yaml.safe_dump({"k": range(2)})}',
+      ),
+    );
+    assert.deepEqual(value(r), {
+      nums: [0, 1, 2, 10],
+      map: ['0', '1', '2', '10'],
+      odd: [1],
+      pairs: ['b', 1],
+      none: 'no',
+      round: [3, -1, 0.13],
+      str: ['0.3', '0.666666666667', '1e+16'],
+      oct: '0755',
+      sorted: [3, 2, 1],
+      yaml: 'k:\n- 0\n- 1\n',
+    });
+  });
+
+  test("Python 2's str was bytes: base64, hashlib and str.encode take and give text, math.floor and ceil give floats; library code keeps Python 3's", () => {
+    const r = sandbox.run(
+      py(
+        'import base64, hashlib, math, yaml',
+        'from math import ceil',
+        'def GenerateConfig(context):',
+        '  pw = context.properties["pw"]',
+        '  return {"b64": base64.b64encode(pw), "back": base64.b64decode(base64.b64encode(pw)).decode("utf-8"), "md5": hashlib.md5(pw).hexdigest(),',
+        '          "codecs": [pw.encode("base64"), pw.encode("hex"), pw.encode("utf-8") + "!"], "name": "r-" + str(math.ceil(5 / 2.0)), "floor": str(math.floor(2.5)),',
+        '          "ceil": ceil(0.5), "binary": yaml.safe_dump(yaml.safe_load("!!binary aGVsbG8="))}',
+      ),
+      ctx('tenant-a', { pw: 's3cret' }),
+      {},
+    );
+    // Each value as Python 2.7 gave it.
+    assert.deepEqual(value(r), {
+      b64: 'czNjcmV0',
+      back: 's3cret',
+      md5: '33e1b232a4e6fa0028a6670753749a17',
+      codecs: ['czNjcmV0\n', '733363726574', 's3cret!'],
+      name: 'r-3.0',
+      floor: '2.0',
+      ceil: 1,
+      binary: '!!binary |\n  aGVsbG8=\n',
+    });
+  });
+
+  test("a print fails the expansion where DM's service failed it (its result read as YAML after the printed text), naming the line; one it read past passes; a stderr write fails", () => {
+    assert.deepEqual(
+      value(run(py('def GenerateConfig(c):', '  x = 1', '  print "replicas", x', '  return {"resources": []}'))),
+      "refused: the template printed 'replicas 1\\n' to stdout (t.py line 3): DM's service read what templates print as part of the expansion's result, and with this in front of it the result was not YAML (mapping values are not allowed here); remove the print",
+    );
+    // Text DM's service read past: a comment, a blank line, a mapping key (dropped with the result's other keys).
+    assert.deepEqual(value(run(py('def GenerateConfig(c):', '  print "# generated by t.py"', '  print', '  print "replicas:", 1', '  return {"resources": []}'))), { resources: [] });
+    assert.deepEqual(
+      value(sandbox.run(py('from helpers import log', 'def GenerateConfig(c):', '  log.warn("careful")', '  return {"resources": []}'), ctx('tenant-a'), { 'helpers/log.py': 'import sys\ndef warn(m):\n  sys.stderr.write(m)\n' })),
+      "refused: the template wrote to stderr (helpers/log.py line 3): 'careful'. DM's service failed an expansion that wrote anything to stderr; remove the write",
+    );
+  });
+
+  test("what one expansion's templates print adds up, as DM's service read it all in front of the result", async () => {
+    const own = createPythonSandbox({ runMs: 60_000, processes: 1 });
+    usePythonRunner(own.run);
+    try {
+      const parent = py('def GenerateConfig(c):', '  print "items:"', "  return {'resources': [{'name': 'c', 'type': 'child.py'}]}");
+      const child = py('def GenerateConfig(c):', '  print "  - a"', "  return {'resources': [{'name': 'p', 'type': 'T'}]}");
+      // Alone, "  - a" in front of DM's result is not YAML; after the parent's "items:" it is a list under that key.
+      const alone = expandDeployment({ config: 'resources:\n- {name: top, type: child.py}\n', imports: { 'child.py': child } }, { deployment: 'd1', project: 'tenant-print' });
+      assert.match(alone.errors[0]?.message ?? '', /printed '  - a\\n' to stdout \(child\.py line 2\)/);
+      const both = expandDeployment({ config: 'resources:\n- {name: top, type: parent.py}\n', imports: { 'parent.py': parent, 'child.py': child } }, { deployment: 'd2', project: 'tenant-print' });
+      assert.deepEqual(both.errors, []);
+    } finally {
+      usePythonRunner(undefined);
+      await own.close();
+    }
+  });
+
+  test('Python 2 module names that Python 3 renamed import; a Python 3 error that comes from a Python 2 habit says so', () => {
+    assert.deepEqual(
+      value(run(py('import urllib, urlparse', 'from StringIO import StringIO', 'def GenerateConfig(c):', '  b = StringIO()', '  b.write(urllib.quote("a b"))', '  return {"q": b.getvalue(), "host": urlparse.urlparse("http://h/p").netloc}'))),
+      { q: 'a%20b', host: 'h' },
+    );
+    assert.deepEqual(
+      value(run(py('def GenerateConfig(c):', '  return {"l": sorted([None, 1])}'))),
+      "refused: TypeError: '<' not supported between instances of 'int' and 'NoneType' (line 2) [Python 2 ordered values of different types (None < 1); Python 3 refuses to]",
+    );
+    assert.deepEqual(value(run(py('import urllib2', 'def GenerateConfig(c):', '  return {}'))), "refused: ModuleNotFoundError: No module named 'urllib2' (line 1) [a Python 2 module: Python 3 renamed or removed it]");
+  });
+});
+
 /** This process's sandbox children (the Pyodide processes this file started), by pid. */
 function sandboxChildren(): number[] {
   const child = realpathSync(join(process.cwd(), 'server', 'dm-python', 'child.mjs'));
