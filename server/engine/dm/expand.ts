@@ -7,7 +7,7 @@
  * walk is deep and all-or-nothing (DM returned no partial result); `expand`
  * catches them at the boundary and returns them as data.
  */
-import { isObject, languageOf, normalizeImports, parseConfig, parseYaml } from './config';
+import { isEmptyMapping, isObject, languageOf, normalizeImports, parseConfig, parseYaml } from './config';
 import { jinjaSession, JINJA_STEPS, renderJinja, type JinjaLimits, type JinjaSession } from './jinja';
 import { collectReferences, fillFromResources, resolveWithinConfiguration, substituteReferences } from './references';
 import { clone, validateProperties } from './schema';
@@ -149,7 +149,7 @@ class Expander {
     const output = this.render(type, file, context, here, label);
 
     if (!isObject(output) || !('resources' in output)) fail('template_output', "Template did not return a 'resources:' field.", here, label);
-    const children = output['resources'] ?? [];
+    const children = isEmptyMapping(output['resources']) ? [] : output['resources'] ?? [];
     if (!Array.isArray(children)) fail('template_output', "Template's 'resources:' field is not a list.", here, label);
 
     const processed = this.processList(children, type, here);
@@ -214,19 +214,35 @@ class Expander {
         return { ...r, properties: done.value as JsonObject | null };
       });
     }
-    if (declared === undefined || declared === null) return;
+    // DM took outputs only when there were some (`if target['outputs']`): `outputs: []` is none, and leaves no trace in the layout.
+    if (pythonFalsy(declared)) return;
     if (!Array.isArray(declared)) fail('template_output', "'outputs:' is not a list.", stack, label);
     const outputs: Output[] = [];
     for (const o of declared) {
-      if (!isObject(o) || typeof o['name'] !== 'string') fail('template_output', "Every output needs a 'name'.", stack, label);
-      const value = o['value'] ?? null;
+      if (!isObject(o) || !Object.hasOwn(o, 'name')) fail('template_output', "Every output needs a 'name'.", stack, label);
+      if (typeof o['name'] !== 'string' || o['name'] === '') {
+        // DM kept such a name, but `$(ref.NAME.OUTPUT)` looks an output up by its text, so nothing could use it.
+        fail('template_output', `Output name ${JSON.stringify(o['name'])} is not a non-empty string, so no $(ref.NAME.OUTPUT) could name it.`, stack, label);
+      }
+      if (!Object.hasOwn(o, 'value')) {
+        // DM's parent read every child output's value (KeyError 'value'); the configuration's own outputs have no parent and keep none.
+        if (stack.length > 0) fail('template_output', `Output '${o['name']}' has no 'value'.`, stack, label);
+        outputs.push({ name: o['name'] });
+        continue;
+      }
+      const value = o['value']!;
       const done = known.size > 0 ? substituteReferences(value, known) : { ok: true as const, value };
       if (!done.ok) fail('reference', done.message, stack, label);
       outputs.push({ name: o['name'], value: done.value });
     }
     into.layout.outputs = outputs;
-    into.outputs = Object.fromEntries(outputs.map((o) => [o.name, o.value]));
+    into.outputs = Object.fromEntries(outputs.map((o) => [o.name, o.value ?? null]));
   }
+}
+
+/** Python's falsehood for YAML values: DM tested `if x:`. */
+function pythonFalsy(v: Json | undefined): boolean {
+  return v === undefined || v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || isEmptyMapping(v);
 }
 
 /** Expands a configuration: the engine's one entry point. */
@@ -268,7 +284,7 @@ export function expandConfiguration(input: ExpandInput, options: ExpandOptions =
     if (options.resolveReferences) {
       top.config = resolveWithinConfiguration(top.config);
       const fill = (node: LayoutResource): void => {
-        if (node.outputs) node.outputs = node.outputs.map((o) => ({ ...o, value: fillFromResources(o.value, top.config) }));
+        if (node.outputs) node.outputs = node.outputs.map((o) => ('value' in o ? { ...o, value: fillFromResources(o.value ?? null, top.config) } : o));
         node.resources?.forEach(fill);
       };
       fill(top.layout);
