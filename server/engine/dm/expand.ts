@@ -240,6 +240,38 @@ class Expander {
   }
 }
 
+/**
+ * PyYAML reads `.inf` and `.nan`, but DM's service carried the expansion as
+ * JSON (ghodss/yaml into Go's encoding/json), which has neither, and failed
+ * ("json: unsupported value: +Inf"); Keelson's results are JSON too (the
+ * console, the API, Kubernetes), where such a number would silently become
+ * null. So it is refused, naming the resource and where it sits.
+ */
+function refuseNonFinite(config: Resource[], layout: { resources: LayoutResource[]; outputs?: Output[] }): void {
+  const find = (v: Json | undefined, at: string): { at: string; value: number } | undefined => {
+    if (typeof v === 'number') return Number.isFinite(v) ? undefined : { at, value: v };
+    const entries: [string, Json][] = Array.isArray(v) ? v.map((x, i) => [`${at}[${i}]`, x]) : isObject(v) ? Object.entries(v).map(([k, x]) => [`${at}.${k}`, x]) : [];
+    for (const [where, x] of entries) {
+      const found = find(x, where);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const refuse = (found: { at: string; value: number } | undefined, resource: string, stack: Frame[]) => {
+    if (!found) return;
+    const yaml = Number.isNaN(found.value) ? '.nan' : found.value > 0 ? '.inf' : '-.inf';
+    fail('config', `${found.at} is ${yaml}, a number JSON cannot carry (DM's service failed on it too); quote it ('${yaml}') if it is meant as text.`, stack, resource);
+  };
+  for (const r of config) refuse(find(r.properties ?? null, 'properties'), r.name, []);
+  const walk = (node: LayoutResource, stack: Frame[]): void => {
+    refuse(find(node.properties ?? null, 'properties'), node.name, stack);
+    refuse(find((node.outputs ?? null) as Json, 'outputs'), node.name, stack);
+    node.resources?.forEach((child) => walk(child, [...stack, { name: child.name, type: child.type }]));
+  };
+  layout.resources.forEach((node) => walk(node, [{ name: node.name, type: node.type }]));
+  refuse(find((layout.outputs ?? null) as Json, 'outputs'), 'config', []);
+}
+
 /** Python's falsehood for YAML values: DM tested `if x:`. */
 function pythonFalsy(v: Json | undefined): boolean {
   return v === undefined || v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || isEmptyMapping(v);
@@ -280,6 +312,7 @@ export function expandConfiguration(input: ExpandInput, options: ExpandOptions =
         seen.add(r.name);
       }
     }
+    refuseNonFinite(top.config, { resources: top.layout.resources ?? [], ...(top.layout.outputs ? { outputs: top.layout.outputs } : {}) });
     const written = referenceGraph(top.config);
     if (options.resolveReferences) {
       top.config = resolveWithinConfiguration(top.config);

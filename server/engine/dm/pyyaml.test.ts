@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadObjects } from '../model/validate';
 import { expand } from './index';
-import { pyyamlScalar } from './pyyaml';
+import { parseYaml } from './config';
+import { isWholeFloat, pyyamlScalar } from './pyyaml';
+import { clone } from './schema';
 
 describe('DM reads YAML as PyYAML did', () => {
   test('y and n stay text in the configuration, a template\'s output and a schema; yes/on are booleans', () => {
@@ -58,6 +60,14 @@ describe('DM reads YAML as PyYAML did', () => {
     ];
     for (const [text, want] of cases) assert.deepEqual(pyyamlScalar(text), want, JSON.stringify(text));
     assert.ok(Number.isNaN(pyyamlScalar('.NaN')));
+  });
+
+  test('a float with a whole value (10.0) is marked where it sits, through merges and copies; 10 is not', () => {
+    const parsed = parseYaml('base: &b {f: 1.0}\nm: {<<: *b, g: 2.0, i: 2, e: 1.0e+3}\nl: [3.0, 3, !!float 4]\n', 'test');
+    assert.ok(parsed.ok);
+    const v = clone(parsed.value as { m: object; l: object });
+    assert.deepEqual(['f', 'g', 'i', 'e'].map((k) => isWholeFloat(v.m, k)), [true, true, false, true]);
+    assert.deepEqual([0, 1, 2].map((i) => isWholeFloat(v.l, i)), [true, false, true]);
   });
 
   test('a value PyYAML could not construct is an error with its line, and nothing expands', () => {
