@@ -98,21 +98,35 @@ function signed(text: string): { sign: number; digits: string } {
   return { sign, digits: v };
 }
 
-function pythonInt(digits: string, base: number, original: string): number {
+function pythonInt(digits: string, base: number, original: string): bigint {
   const valid = { 2: /^[01]+$/, 8: /^(?:0o)?[0-7]+$/i, 10: /^\s*[0-9]+\s*$/, 16: /^[0-9a-f]+$/i }[base as 2 | 8 | 10 | 16];
   if (!valid.test(digits)) throw new PyYamlError(`invalid literal for int() with base ${base}: '${original}'`);
-  return parseInt(base === 8 ? digits.replace(/^0o/i, '') : digits.trim(), base);
+  const prefix = { 2: '0b', 8: '0o', 10: '', 16: '0x' }[base as 2 | 8 | 10 | 16];
+  return BigInt(prefix + (base === 8 ? digits.replace(/^0o/i, '') : digits.trim()));
 }
 
-/** construct_yaml_int: `0b`, `0x`, a leading `0` (octal), `:` (base 60), underscores anywhere. */
+/**
+ * construct_yaml_int: `0b`, `0x`, a leading `0` (octal), `:` (base 60),
+ * underscores anywhere. Python's integers are exact at any size; a number
+ * here is exact only while a double holds it, so an integer beyond that
+ * (2^53 + 1) is refused rather than silently rounded, as JavaScript and DM's
+ * own service (its JSON decoder's float64) would round it.
+ */
 function constructInt(text: string): number {
   const { sign, digits: v } = signed(text);
-  if (v === '0') return 0;
-  if (v.startsWith('0b')) return sign * pythonInt(v.slice(2), 2, v.slice(2));
-  if (v.startsWith('0x')) return sign * pythonInt(v.slice(2), 16, v.slice(2));
-  if (v[0] === '0') return sign * pythonInt(v, 8, v);
-  if (v.includes(':')) return sign * sexagesimal(v.split(':').map((p) => pythonInt(p, 10, p)));
-  return sign * pythonInt(v, 10, v);
+  let n: bigint;
+  if (v === '0') n = 0n;
+  else if (v.startsWith('0b')) n = pythonInt(v.slice(2), 2, v.slice(2));
+  else if (v.startsWith('0x')) n = pythonInt(v.slice(2), 16, v.slice(2));
+  else if (v[0] === '0') n = pythonInt(v, 8, v);
+  else if (v.includes(':')) n = v.split(':').map((p) => pythonInt(p, 10, p)).reduce((acc, p) => acc * 60n + p, 0n);
+  else n = pythonInt(v, 10, v);
+  if (sign < 0) n = -n;
+  const number = Number(n);
+  if (BigInt(number) !== n) {
+    throw new PyYamlError(`the integer ${n} cannot be carried exactly (a JSON number holds integers up to 2^53); quote it to keep it as text`);
+  }
+  return number === 0 ? 0 : number;
 }
 
 /** construct_yaml_float: `.inf`, `.nan`, `:` (base 60), else Python's float(). */
