@@ -292,10 +292,10 @@ function checkCollectionTag(node: YamlNode): void {
   if (tag && tag !== '!' && !COLLECTION_TAGS.has(tag)) throw new PyYamlError(`could not determine a constructor for the tag '${tag}'`, offsetOf(node));
 }
 
-/** A key as JSON has it: PyYAML's key, in words (booleans as true/false, numbers as Python prints them, null as null). */
+/** A key as JSON has it: PyYAML's key, in words (booleans as true/false, numbers and null as Python prints them: `None`). */
 function keyText(key: Json, node: unknown): string {
   if (typeof key === 'string') return key;
-  if (key === null) return 'null';
+  if (key === null) return 'None';
   if (typeof key === 'boolean' || typeof key === 'number') return String(key);
   throw new PyYamlError('while constructing a mapping: found unhashable key', offsetOf(node));
 }
