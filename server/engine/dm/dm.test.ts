@@ -253,7 +253,7 @@ describe('expansion: Keelson decisions', () => {
 
   test('an output whose name is no text is refused, saying why', () => {
     const r = expand({ config: 'resources:\n- {name: r, type: t.jinja}\n', imports: { 't.jinja': 'resources: []\noutputs:\n- {name: 123, value: v}\n' } });
-    assert.match(errorText(r), /Output name 123 is not a non-empty string, so no \$\(ref\.NAME\.OUTPUT\) could name it\./);
+    assert.match(errorText(r), /Output name 123 is not text, so no \$\(ref\.NAME\.OUTPUT\) could name it\./);
   });
 
   test('resources: {} is no resources, in the configuration and in a template', () => {

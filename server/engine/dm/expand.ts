@@ -220,9 +220,9 @@ class Expander {
     const outputs: Output[] = [];
     for (const o of declared) {
       if (!isObject(o) || !Object.hasOwn(o, 'name')) fail('template_output', "Every output needs a 'name'.", stack, label);
-      if (typeof o['name'] !== 'string' || o['name'] === '') {
+      if (typeof o['name'] !== 'string') {
         // DM kept such a name, but `$(ref.NAME.OUTPUT)` looks an output up by its text, so nothing could use it.
-        fail('template_output', `Output name ${JSON.stringify(o['name'])} is not a non-empty string, so no $(ref.NAME.OUTPUT) could name it.`, stack, label);
+        fail('template_output', `Output name ${JSON.stringify(o['name'])} is not text, so no $(ref.NAME.OUTPUT) could name it.`, stack, label);
       }
       if (!Object.hasOwn(o, 'value')) {
         // DM's parent read every child output's value (KeyError 'value'); the configuration's own outputs have no parent and keep none.
