@@ -365,6 +365,9 @@ class _Py2Dict(dict):
         # An integer above 2^53 comes as {"__keelson_int__": "digits"}: JSON numbers would round it.
         if len(d) == 1 and '__keelson_int__' in d:
             return int(d['__keelson_int__'])
+        # A float with a whole value (10.0): JSON would have made it the integer 10.
+        if len(d) == 1 and '__keelson_float__' in d:
+            return float(d['__keelson_float__'])
         return _Py2Dict(d)
 
     # Python 2's dict methods returned lists (DM's templates index `keys()[0]` and sort them in place).

@@ -78,7 +78,7 @@ export function parseConfig(text: string | JsonObject): Parsed<ParsedConfig> {
   const doc = parsed.value;
   if (doc === null || doc === undefined) return { ok: true, value: { resources: null } };
   if (!isObject(doc)) return { ok: false, message: 'The configuration is not a mapping with a `resources:` list.' };
-  const resources = doc['resources'];
+  const resources = isEmptyMapping(doc['resources']) ? [] : doc['resources'];
   if (resources !== undefined && resources !== null && !Array.isArray(resources)) {
     return { ok: false, message: "The configuration's `resources:` is not a list." };
   }
@@ -108,6 +108,11 @@ export function languageOf(type: string, file: ImportFile): TemplateLanguage | n
   if (/\.(jinja|yaml)$/.test(source)) return 'jinja';
   if (/\.py$/.test(source)) return 'python';
   return null;
+}
+
+/** `resources: {}`: DM iterated over a mapping's keys, so an empty one is no resources. */
+export function isEmptyMapping(v: unknown): boolean {
+  return isObject(v) && Object.keys(v).length === 0;
 }
 
 export function isObject(v: unknown): v is JsonObject {

@@ -23,6 +23,7 @@ import {
   hasReference,
   normalizeImports,
   PYTHON_UNSUPPORTED,
+  resolveWithinConfiguration,
   substituteReferences,
   validateProperties,
   type ExpandOptions,
@@ -239,6 +240,47 @@ describe('expansion: Keelson decisions', () => {
       { config: 'resources:\n- {name: t, type: t.jinja}\n- {name: p, type: X, properties: {a: "$(ref.t.nope)"}}\n', imports: { 't.jinja': 'resources: []\noutputs:\n- {name: ip, value: 1}\n' } },
     );
     assert.match(errorText(r), /No value found/);
+  });
+
+  test('outputs: [] leaves no outputs in the layout; a template output without value is refused, the configuration\'s own keeps none', () => {
+    const t = (outputs: string) => ({ 't.jinja': `resources:\n- {name: x, type: T}\n${outputs}` });
+    const empty = expand({ config: 'resources:\n- {name: r, type: t.jinja}\n', imports: t('outputs: []\n') });
+    assert.deepEqual(empty.errors, []);
+    assert.deepEqual(empty.layout.resources[0], { name: 'r', type: 't.jinja', resources: [{ name: 'x', type: 'T' }] });
+    const noValue = expand({ config: 'resources:\n- {name: r, type: t.jinja}\n', imports: t('outputs:\n- {name: o}\n') });
+    assert.match(errorText(noValue), /Output 'o' has no 'value'\. Resource: r \(t\.jinja\)/);
+    assert.equal(noValue.config.resources.length, 0);
+    const top = expand({ config: 'resources:\n- {name: a, type: T}\noutputs:\n- {name: o}\n' });
+    assert.deepEqual(top.layout.outputs, [{ name: 'o' }]);
+  });
+
+  test('an output whose name is no text is refused, saying why', () => {
+    const r = expand({ config: 'resources:\n- {name: r, type: t.jinja}\n', imports: { 't.jinja': 'resources: []\noutputs:\n- {name: 123, value: v}\n' } });
+    assert.match(errorText(r), /Output name 123 is not text, so no \$\(ref\.NAME\.OUTPUT\) could name it\./);
+  });
+
+  test('resources: {} is no resources, in the configuration and in a template', () => {
+    assert.deepEqual(expand({ config: 'resources: {}\n' }).errors, []);
+    const r = expand({ config: 'resources:\n- {name: r, type: t.jinja}\n', imports: { 't.jinja': 'resources: {}\n' } });
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.layout.resources, [{ name: 'r', type: 't.jinja' }]);
+  });
+
+  test('.inf and .nan, which JSON cannot carry, are refused naming the resource and where they sit', () => {
+    const r = expand(
+      { config: 'resources:\n- {name: r, type: t.jinja}\n', imports: { 't.jinja': 'resources:\n- name: x\n  type: T\n  properties: {deep: {list: [1, .nan]}}\n' } },
+      { resolveReferences: true },
+    );
+    assert.equal(r.config.resources.length, 0);
+    assert.match(errorText(r), /properties\.deep\.list\[1\] is \.nan, a number JSON cannot carry .* Resource: x/);
+    const d = expand({ config: 'imports: [{path: t.jinja}]\nresources:\n- {name: r, type: t.jinja}\n', imports: { 't.jinja': 'resources:\n- {name: x, type: T}\n', 't.jinja.schema': 'properties:\n  limit: {default: -.inf}\n' } });
+    assert.match(errorText(d), /properties\.limit is -\.inf/);
+    assert.deepEqual(expand({ config: "resources:\n- {name: r, type: T, properties: {v: '.inf'}}\n" }).errors, [], 'quoted, it is text');
+  });
+
+  test('filling references in terminates when a value is NaN (NaN is not equal to itself)', () => {
+    const done = resolveWithinConfiguration([{ name: 'a', properties: { v: Number.NaN, w: [Number.NaN] } }]);
+    assert.ok(Number.isNaN((done[0]!.properties as JsonObject).v));
   });
 
   test('expansion is deterministic', () => {

@@ -7,7 +7,8 @@
  * walk is deep and all-or-nothing (DM returned no partial result); `expand`
  * catches them at the boundary and returns them as data.
  */
-import { isObject, languageOf, normalizeImports, parseConfig, parseYaml } from './config';
+import { isEmptyMapping, isObject, languageOf, normalizeImports, parseConfig, parseYaml } from './config';
+import { isWholeFloat } from './pyyaml';
 import { collectReferences, fillFromResources, resolveWithinConfiguration, substituteReferences } from './references';
 import { clone, validateProperties } from './schema';
 import type {
@@ -44,11 +45,16 @@ export const JINJA_UNAVAILABLE = 'no Jinja2 renderer is plugged in (the host plu
 /**
  * What DM rendered a Jinja template with: the resource itself — its `properties` only when it has
  * them, any other key it carries (`metadata`…) — with `env` and `imports` set (expandybird's
- * `template.render(resource)`). JSON text, integers above 2^53 written exactly.
+ * `template.render(resource)`). JSON text, integers above 2^53 written exactly and whole floats as floats.
  */
 function templateVariables(resource: Resource, context: TemplateContext): string {
   const vars: Record<string, unknown> = { ...resource, env: context.env, imports: context.imports };
-  return JSON.stringify(vars, (_k, v: unknown) => (typeof v === 'bigint' ? { __keelson_int__: v.toString() } : v));
+  return JSON.stringify(vars, function (this: object, k: string, v: unknown) {
+    if (typeof v === 'bigint') return { __keelson_int__: v.toString() };
+    // PyYAML's 10.0 is a float (printed 10.0), which a JSON number cannot say.
+    if (typeof v === 'number' && isWholeFloat(this, Array.isArray(this) ? Number(k) : k)) return { __keelson_float__: v };
+    return v;
+  });
 }
 
 class ExpansionFailure extends Error {
@@ -168,7 +174,7 @@ class Expander {
     const output = this.render(type, file, context, here, label, resource);
 
     if (!isObject(output) || !('resources' in output)) fail('template_output', "Template did not return a 'resources:' field.", here, label);
-    const children = output['resources'] ?? [];
+    const children = isEmptyMapping(output['resources']) ? [] : output['resources'] ?? [];
     if (!Array.isArray(children)) fail('template_output', "Template's 'resources:' field is not a list.", here, label);
 
     const processed = this.processList(children, type, here);
@@ -263,19 +269,67 @@ class Expander {
         return { ...r, properties: done.value as JsonObject | null };
       });
     }
-    if (declared === undefined || declared === null) return;
+    // DM took outputs only when there were some (`if target['outputs']`): `outputs: []` is none, and leaves no trace in the layout.
+    if (pythonFalsy(declared)) return;
     if (!Array.isArray(declared)) fail('template_output', "'outputs:' is not a list.", stack, label);
     const outputs: Output[] = [];
     for (const o of declared) {
-      if (!isObject(o) || typeof o['name'] !== 'string') fail('template_output', "Every output needs a 'name'.", stack, label);
-      const value = o['value'] ?? null;
+      if (!isObject(o) || !Object.hasOwn(o, 'name')) fail('template_output', "Every output needs a 'name'.", stack, label);
+      if (typeof o['name'] !== 'string') {
+        // DM kept such a name, but `$(ref.NAME.OUTPUT)` looks an output up by its text, so nothing could use it.
+        fail('template_output', `Output name ${JSON.stringify(o['name'])} is not text, so no $(ref.NAME.OUTPUT) could name it.`, stack, label);
+      }
+      if (!Object.hasOwn(o, 'value')) {
+        // DM's parent read every child output's value (KeyError 'value'); the configuration's own outputs have no parent and keep none.
+        if (stack.length > 0) fail('template_output', `Output '${o['name']}' has no 'value'.`, stack, label);
+        outputs.push({ name: o['name'] });
+        continue;
+      }
+      const value = o['value']!;
       const done = known.size > 0 ? substituteReferences(value, known) : { ok: true as const, value };
       if (!done.ok) fail('reference', done.message, stack, label);
       outputs.push({ name: o['name'], value: done.value });
     }
     into.layout.outputs = outputs;
-    into.outputs = Object.fromEntries(outputs.map((o) => [o.name, o.value]));
+    into.outputs = Object.fromEntries(outputs.map((o) => [o.name, o.value ?? null]));
   }
+}
+
+/**
+ * PyYAML reads `.inf` and `.nan`, but DM's service carried the expansion as
+ * JSON (ghodss/yaml into Go's encoding/json), which has neither, and failed
+ * ("json: unsupported value: +Inf"); Keelson's results are JSON too (the
+ * console, the API, Kubernetes), where such a number would silently become
+ * null. So it is refused, naming the resource and where it sits.
+ */
+function refuseNonFinite(config: Resource[], layout: { resources: LayoutResource[]; outputs?: Output[] }): void {
+  const find = (v: Json | undefined, at: string): { at: string; value: number } | undefined => {
+    if (typeof v === 'number') return Number.isFinite(v) ? undefined : { at, value: v };
+    const entries: [string, Json][] = Array.isArray(v) ? v.map((x, i) => [`${at}[${i}]`, x]) : isObject(v) ? Object.entries(v).map(([k, x]) => [`${at}.${k}`, x]) : [];
+    for (const [where, x] of entries) {
+      const found = find(x, where);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const refuse = (found: { at: string; value: number } | undefined, resource: string, stack: Frame[]) => {
+    if (!found) return;
+    const yaml = Number.isNaN(found.value) ? '.nan' : found.value > 0 ? '.inf' : '-.inf';
+    fail('config', `${found.at} is ${yaml}, a number JSON cannot carry (DM's service failed on it too); quote it ('${yaml}') if it is meant as text.`, stack, resource);
+  };
+  for (const r of config) refuse(find(r.properties ?? null, 'properties'), r.name, []);
+  const walk = (node: LayoutResource, stack: Frame[]): void => {
+    refuse(find(node.properties ?? null, 'properties'), node.name, stack);
+    refuse(find((node.outputs ?? null) as Json, 'outputs'), node.name, stack);
+    node.resources?.forEach((child) => walk(child, [...stack, { name: child.name, type: child.type }]));
+  };
+  layout.resources.forEach((node) => walk(node, [{ name: node.name, type: node.type }]));
+  refuse(find((layout.outputs ?? null) as Json, 'outputs'), 'config', []);
+}
+
+/** Python's falsehood for YAML values: DM tested `if x:`. */
+function pythonFalsy(v: Json | undefined): boolean {
+  return v === undefined || v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || isEmptyMapping(v);
 }
 
 /** Expands a configuration: the engine's one entry point. */
@@ -313,11 +367,12 @@ export function expandConfiguration(input: ExpandInput, options: ExpandOptions =
         seen.add(r.name);
       }
     }
+    refuseNonFinite(top.config, { resources: top.layout.resources ?? [], ...(top.layout.outputs ? { outputs: top.layout.outputs } : {}) });
     const written = referenceGraph(top.config);
     if (options.resolveReferences) {
       top.config = resolveWithinConfiguration(top.config);
       const fill = (node: LayoutResource): void => {
-        if (node.outputs) node.outputs = node.outputs.map((o) => ({ ...o, value: fillFromResources(o.value, top.config) }));
+        if (node.outputs) node.outputs = node.outputs.map((o) => ('value' in o ? { ...o, value: fillFromResources(o.value ?? null, top.config) } : o));
         node.resources?.forEach(fill);
       };
       fill(top.layout);

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadObjects } from '../model/validate';
 import { expand } from './index';
-import { pyyamlScalar } from './pyyaml';
+import { parseYaml } from './config';
+import { isWholeFloat, pyyamlScalar } from './pyyaml';
+import { clone } from './schema';
 
 describe('DM reads YAML as PyYAML did', () => {
   test('y and n stay text in the configuration, a template\'s output and a schema; yes/on are booleans', () => {
@@ -58,6 +60,22 @@ describe('DM reads YAML as PyYAML did', () => {
     ];
     for (const [text, want] of cases) assert.deepEqual(pyyamlScalar(text), want, JSON.stringify(text));
     assert.ok(Number.isNaN(pyyamlScalar('.NaN')));
+  });
+
+  test('a float with a whole value (10.0) is marked where it sits, through merges and copies; 10 is not', () => {
+    const parsed = parseYaml('base: &b {f: 1.0}\nm: {<<: *b, g: 2.0, i: 2, e: 1.0e+3}\nl: [3.0, 3, !!float 4]\n', 'test');
+    assert.ok(parsed.ok);
+    const v = clone(parsed.value!) as { m: object; l: object };
+    assert.deepEqual(['f', 'g', 'i', 'e'].map((k) => isWholeFloat(v.m, k)), [true, true, false, true]);
+    assert.deepEqual([0, 1, 2].map((i) => isWholeFloat(v.l, i)), [true, false, true]);
+  });
+
+  test('an integer a JSON number cannot hold exactly is refused with its line; one it can (2^60) is kept', () => {
+    const r = expand({ config: 'resources:\n- name: a\n  type: T\n  properties: {big: 9007199254740993, ok: 1152921504606846976, neg: -9007199254740992}\n' }, { env: {} });
+    assert.match(r.errors[0]!.message, /the integer 9007199254740993 cannot be carried exactly .*; quote it to keep it as text\n {2}in "template", line 4, column 21/);
+    assert.deepEqual(pyyamlScalar('1152921504606846976'), 2 ** 60);
+    assert.deepEqual(pyyamlScalar('-9007199254740992'), -(2 ** 53));
+    assert.throws(() => pyyamlScalar('0x20000000000001'), /the integer 9007199254740993 cannot be carried exactly/);
   });
 
   test('a value PyYAML could not construct is an error with its line, and nothing expands', () => {

@@ -15,7 +15,10 @@
  * as a configuration DM read on its own.
  *
  * Timestamps become text as DM's Go service carried them (PyYAML's
- * `isoformat(' ')`), mapping keys become text as JSON needs them.
+ * `isoformat(' ')`), mapping keys become text as JSON needs them. A float
+ * with a whole value (`10.0`) is a JavaScript number like `10`; where it
+ * sits is marked (`isWholeFloat`), because DM's schema check refused it as
+ * an integer.
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node as YamlNode, type Scalar } from 'yaml';
 import type { Json, JsonObject } from './types';
@@ -95,21 +98,35 @@ function signed(text: string): { sign: number; digits: string } {
   return { sign, digits: v };
 }
 
-function pythonInt(digits: string, base: number, original: string): number {
+function pythonInt(digits: string, base: number, original: string): bigint {
   const valid = { 2: /^[01]+$/, 8: /^(?:0o)?[0-7]+$/i, 10: /^\s*[0-9]+\s*$/, 16: /^[0-9a-f]+$/i }[base as 2 | 8 | 10 | 16];
   if (!valid.test(digits)) throw new PyYamlError(`invalid literal for int() with base ${base}: '${original}'`);
-  return parseInt(base === 8 ? digits.replace(/^0o/i, '') : digits.trim(), base);
+  const prefix = { 2: '0b', 8: '0o', 10: '', 16: '0x' }[base as 2 | 8 | 10 | 16];
+  return BigInt(prefix + (base === 8 ? digits.replace(/^0o/i, '') : digits.trim()));
 }
 
-/** construct_yaml_int: `0b`, `0x`, a leading `0` (octal), `:` (base 60), underscores anywhere. */
+/**
+ * construct_yaml_int: `0b`, `0x`, a leading `0` (octal), `:` (base 60),
+ * underscores anywhere. Python's integers are exact at any size; a number
+ * here is exact only while a double holds it, so an integer beyond that
+ * (2^53 + 1) is refused rather than silently rounded, as JavaScript and DM's
+ * own service (its JSON decoder's float64) would round it.
+ */
 function constructInt(text: string): number {
   const { sign, digits: v } = signed(text);
-  if (v === '0') return 0;
-  if (v.startsWith('0b')) return sign * pythonInt(v.slice(2), 2, v.slice(2));
-  if (v.startsWith('0x')) return sign * pythonInt(v.slice(2), 16, v.slice(2));
-  if (v[0] === '0') return sign * pythonInt(v, 8, v);
-  if (v.includes(':')) return sign * sexagesimal(v.split(':').map((p) => pythonInt(p, 10, p)));
-  return sign * pythonInt(v, 10, v);
+  let n: bigint;
+  if (v === '0') n = 0n;
+  else if (v.startsWith('0b')) n = pythonInt(v.slice(2), 2, v.slice(2));
+  else if (v.startsWith('0x')) n = pythonInt(v.slice(2), 16, v.slice(2));
+  else if (v[0] === '0') n = pythonInt(v, 8, v);
+  else if (v.includes(':')) n = v.split(':').map((p) => pythonInt(p, 10, p)).reduce((acc, p) => acc * 60n + p, 0n);
+  else n = pythonInt(v, 10, v);
+  if (sign < 0) n = -n;
+  const number = Number(n);
+  if (BigInt(number) !== n) {
+    throw new PyYamlError(`the integer ${n} cannot be carried exactly (a JSON number holds integers up to 2^53); quote it to keep it as text`);
+  }
+  return number === 0 ? 0 : number;
 }
 
 /** construct_yaml_float: `.inf`, `.nan`, `:` (base 60), else Python's float(). */
@@ -168,6 +185,36 @@ function constructTimestamp(text: string): string {
   return out;
 }
 
+/**
+ * Where PyYAML built a float whose value is whole (`10.0`), by container and
+ * key: JavaScript's number cannot tell it from the integer 10, Python could.
+ */
+const wholeFloats = new WeakMap<object, Set<string | number>>();
+
+/** Whether `container[key]` was read as a float with a whole value (`10.0`, not `10`). */
+export function isWholeFloat(container: object, key: string | number): boolean {
+  return wholeFloats.get(container)?.has(key) ?? false;
+}
+
+/** Marks `container[key]` as a float with a whole value (a copy of a marked value keeps its mark). */
+export function markWholeFloat(container: object, key: string | number): void {
+  let keys = wholeFloats.get(container);
+  if (!keys) wholeFloats.set(container, (keys = new Set()));
+  keys.add(key);
+}
+
+function floatNode(node: unknown, doc: Document): boolean {
+  const target = isAlias(node) ? node.resolve(doc) : node;
+  if (!isScalar(target)) return false;
+  if (target.tag && target.tag !== '!') return target.tag === `${TAG}float`;
+  if (target.tag === '!' || (target.type !== undefined && target.type !== 'PLAIN')) return false;
+  return typeof target.source === 'string' && pyyamlTag(target.source) === `${TAG}float`;
+}
+
+function markIfWholeFloat(container: object, key: string | number, value: Json, node: unknown, doc: Document): void {
+  if (typeof value === 'number' && Number.isInteger(value) && floatNode(node, doc)) markWholeFloat(container, key);
+}
+
 /** Most nodes aliases may expand to in one document: PyYAML has no limit, a server needs one ("billion laughs"). */
 export const MAX_ALIASED_NODES = 100_000;
 
@@ -213,7 +260,9 @@ function valueOf(node: unknown, doc: Document, st: WalkState): Json {
   if (isScalar(node)) return scalarValue(node);
   if (isSeq(node)) {
     checkCollectionTag(node);
-    return node.items.map((item) => valueOf(item, doc, st));
+    const list = node.items.map((item) => valueOf(item, doc, st));
+    list.forEach((v, i) => markIfWholeFloat(list, i, v, node.items[i], doc));
+    return list;
   }
   if (isMap(node)) {
     checkCollectionTag(node);
@@ -243,10 +292,10 @@ function checkCollectionTag(node: YamlNode): void {
   if (tag && tag !== '!' && !COLLECTION_TAGS.has(tag)) throw new PyYamlError(`could not determine a constructor for the tag '${tag}'`, offsetOf(node));
 }
 
-/** A key as JSON has it: PyYAML's key, in words (booleans as true/false, numbers as Python prints them, null as null). */
+/** A key as JSON has it: PyYAML's key, in words (booleans as true/false, numbers and null as Python prints them: `None`). */
 function keyText(key: Json, node: unknown): string {
   if (typeof key === 'string') return key;
-  if (key === null) return 'null';
+  if (key === null) return 'None';
   if (typeof key === 'boolean' || typeof key === 'number') return String(key);
   throw new PyYamlError('while constructing a mapping: found unhashable key', offsetOf(node));
 }
@@ -257,23 +306,29 @@ function isMergeKey(key: unknown): boolean {
 
 /** flatten_mapping, then construct_mapping: merged pairs first (a list's first mapping wins), the mapping's own after them. */
 function mappingValue(items: readonly unknown[], doc: Document, st: WalkState): JsonObject {
-  const merged: [string, Json][] = [];
-  const own: [string, Json][] = [];
+  // Each entry with whether it is a whole float (see isWholeFloat).
+  const merged: [string, Json, boolean][] = [];
+  const own: [string, Json, boolean][] = [];
   for (const pair of items) {
     if (!isPair(pair)) continue;
     if (isMergeKey(pair.key)) {
       const sources = mergeSources(pair.value, doc, st);
-      for (const s of sources.reverse()) merged.push(...Object.entries(s));
+      for (const s of sources.reverse()) merged.push(...Object.entries(s).map(([k, v]): [string, Json, boolean] => [k, v, isWholeFloat(s, k)]));
       continue;
     }
-    own.push([keyText(valueOf(pair.key, doc, st), pair.key), valueOf(pair.value, doc, st)]);
+    const value = valueOf(pair.value, doc, st);
+    own.push([keyText(valueOf(pair.key, doc, st), pair.key), value, typeof value === 'number' && Number.isInteger(value) && floatNode(pair.value, doc)]);
   }
   const out: JsonObject = {};
-  for (const [k, v] of [...merged, ...own]) {
+  const floats = new Set<string>();
+  for (const [k, v, whole] of [...merged, ...own]) {
     // A key named __proto__ is data, not the object's prototype.
     if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
     else out[k] = v;
+    if (whole) floats.add(k);
+    else floats.delete(k);
   }
+  for (const k of floats) markWholeFloat(out, k);
   return out;
 }
 

@@ -156,14 +156,15 @@ function replaceReferences(value: Json, pick: (r: Reference) => { value: Json } 
   }
   if (Array.isArray(value)) {
     const next = value.map((x) => replaceReferences(x, pick));
-    return next.some((x, i) => x !== value[i]) ? next : value;
+    // Object.is: NaN is not !== itself here, or a `.nan` would count as a change for ever.
+    return next.some((x, i) => !Object.is(x, value[i])) ? next : value;
   }
   if (isObject(value)) {
     let changed = false;
     const next: Record<string, Json> = {};
     for (const [k, x] of Object.entries(value)) {
       const y = replaceReferences(x, pick);
-      if (y !== x) changed = true;
+      if (!Object.is(y, x)) changed = true;
       if (k === '__proto__') Object.defineProperty(next, k, { value: y, enumerable: true, writable: true, configurable: true });
       else next[k] = y;
     }

@@ -10,6 +10,7 @@
  * fill in defaults (through `properties`, `items` and `$ref`), then validate.
  */
 import { isObject, parseYaml } from './config';
+import { isWholeFloat, markWholeFloat } from './pyyaml';
 import type { ImportFile, Json, JsonObject } from './types';
 
 export type SchemaOutcome =
@@ -64,7 +65,7 @@ export function validateProperties(
   }
   const typed = intAlias ? aliasInt(schema) as JsonObject : schema;
   applyDefaults(props, typed, typed);
-  validate(props, typed, typed, [], problems);
+  validate(props, typed, typed, [], problems, 0, wholeFloatPaths(props));
   if (problems.length > 0) return propertiesError(templateName, problems);
   return { ok: true, properties: props };
 }
@@ -221,43 +222,157 @@ function aliasInt(node: Json): Json {
 // ------------------------------------------------------------ defaults
 
 /**
- * DM's defaulting validator: for each declared property the instance lacks,
- * set the property's default (a `$ref`'s target default wins over a sibling
- * `default`); then descend through `properties`, `items` and `$ref`.
- * `required` plays no part, and a value the user gave, even null, is kept.
+ * DM's defaulting validator (schema_validation_utils.ExtendWithDefault): a
+ * Draft-4 validator whose `properties` keyword first sets, for each declared
+ * property the instance lacks, the property's default (a `$ref`'s target
+ * default wins over a sibling `default`), then descends; and whose `required`
+ * does nothing. DM ran it over the properties to the end, for its side
+ * effect, so a default applies wherever that validator reaches a
+ * `properties`: through `items`, `patternProperties`, `additionalProperties`,
+ * schema `dependencies`, every `allOf` branch, `anyOf` and `oneOf` branches
+ * as jsonschema tries them. Where jsonschema only asks whether a schema holds
+ * (`not`, the `oneOf` branches after the first that holds) it stops at the
+ * first error, so defaults after it in the schema's key order are not set.
+ * The first default set wins; a value the user gave, even null, is kept.
+ *
+ * Two places where DM did worse are left out on purpose (README, "Where
+ * Keelson differs from DM"): a `$ref` whose target has no default sets
+ * nothing here (DM set null), and a default is copied, so properties that
+ * share one YAML node through an alias do not receive each other's defaults.
  */
-function applyDefaults(instance: Json, schema: Json, root: JsonObject, depth = 0): void {
+function applyDefaults(instance: Json, schema: Json, root: JsonObject): void {
+  for (const _ of defaultingErrors(instance, schema, root, false, 0));
+}
+
+/** Whether a schema holds as DM's defaulting validator judged it: stops at the first error, defaults set up to there. */
+function holdsWhileDefaulting(instance: Json, schema: Json, root: JsonObject, wholeFloat: boolean, depth: number): boolean {
+  return defaultingErrors(instance, schema, root, wholeFloat, depth).next().done === true;
+}
+
+/**
+ * The defaulting validator's errors, one `true` each, in jsonschema's order
+ * (the schema's keys), lazily: a caller that stops at the first error leaves
+ * the rest of the schema unvisited, as jsonschema's `is_valid` did.
+ * `wholeFloat`: the instance is a float with a whole value (not an integer in Python).
+ */
+function* defaultingErrors(instance: Json, schema: Json, root: JsonObject, wholeFloat: boolean, depth: number): Generator<true> {
   if (!isObject(schema) || depth > 64) return;
+  const descend = (value: Json, sub: Json, container?: object, key?: string | number) =>
+    defaultingErrors(value, sub, root, container !== undefined && key !== undefined && isWholeFloat(container, key), depth + 1);
   if (typeof schema['$ref'] === 'string') {
+    // Draft 4: `$ref` replaces its siblings.
     const target = resolveRef(root, schema['$ref']);
-    if (target !== undefined) applyDefaults(instance, target, root, depth + 1);
+    if (target !== undefined) yield* defaultingErrors(instance, target, root, wholeFloat, depth + 1);
     return;
   }
-  const props = schema['properties'];
-  if (isObject(instance) && isObject(props)) {
-    for (const [key, sub] of Object.entries(props)) {
-      if (!isObject(sub)) continue;
-      if (!Object.hasOwn(instance, key)) {
-        const target = typeof sub['$ref'] === 'string' ? resolveRef(root, sub['$ref']) : sub;
-        if (isObject(target) && Object.hasOwn(target, 'default')) instance[key] = clone(target['default']!);
+  const props = isObject(schema['properties']) ? schema['properties'] : {};
+  const patterns = isObject(schema['patternProperties']) ? schema['patternProperties'] : {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    switch (keyword) {
+      case 'properties':
+        // Sets the defaults, then descends to the end; reports nothing.
+        if (!isObject(instance)) break;
+        for (const [key, sub] of Object.entries(props)) {
+          if (!isObject(sub) || Object.hasOwn(instance, key)) continue;
+          const target = typeof sub['$ref'] === 'string' ? resolveRef(root, sub['$ref']) : sub;
+          if (isObject(target) && Object.hasOwn(target, 'default')) instance[key] = clone(target['default']!);
+        }
+        for (const [key, sub] of Object.entries(props)) {
+          if (Object.hasOwn(instance, key)) for (const _ of descend(instance[key]!, sub, instance, key));
+        }
+        break;
+      case 'patternProperties':
+        if (!isObject(instance)) break;
+        for (const [pattern, sub] of Object.entries(patterns)) {
+          const re = compilePattern(pattern);
+          for (const key of Object.keys(instance)) if (re?.test(key)) yield* descend(instance[key]!, sub, instance, key);
+        }
+        break;
+      case 'additionalProperties': {
+        if (!isObject(instance)) break;
+        const extra = Object.keys(instance).filter((key) => !Object.hasOwn(props, key) && !Object.keys(patterns).some((p) => compilePattern(p)?.test(key)));
+        if (isObject(value)) for (const key of extra) yield* descend(instance[key]!, value, instance, key);
+        else if (value === false && extra.length) yield true;
+        break;
       }
-      if (Object.hasOwn(instance, key)) applyDefaults(instance[key]!, sub, root, depth + 1);
+      case 'items':
+        if (!Array.isArray(instance)) break;
+        if (isObject(value)) for (const [i, item] of instance.entries()) yield* descend(item, value, instance, i);
+        else if (Array.isArray(value)) for (const [i, item] of instance.entries()) if (i < value.length) yield* descend(item, value[i]!, instance, i);
+        break;
+      case 'additionalItems': {
+        const items = schema['items'];
+        if (!Array.isArray(instance) || !Array.isArray(items)) break;
+        if (isObject(value)) for (let i = items.length; i < instance.length; i++) yield* descend(instance[i]!, value, instance, i);
+        else if (value === false && instance.length > items.length) yield true;
+        break;
+      }
+      case 'dependencies':
+        if (!isObject(instance) || !isObject(value)) break;
+        for (const [key, dep] of Object.entries(value)) {
+          if (!Object.hasOwn(instance, key)) continue;
+          if (Array.isArray(dep)) { for (const d of dep) if (typeof d === 'string' && !Object.hasOwn(instance, d)) yield true; }
+          else yield* defaultingErrors(instance, dep, root, wholeFloat, depth + 1);
+        }
+        break;
+      case 'allOf':
+        if (Array.isArray(value)) for (const sub of value) yield* defaultingErrors(instance, sub, root, wholeFloat, depth + 1);
+        break;
+      case 'anyOf':
+        // Each branch to its end, up to the first that holds.
+        if (!Array.isArray(value)) break;
+        if (!value.some((sub) => [...defaultingErrors(instance, sub, root, wholeFloat, depth + 1)].length === 0)) yield true;
+        break;
+      case 'oneOf': {
+        // To the first branch that holds, each to its end; then whether any other holds, each up to its first error.
+        if (!Array.isArray(value)) break;
+        const first = value.findIndex((sub) => [...defaultingErrors(instance, sub, root, wholeFloat, depth + 1)].length === 0);
+        if (first < 0) yield true;
+        else if (value.slice(first + 1).filter((sub) => holdsWhileDefaulting(instance, sub, root, wholeFloat, depth + 1)).length > 0) yield true;
+        break;
+      }
+      case 'not':
+        if (holdsWhileDefaulting(instance, value, root, wholeFloat, depth + 1)) yield true;
+        break;
+      case 'required':
+        // The defaulting validator ignores `required`.
+        break;
+      default: {
+        // A keyword that only judges the value (type, enum, bounds, lengths, pattern…).
+        const errors: string[] = [];
+        validate(instance, { [keyword]: value, ...siblingsReadBy(keyword, schema) }, root, [], errors, depth + 1, wholeFloat ? new Set(['[]']) : NO_FLOATS);
+        if (errors.length) yield true;
+      }
     }
   }
-  const items = schema['items'];
-  if (Array.isArray(instance)) {
-    if (isObject(items)) for (const item of instance) applyDefaults(item, items, root, depth + 1);
-    else if (Array.isArray(items)) instance.forEach((item, i) => { if (i < items.length) applyDefaults(item, items[i]!, root, depth + 1); });
-  }
+}
+
+/** The sibling keywords a Draft-4 keyword reads (`minimum` reads `exclusiveMinimum`). */
+function siblingsReadBy(keyword: string, schema: JsonObject): JsonObject {
+  const reads: Record<string, string> = { minimum: 'exclusiveMinimum', maximum: 'exclusiveMaximum' };
+  const sibling = reads[keyword];
+  return sibling !== undefined && Object.hasOwn(schema, sibling) ? { [sibling]: schema[sibling]! } : {};
 }
 
 // ------------------------------------------------------------ validation
 
-function typeMatches(value: Json, type: string): boolean {
+const NO_FLOATS: ReadonlySet<string> = new Set();
+
+/** Where the properties hold a whole float (`10.0`), as paths (see pyyaml.ts isWholeFloat). */
+function wholeFloatPaths(value: Json, path: (string | number)[] = [], out = new Set<string>()): Set<string> {
+  const entries: [string | number, Json][] = Array.isArray(value) ? value.map((x, i) => [i, x]) : isObject(value) ? Object.entries(value) : [];
+  for (const [k, x] of entries) {
+    if (isWholeFloat(value as object, k)) out.add(JSON.stringify([...path, k]));
+    else wholeFloatPaths(x, [...path, k], out);
+  }
+  return out;
+}
+
+function typeMatches(value: Json, type: string, wholeFloat = false): boolean {
   switch (type) {
     case 'array': return Array.isArray(value);
     case 'boolean': return typeof value === 'boolean';
-    case 'integer': return typeof value === 'number' && Number.isInteger(value);
+    case 'integer': return typeof value === 'number' && Number.isInteger(value) && !wholeFloat;
     case 'number': return typeof value === 'number';
     case 'null': return value === null;
     case 'object': return isObject(value);
@@ -269,8 +384,9 @@ function typeMatches(value: Json, type: string): boolean {
 /**
  * Draft-4 validation collecting every error as `<message> at <path>`. Values
  * holding a `$(ref.` are not judged (PR 167): they are known only at deploy time.
+ * `floats`: the paths (as JSON text) of whole floats (`10.0`), which are no integers in Python.
  */
-function validate(value: Json, schema: Json, root: JsonObject, path: (string | number)[], out: string[], depth = 0): void {
+function validate(value: Json, schema: Json, root: JsonObject, path: (string | number)[], out: string[], depth = 0, floats: ReadonlySet<string> = NO_FLOATS): void {
   if (!isObject(schema)) return;
   if (depth > 64) { out.push(`Schema nesting deeper than 64 levels${fmtPath(path)}`); return; }
   const push = (message: string) => {
@@ -280,14 +396,15 @@ function validate(value: Json, schema: Json, root: JsonObject, path: (string | n
   if (typeof schema['$ref'] === 'string') {
     // Draft 4: `$ref` replaces its siblings.
     const target = resolveRef(root, schema['$ref']);
-    if (target !== undefined) validate(value, target, root, path, out, depth + 1);
+    if (target !== undefined) validate(value, target, root, path, out, depth + 1, floats);
     return;
   }
   const type = schema['type'];
   if (type !== undefined) {
     const types = Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : typeof type === 'string' ? [type] : [];
-    if (types.length && !types.some((t) => typeMatches(value, t))) {
-      push(`${pyRepr(value)} is not of type ${types.map((t) => pyRepr(t)).join(', ')}`);
+    const wholeFloat = floats.has(JSON.stringify(path));
+    if (types.length && !types.some((t) => typeMatches(value, t, wholeFloat))) {
+      push(`${wholeFloat ? `${value}.0` : pyRepr(value)} is not of type ${types.map((t) => pyRepr(t)).join(', ')}`);
     }
   }
   const enumValues = schema['enum'];
@@ -299,13 +416,13 @@ function validate(value: Json, schema: Json, root: JsonObject, path: (string | n
     const props = isObject(schema['properties']) ? schema['properties'] : {};
     const patterns = isObject(schema['patternProperties']) ? schema['patternProperties'] : {};
     for (const [key, sub] of Object.entries(props)) {
-      if (Object.hasOwn(value, key)) validate(value[key]!, sub, root, [...path, key], out, depth + 1);
+      if (Object.hasOwn(value, key)) validate(value[key]!, sub, root, [...path, key], out, depth + 1, floats);
     }
     const extra: string[] = [];
     for (const key of Object.keys(value)) {
       let matched = Object.hasOwn(props, key);
       for (const [pattern, sub] of Object.entries(patterns)) {
-        if (compilePattern(pattern)?.test(key)) { matched = true; validate(value[key]!, sub, root, [...path, key], out, depth + 1); }
+        if (compilePattern(pattern)?.test(key)) { matched = true; validate(value[key]!, sub, root, [...path, key], out, depth + 1, floats); }
       }
       if (!matched) extra.push(key);
     }
@@ -313,7 +430,7 @@ function validate(value: Json, schema: Json, root: JsonObject, path: (string | n
     if (additional === false && extra.length) {
       push(`Additional properties are not allowed (${extra.map((k) => pyRepr(k)).join(', ')} ${extra.length === 1 ? 'was' : 'were'} unexpected)`);
     } else if (isObject(additional)) {
-      for (const key of extra) validate(value[key]!, additional, root, [...path, key], out, depth + 1);
+      for (const key of extra) validate(value[key]!, additional, root, [...path, key], out, depth + 1, floats);
     }
     const n = Object.keys(value).length;
     if (typeof schema['minProperties'] === 'number' && n < schema['minProperties']) push(`${pyRepr(value)} does not have enough properties`);
@@ -323,18 +440,18 @@ function validate(value: Json, schema: Json, root: JsonObject, path: (string | n
       for (const [key, dep] of Object.entries(deps)) {
         if (!Object.hasOwn(value, key)) continue;
         if (Array.isArray(dep)) { for (const d of dep) if (typeof d === 'string' && !Object.hasOwn(value, d)) push(`${pyRepr(d)} is a dependency of ${pyRepr(key)}`); }
-        else validate(value, dep, root, path, out, depth + 1);
+        else validate(value, dep, root, path, out, depth + 1, floats);
       }
     }
   }
   if (Array.isArray(value)) {
     const items = schema['items'];
-    if (isObject(items)) value.forEach((item, i) => validate(item, items, root, [...path, i], out, depth + 1));
+    if (isObject(items)) value.forEach((item, i) => validate(item, items, root, [...path, i], out, depth + 1, floats));
     else if (Array.isArray(items)) {
       value.forEach((item, i) => {
-        if (i < items.length) validate(item, items[i]!, root, [...path, i], out, depth + 1);
+        if (i < items.length) validate(item, items[i]!, root, [...path, i], out, depth + 1, floats);
         else if (schema['additionalItems'] === false) push(`Additional items are not allowed`);
-        else if (isObject(schema['additionalItems'])) validate(item, schema['additionalItems'], root, [...path, i], out, depth + 1);
+        else if (isObject(schema['additionalItems'])) validate(item, schema['additionalItems'], root, [...path, i], out, depth + 1, floats);
       });
     }
     if (typeof schema['minItems'] === 'number' && value.length < schema['minItems']) push(`${pyRepr(value)} is too short`);
@@ -368,9 +485,9 @@ function validate(value: Json, schema: Json, root: JsonObject, path: (string | n
       if (re && !re.test(value)) push(`${pyRepr(value)} does not match ${pyRepr(schema['pattern'])}`);
     }
   }
-  const passes = (sub: Json) => { const errs: string[] = []; validate(value, sub, root, path, errs, depth + 1); return errs.length === 0; };
+  const passes = (sub: Json) => { const errs: string[] = []; validate(value, sub, root, path, errs, depth + 1, floats); return errs.length === 0; };
   if ('not' in schema && passes(schema['not']!)) push(`${pyRepr(schema['not']!)} is not allowed for ${pyRepr(value)}`);
-  if (Array.isArray(schema['allOf'])) for (const sub of schema['allOf']) validate(value, sub, root, path, out, depth + 1);
+  if (Array.isArray(schema['allOf'])) for (const sub of schema['allOf']) validate(value, sub, root, path, out, depth + 1, floats);
   if (Array.isArray(schema['anyOf']) && !schema['anyOf'].some(passes)) push(`${pyRepr(value)} is not valid under any of the given schemas`);
   if (Array.isArray(schema['oneOf'])) {
     const matching = schema['oneOf'].filter(passes).length;
@@ -410,8 +527,21 @@ export function jsonEqual(a: Json, b: Json): boolean {
   return false;
 }
 
+/** A deep copy that keeps PyYAML's whole floats marked (`10.0` stays a float, see pyyaml.ts). */
 export function clone<T extends Json>(v: T): T {
-  return structuredClone(v);
+  if (Array.isArray(v)) {
+    const out = v.map((x) => clone(x));
+    v.forEach((_, i) => { if (isWholeFloat(v, i)) markWholeFloat(out, i); });
+    return out as T;
+  }
+  if (!isObject(v)) return v;
+  const out: JsonObject = {};
+  for (const [k, x] of Object.entries(v)) {
+    // A key named __proto__ is data, not the object's prototype.
+    Object.defineProperty(out, k, { value: clone(x), enumerable: true, writable: true, configurable: true });
+    if (isWholeFloat(v, k)) markWholeFloat(out, k);
+  }
+  return out as T;
 }
 
 /** Python's `repr` of a YAML value: how jsonschema (and so DM) printed values in messages. */

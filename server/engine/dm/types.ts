@@ -23,10 +23,10 @@ export interface Resource {
   [key: string]: Json | undefined;
 }
 
-/** PR 167 template output: `outputs: [{name, value}]`. */
+/** PR 167 template output: `outputs: [{name, value}]` (the configuration's own may have no value, as in DM). */
 export interface Output {
   name: string;
-  value: Json;
+  value?: Json;
 }
 
 /** A node of the layout: a primitive is `{name, type}`; a template adds what it expanded to. */
