@@ -10,6 +10,10 @@ import { expand } from './index';
 import { parseYaml } from './config';
 import { isWholeFloat, pyyamlScalar } from './pyyaml';
 import { clone } from './schema';
+import { plugTemplateSandbox } from '../../dm-python';
+
+// Jinja templates render with Jinja2 in the sandbox, as on every server thread that expands them.
+plugTemplateSandbox({ python: false });
 
 describe('DM reads YAML as PyYAML did', () => {
   test('y and n stay text in the configuration, a template\'s output and a schema; yes/on are booleans', () => {
