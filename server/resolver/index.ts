@@ -20,7 +20,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { parseRemembered, rememberText } from '../db/gz-json';
-import { createSandboxKeeper, type SandboxKeeper } from '../dm-python';
+import { createSandboxKeeper, plugTemplateSandbox, type SandboxKeeper } from '../dm-python';
 import { isAdmissionRequest } from './admission-work';
 import { SessionResolver, type ResolverAnswer, type ResolverRequest } from './session';
 import { decodeState, type StateChange } from './state-delta';
@@ -75,6 +75,10 @@ export function createResolver(opts: Partial<ResolverOptions> = {}): Resolver {
 
 export class InlineResolver implements Resolver {
   private readonly session = new SessionResolver();
+  constructor() {
+    // Resolving in the request thread (tests, or no worker file): DM templates run from this thread then.
+    plugTemplateSandbox();
+  }
   async run<R extends ResolverRequest>(req: R): Promise<ResolverAnswer<R>> {
     return this.session.handle(req) as ResolverAnswer<R>;
   }

@@ -11,6 +11,7 @@
  */
 import { EngineSession, type EngineInput, type EngineObject, type ObjectChange } from '../engine';
 import { expandDeployment, useTemplateClock, type ExpandInput, type ExpandResult, type TemplateEnv } from '../engine/dm';
+import { isMainThread } from 'node:worker_threads';
 import { plugTemplateSandbox } from '../dm-python';
 import type { ClaimOutcome, DesiredState } from '../engine/state';
 import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/usage';
@@ -54,8 +55,10 @@ export type ResolverAnswer<R extends ResolverRequest> = R extends AdmissionReque
         ? ExpandResult
         : { outcome: ClaimOutcome | undefined } | null;
 
-// Deployment Manager's templates, Jinja and Python, run in this thread's sandbox (server/dm-python): a resolver thread, never the HTTP thread in production.
-plugTemplateSandbox();
+// Deployment Manager's templates, Jinja and Python, run in the sandbox (server/dm-python) from a resolver thread,
+// never from the thread that answers HTTP: this module is imported there too (InlineResolver), and a check it runs
+// there leaves the templates for the resolution (deferred) rather than wait for an interpreter.
+if (!isMainThread) plugTemplateSandbox();
 // And its Jinja templates have 5 s per deployment on this thread's clock (the engine reads none): far more than
 // any real one needs, far less than a resolution's limit.
 useTemplateClock(() => performance.now(), 5000);
