@@ -7,7 +7,7 @@
  * Duplicate keys keep the last value as PyYAML did, and aliases are capped
  * so a "billion laughs" configuration cannot blow up memory.
  */
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, visit } from 'yaml';
 import { PyYamlError, pyyamlValue } from './pyyaml';
 import type { ImportFile, Json, JsonObject } from './types';
 
@@ -44,6 +44,20 @@ export function parseYaml(text: string, where: string): Parsed<Json | undefined>
     const e = doc.errors[0]!;
     const what = PYYAML_WORDING[e.code] ?? e.message.split('\n')[0];
     return { ok: false, message: `Error parsing YAML: ${what}\n  in "${where}"${at(e.pos[0])}` };
+  }
+  // A block scalar that ends the text with no line break after it has none in PyYAML (it clips or
+  // keeps line breaks the text has); the yaml package gives it one. Jinja2 drops a template's
+  // final newline, so a template ending in `key: |` and its lines hits this every time.
+  if (!/[\n\r]$/.test(text)) {
+    visit(doc, {
+      Scalar(_key, node) {
+        if ((node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') && node.range?.[2] === text.length) {
+          const held = node as { value: unknown; source?: unknown };
+          if (typeof held.value === 'string') held.value = held.value.replace(/\n$/, '');
+          if (typeof held.source === 'string') held.source = held.source.replace(/\n$/, '');
+        }
+      },
+    });
   }
   try {
     return { ok: true, value: pyyamlValue(doc.contents, doc) };
