@@ -1012,11 +1012,9 @@ def _py2_hint(message):
 
 def _py2_json(value):
     '''Python 2's str was bytes: ASCII bytes in the result are the text they were in DM.'''
-    if isinstance(value, bytes):
-        try:
-            return value.decode('ascii')
-        except UnicodeDecodeError:
-            pass
+    text = _py2_text(value)
+    if isinstance(text, str):
+        return text
     raise TypeError('Object of type %s is not JSON serializable' % type(value).__name__)
 `;
 py.runPython(PY2_COMPAT);
