@@ -8,7 +8,8 @@ import { keyProbe, verifySecretKey } from './db/secret-key';
 import { env, type Env } from './env';
 import { drizzleRepos } from './repo/drizzle';
 import type { Repos } from './repo/types';
-import { seedDemo } from './seed/demo';
+import { loggable } from './db/log-safe';
+import { deployDemo, seedDemo } from './seed/demo';
 import { createServices, type Services } from './services';
 
 export interface Runtime {
@@ -35,11 +36,13 @@ async function boot(): Promise<Runtime> {
   await verifySecretKey(db.db, keyProbe(e.secretKey, e.secretKeyFile ? `the key in ${e.secretKeyFile}` : 'KEELSON_SECRET_KEY'));
   // The embedded database belongs to this process alone; a shared PostgreSQL may be written by others.
   const repos = drizzleRepos(db.db, { exclusive: db.kind === 'pglite' });
-  if (e.seed === 'demo') await seedDemo(repos);
+  const seeded = e.seed === 'demo' ? await seedDemo(repos, 'keelson', { allSources: true }) : [];
   const services = createServices(repos, e);
   // The newest generation always has its resolution and revision — also after
   // seeding, or when the process stopped between a write and its revision.
+  // A demo just seeded starts deployed (its revision accepted), in the background as ever.
   const head = await repos.policy.head();
-  if (head > 0) services.revisions.schedule(head);
+  if (seeded.length > 0) void deployDemo(repos, services.revisions).catch((err) => console.error(`deploying the demo failed: ${loggable(err)}`));
+  else if (head > 0) services.revisions.schedule(head);
   return { env: e, db, repos, services };
 }

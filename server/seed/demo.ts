@@ -4,6 +4,11 @@
  * so the history page has something to compare. Aptomi's cluster has no
  * prices or marks; the demo's (demo-cluster.yaml) adds them so revisions
  * show costs and quota checks.
+ *
+ * The console's own demo (`npm start`) adds a third generation with one
+ * example of each other source (demo-sources.yaml) and starts deployed, so
+ * a newcomer sees all five systems and previews compare against something.
+ * Tests that only need Aptomi's examples seed the first two.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,8 +16,10 @@ import { formatDiagnostic, hasErrors } from '../engine/diagnostics';
 import { loadObjects } from '../engine/model/validate';
 import { loadPolicyFiles } from '../loader/files';
 import type { Repos } from '../repo/types';
+import type { RevisionService } from '../services/revisions';
 
 const EXAMPLES = join(process.cwd(), 'corpus/aptomi/examples');
+const HUB = join(process.cwd(), 'corpus/capact/pkg/sdk/renderer/argo/testdata/hub');
 
 export const DEMO_STEPS = [
   {
@@ -22,11 +29,25 @@ export const DEMO_STEPS = [
   { message: 'Demo: Aptomi guestbook example', paths: [join(EXAMPLES, 'guestbook')] },
 ];
 
-/** Seeds only an empty database (generation 0); returns the generations written. */
-export async function seedDemo(repos: Repos, author = 'keelson'): Promise<number[]> {
+/** Capact (a Hub of one Interface, two Implementations, a Global policy), a Landscaper data flow and a DM deployment. */
+export const DEMO_SOURCES_STEP = {
+  message: 'Demo: a Capact Hub and Global policy, a Landscaper data flow, a DM deployment',
+  paths: [
+    join(HUB, 'interface/database/postgresql/install.yaml'),
+    join(HUB, 'implementation/bitnami/postgresql/install.yaml'),
+    join(HUB, 'implementation/gcp/cloudsql/postgresql/install.yaml'),
+    join(process.cwd(), 'server/seed/demo-sources.yaml'),
+  ],
+};
+
+/**
+ * Seeds only an empty database (generation 0); returns the generations
+ * written. `allSources`: the console's demo, with DEMO_SOURCES_STEP too.
+ */
+export async function seedDemo(repos: Repos, author = 'keelson', opts: { allSources?: boolean } = {}): Promise<number[]> {
   if ((await repos.policy.head()) !== 0) return [];
   const written: number[] = [];
-  for (const step of DEMO_STEPS) {
+  for (const step of opts.allSources ? [...DEMO_STEPS, DEMO_SOURCES_STEP] : DEMO_STEPS) {
     const loaded = loadPolicyFiles(step.paths);
     const cluster = loadObjects(readFileSync(/*turbopackIgnore: true*/ join(process.cwd(), 'server/seed/demo-cluster.yaml'), 'utf8'), 'demo-cluster.yaml');
     if (hasErrors(loaded.diagnostics) || hasErrors(cluster.diagnostics)) {
@@ -46,4 +67,20 @@ export async function seedDemo(repos: Repos, author = 'keelson'): Promise<number
     if (res.status === 'committed') written.push(res.generation.generation);
   }
   return written;
+}
+
+/**
+ * The demo starts deployed: the seeded head's revision (#1) is accepted in
+ * every section, so the apply worker deploys it and a newcomer's first
+ * preview compares against a running deployment, not an empty one. The
+ * seed accepts as the server itself (as it wrote the generations), not as a
+ * user; it leaves a revision someone already decided alone.
+ */
+export async function deployDemo(repos: Repos, revisions: RevisionService, author = 'keelson'): Promise<number> {
+  const rev = await revisions.ensureForGeneration(await repos.policy.head());
+  if (rev.status !== 'pending') return rev.id;
+  const pending = (await repos.revisions.sections([rev.id])).filter((s) => s.status === 'pending').map((s) => s.namespace);
+  const r = await repos.revisions.decide({ revisionId: rev.id, namespaces: pending, decision: 'accept', actor: author, comment: 'the demo starts deployed' });
+  if (r.status !== 'ok') throw new Error(`Could not accept the demo's revision ${rev.id}: ${r.status === 'conflict' ? r.reason : 'not found'}`);
+  return rev.id;
 }
