@@ -42,7 +42,11 @@ async function boot(): Promise<Runtime> {
   // seeding, or when the process stopped between a write and its revision.
   // A demo just seeded starts deployed (its revision accepted), in the background as ever.
   const head = await repos.policy.head();
-  if (seeded.length > 0) void deployDemo(repos, services.revisions).catch((err) => console.error(`deploying the demo failed: ${loggable(err)}`));
-  else if (head > 0) services.revisions.schedule(head);
+  if (seeded.length > 0) {
+    void deployDemo(repos, services).catch((err) => {
+      console.error(`deploying the demo failed: ${loggable(err)}`);
+      services.revisions.schedule(head);
+    });
+  } else if (head > 0) services.revisions.schedule(head);
   return { env: e, db, repos, services };
 }

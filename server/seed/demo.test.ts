@@ -24,20 +24,22 @@ const alice = as('Alice');
 describe('the seeded demo', () => {
   let repos: Repos;
   let services: Services;
+  let accepted = 0;
   before(async () => {
     repos = memoryRepos();
     assert.deepEqual(await seedDemo(repos, 'keelson', { allSources: true }), [1, 2, 3]);
     services = createServices(repos, { usersFile: undefined, domainAdmins: [] });
+    accepted = await deployDemo(repos, services);
   });
   after(() => services.resolution.close());
 
-  test('resolves with no claim in error, a DM deployment and two Landscaper installations among them', async () => {
+  test("resolves with no claim in error: Aptomi's, the DM deployment, both Landscaper installations, the tenant's services", async () => {
     const r = await services.resolution.get(sam);
-    assert.equal(r.generation, 3);
+    assert.equal(r.generation, await repos.policy.head());
     const errors = r.state.claims.filter((c) => c.status === 'error').map((c) => `${c.kind ?? 'claim'} ${c.namespace}/${c.name}: ${c.errors.join('; ')}`);
     assert.deepEqual(errors, []);
     const resolved = r.state.claims.filter((c) => c.status === 'resolved').map((c) => `${c.kind ?? 'claim'} ${c.namespace}/${c.name}`);
-    for (const want of ['deployment web/hello', 'installation garden/database', 'installation garden/webui', 'claim social/prod']) assert.ok(resolved.includes(want), `${want} resolves: ${resolved.join(', ')}`);
+    for (const want of ['deployment web/hello', 'installation garden/database', 'installation garden/webui', 'claim social/prod', 'claim acme/api', 'claim acme/web']) assert.ok(resolved.includes(want), `${want} resolves: ${resolved.join(', ')}`);
   });
 
   test('Capact: "Try it" answers under the saved Global policy', async () => {
@@ -59,19 +61,29 @@ describe('the seeded demo', () => {
     assert.deepEqual(d.state.errors, []);
     const m = await services.dm.manifest(sam, 'web/hello', d.latestManifest);
     assert.deepEqual(m.errors ?? [], []);
-    assert.deepEqual(m.layout.resources.flatMap((r) => (r.resources ?? []).map((x: { type: string }) => x.type)).sort(), ['ReplicationController', 'Service']);
+    assert.deepEqual(m.expandedConfig.resources.map((x) => x.type).sort(), ['ReplicationController', 'Service']);
   });
 
-  test('starts deployed: revision #1 is accepted in every section and applies', async () => {
-    const id = await deployDemo(repos, services.revisions);
-    assert.equal(id, 1);
-    assert.equal((await repos.revisions.get(1))!.status, 'accepted');
+  test('Axebow: tenant acme has an account, two environments, two services and a link', async () => {
+    const acme = await services.tenants.get(sam, 'acme');
+    assert.deepEqual(acme.namespaces, ['acme']);
+    const account = await services.estate.getAccount(sam, { tenant: 'acme', account: 'main' });
+    assert.deepEqual([...account.environments].sort(), ['dev', 'prod']);
+    assert.deepEqual((await services.deployments.list(sam, 'acme')).map((d) => d.name).sort(), ['api', 'web']);
+    const links = await services.links.list(sam, { tenant: 'acme', service: 'web' });
+    assert.deepEqual(links.map((l) => [l.spec.client_service, l.spec.client_channel, l.spec.server_service, l.spec.server_channel, l.status.linked]), [['web', 'out', 'api', 'in', true]]);
+  });
+
+  test('starts deployed: revision #1, of the newest generation, is accepted in every section and applies', async () => {
+    // The tenant's two services are created together, as one generation: the first revision is the demo's whole.
+    assert.equal(accepted, 1);
+    const rev = (await repos.revisions.get(accepted))!;
+    assert.equal(rev.generation, await repos.policy.head());
+    assert.equal(rev.status, 'accepted');
     const noop: Actuator = { name: 'test', begin: async () => {}, apply: async () => ({ status: 'done' }), finish: async () => ({ changed: true, commit: 'c' }) };
     while (await runOnce({ revisions: repos.revisions, actuator: noop })) {
       /* apply */
     }
-    assert.equal((await repos.revisions.get(1))!.status, 'applied');
-    // Deploying it again changes nothing (a restart of the console).
-    assert.equal(await deployDemo(repos, services.revisions), 1);
+    assert.equal((await repos.revisions.get(accepted))!.status, 'applied');
   });
 });

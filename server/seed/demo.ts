@@ -16,7 +16,8 @@ import { formatDiagnostic, hasErrors } from '../engine/diagnostics';
 import { loadObjects } from '../engine/model/validate';
 import { loadPolicyFiles } from '../loader/files';
 import type { Repos } from '../repo/types';
-import type { RevisionService } from '../services/revisions';
+import type { Actor } from '../services/actor';
+import type { Services } from '../services';
 
 const EXAMPLES = join(process.cwd(), 'corpus/aptomi/examples');
 const HUB = join(process.cwd(), 'corpus/capact/pkg/sdk/renderer/argo/testdata/hub');
@@ -69,15 +70,52 @@ export async function seedDemo(repos: Repos, author = 'keelson', opts: { allSour
   return written;
 }
 
+/** Tenant acme's services: two claims of its own offering (demo-sources.yaml), web's client channel linked to api's server channel. */
+const DEMO_TENANT = {
+  name: 'acme',
+  account: 'main',
+  environments: ['prod', 'dev'],
+  services: [
+    { name: 'api', labels: { role: 'api', 'channel-in': 'server' } },
+    { name: 'web', labels: { role: 'web', 'channel-out': 'client' } },
+  ],
+};
+
 /**
- * The demo starts deployed: the seeded head's revision (#1) is accepted in
- * every section, so the apply worker deploys it and a newcomer's first
- * preview compares against a running deployment, not an empty one. The
- * seed accepts as the server itself (as it wrote the generations), not as a
- * user; it leaves a revision someone already decided alone.
+ * An Axebow tenant as a user makes one, through the services (tenants,
+ * estate, deployments, links), by the demo's domain admin `owner`: the
+ * tenant, its account and environments on the demo cluster, its two
+ * services (created together, so one generation) and their link.
  */
-export async function deployDemo(repos: Repos, revisions: RevisionService, author = 'keelson'): Promise<number> {
-  const rev = await revisions.ensureForGeneration(await repos.policy.head());
+async function seedDemoTenant(services: Services, owner: string): Promise<void> {
+  const user = (await services.users.policyUsers()).find((u) => u.name === owner);
+  if (!user) throw new Error(`the demo tenant's owner ${owner} is not a user`);
+  const actor: Actor = { id: `local:${user.name}`, name: user.name, labels: user.labels, provider: 'local' };
+  const t = DEMO_TENANT;
+  await services.tenants.create(actor, { name: t.name, namespaces: [t.name] });
+  await services.estate.addAccount(actor, { tenant: t.name, account: t.account, marks: {}, labels: {} });
+  for (const environment of t.environments) {
+    await services.estate.createEnvironment(actor, { tenant: t.name, account: t.account, environment, cluster: 'k8s-example', marks: {}, labels: {} });
+  }
+  await Promise.all(
+    t.services.map((svc) =>
+      services.deployments.create(actor, { tenant: t.name, name: svc.name, service: 'webapp', environment: `${t.account}/prod`, labels: svc.labels, dryrun: false, accept: false }),
+    ),
+  );
+  await services.links.link(actor, { tenant: t.name, client: { service: 'web', channel: 'out' }, server: { tenant: t.name, service: 'api', channel: 'in' } });
+}
+
+/**
+ * The console's demo after seedDemo(…, {allSources}): Sam's tenant, then
+ * the demo starts deployed — the head's revision (#1) is accepted in every
+ * section, so the apply worker deploys it and a newcomer's first preview
+ * compares against a running deployment, not an empty one. The seed
+ * accepts as the server itself (as it wrote the generations), not as a
+ * user. Returns the accepted revision's id.
+ */
+export async function deployDemo(repos: Repos, services: Services, author = 'keelson'): Promise<number> {
+  await seedDemoTenant(services, 'Sam');
+  const rev = await services.revisions.ensureForGeneration(await repos.policy.head());
   if (rev.status !== 'pending') return rev.id;
   const pending = (await repos.revisions.sections([rev.id])).filter((s) => s.status === 'pending').map((s) => s.namespace);
   const r = await repos.revisions.decide({ revisionId: rev.id, namespaces: pending, decision: 'accept', actor: author, comment: 'the demo starts deployed' });
