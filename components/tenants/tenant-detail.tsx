@@ -179,6 +179,20 @@ export function TenantDetail({ name, me }: { name: string; me: string }) {
         )}
       </section>
       <TenantEnvironments tenant={d.name} />
+      <section className="panel" aria-label="Links">
+        <h2>Links</h2>
+        {d.links.length === 0 ? (
+          <p className="muted">No service of this tenant is linked to another yet.</p>
+        ) : (
+          <ul className="changes" data-testid="tenant-links">
+            {d.links.map((l) => (
+              <li key={`${l.client}:${l.clientChannel}→${l.server}:${l.serverChannel}`}>
+                service {l.client}, client channel {l.clientChannel} → service {l.server}, server channel {l.serverChannel}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
       <TenantRules tenant={d.name} rules={d.rules} canEdit={d.myRole === 'owner' || d.myRole === 'admin' || d.myRole === null} />
       <ConfirmDialog
         open={confirmRemove}

@@ -70,6 +70,7 @@ describe('the seeded demo', () => {
     const account = await services.estate.getAccount(sam, { tenant: 'acme', account: 'main' });
     assert.deepEqual([...account.environments].sort(), ['dev', 'prod']);
     assert.deepEqual((await services.deployments.list(sam, 'acme')).map((d) => d.name).sort(), ['api', 'web']);
+    assert.deepEqual(acme.links, [{ client: 'web', clientChannel: 'out', server: 'api', serverChannel: 'in' }], 'the tenant page lists the link');
     const links = await services.links.list(sam, { tenant: 'acme', service: 'web' });
     assert.deepEqual(links.map((l) => [l.spec.client_service, l.spec.client_channel, l.spec.server_service, l.spec.server_channel, l.status.linked]), [['web', 'out', 'api', 'in', true]]);
   });

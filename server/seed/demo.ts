@@ -71,7 +71,7 @@ export async function seedDemo(repos: Repos, author = 'keelson', opts: { allSour
 }
 
 /** Tenant acme's services: two claims of its own offering (demo-sources.yaml), web's client channel linked to api's server channel. */
-const DEMO_TENANT = {
+const DEMO_TENANT: { name: string; account: string; environments: string[]; services: { name: string; labels: Record<string, string> }[] } = {
   name: 'acme',
   account: 'main',
   environments: ['prod', 'dev'],
@@ -95,7 +95,7 @@ async function seedDemoTenant(services: Services, owner: string): Promise<void> 
   await services.tenants.create(actor, { name: t.name, namespaces: [t.name] });
   await services.estate.addAccount(actor, { tenant: t.name, account: t.account, marks: {}, labels: {} });
   for (const environment of t.environments) {
-    await services.estate.createEnvironment(actor, { tenant: t.name, account: t.account, environment, cluster: 'k8s-example', marks: {}, labels: {} });
+    await services.estate.createEnvironment(actor, { tenant: t.name, account: t.account, environment, cluster: 'k8s-example', marks: {}, labels: {}, meta: {} });
   }
   await Promise.all(
     t.services.map((svc) =>

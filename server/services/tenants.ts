@@ -36,7 +36,7 @@ import type {
 
 export class TenantService {
   constructor(
-    private readonly repos: Pick<Repos, 'tenants' | 'revisions' | 'estate' | 'resources'>,
+    private readonly repos: Pick<Repos, 'tenants' | 'revisions' | 'estate' | 'resources' | 'links'>,
     private readonly access: AccessService,
     private readonly knownUsers: () => Promise<PolicyUser[]> = async () => [],
     /** Namespace patterns (`*` wildcards) anyone may give to their tenant while nobody uses them (KEELSON_FREE_NAMESPACES). */
@@ -102,6 +102,7 @@ export class TenantService {
       invitations: (await this.tenants.invitations({ tenantId: t.id, status: 'pending' })).map((i) => ({ id: i.id, user: i.user, role: i.role as TenantRole, invitedBy: i.invitedBy })),
       namespaces: (await this.tenants.namespaces(t.id)).map((n) => n.namespace),
       rules: t.rules,
+      links: (await this.repos.links.list(t.id)).map((l) => ({ client: l.fromService, clientChannel: l.fromChannel, server: l.toService, serverChannel: l.toChannel })),
     };
   }
 

@@ -70,6 +70,8 @@ export const tenantOutput = z.object({
   invitations: z.array(z.object({ id: z.number().int(), user: z.string(), role: tenantRole, invitedBy: z.string() })),
   namespaces: z.array(z.string()),
   rules: tenantRulesInput,
+  /** Links between its services: a client channel of one to a server channel of another. */
+  links: z.array(z.object({ client: z.string(), clientChannel: z.string(), server: z.string(), serverChannel: z.string() })),
 });
 
 export const createTenantOutput = z.object({ name: z.string() });
