@@ -40,10 +40,12 @@ async function boot(): Promise<Runtime> {
   const services = createServices(repos, e);
   // The newest generation always has its resolution and revision — also after
   // seeding, or when the process stopped between a write and its revision.
-  // A demo just seeded starts deployed (its revision accepted), in the background as ever.
+  // A demo just seeded gets its tenant and starts deployed (its revision
+  // accepted) before the console serves anyone: a newcomer's first look is
+  // the whole demo, not one filling in. Only the first start waits for it.
   const head = await repos.policy.head();
   if (seeded.length > 0) {
-    void deployDemo(repos, services).catch((err) => {
+    await deployDemo(repos, services).catch((err) => {
       console.error(`deploying the demo failed: ${loggable(err)}`);
       services.revisions.schedule(head);
     });
