@@ -37,7 +37,7 @@ test('a newcomer sees an example of each of the five sources, and the demo deplo
   await expect(graph.getByTestId('installation-database')).toBeVisible();
   await graph.getByTestId('installation-webui').click();
   const panel = page.getByTestId('scope-panel');
-  await expect(panel.getByTestId('scope-imports-database')).toContainText('postgres://db.cluster/shop');
+  await expect(panel.getByTestId('scope-imports-database')).toContainText('postgres://db.garden/shop');
   await expect(panel.getByTestId('scope-phases')).toContainText('Succeeded');
 
   // DM: the deployment's layout, its Jinja template holding the primitives it expanded to.

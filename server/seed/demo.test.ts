@@ -53,7 +53,7 @@ describe('the seeded demo', () => {
     const g = await services.landscaper.scopes(sam, { namespace: 'garden' });
     assert.deepEqual(g.errors, []);
     const webui = g.installations.find((i) => i.id === 'garden/webui')!;
-    assert.equal(webui.imports.database, 'postgres://db.cluster/shop');
+    assert.equal(webui.imports.database, 'postgres://db.garden/shop');
   });
 
   test('DM: the Jinja template expands into a Service and a ReplicationController', async () => {
