@@ -10,6 +10,8 @@ import { setEditorText, signIn } from './fixtures';
 // Unique per run: the e2e data folder is shared by every spec.
 const suffix = Date.now().toString(36);
 const bundle = `multi-${suffix}`;
+// Monaco's first load is the heaviest chunk the console serves; on a busy machine it outlasts the default wait.
+const EDITOR_LOAD = 60_000;
 
 const twoKinds = (field = 'allocation') => `kind: bundle
 metadata:
@@ -36,7 +38,7 @@ test('a paste with one bad object shows that object’s error and saves nothing'
   await signIn(page, 'frank');
   await page.goto('/objects/new?kind=bundle');
   const editor = page.getByTestId('yaml-editor');
-  await expect(editor.locator('.view-lines')).toContainText('kind: bundle');
+  await expect(editor.locator('.view-lines')).toContainText('kind: bundle', { timeout: EDITOR_LOAD });
   const head = (await page.getByText(/Editing on top of generation \d+/).textContent())!;
   await setEditorText(page, twoKinds('alocation'));
   // The service's misspelt field, on its line (17), in the second document; the bundle above is fine.
@@ -59,7 +61,7 @@ test('paste two objects of different kinds as --- documents; Create makes both i
   await signIn(page, 'frank');
   await page.goto('/objects/new?kind=bundle');
   const editor = page.getByTestId('yaml-editor');
-  await expect(editor.locator('.view-lines')).toContainText('kind: bundle');
+  await expect(editor.locator('.view-lines')).toContainText('kind: bundle', { timeout: EDITOR_LOAD });
   await setEditorText(page, twoKinds());
   // Each document is checked against its own kind's schema: neither is "expected" to be a bundle.
   await expect(page.getByTestId('problem-count')).toHaveText('0');
@@ -85,7 +87,7 @@ test('Import files loads several .yaml files into the editor; Create makes every
   await signIn(page, 'frank');
   await page.goto('/objects/new?kind=bundle');
   const editor = page.getByTestId('yaml-editor');
-  await expect(editor.locator('.view-lines')).toContainText('kind: bundle');
+  await expect(editor.locator('.view-lines')).toContainText('kind: bundle', { timeout: EDITOR_LOAD });
   const name = `imported-${suffix}`;
   const [bundleDoc, serviceDoc] = twoKinds().replaceAll(bundle, name).split('---\n');
   await page.getByLabel(/Import files/).setInputFiles([
