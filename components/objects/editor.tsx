@@ -16,7 +16,6 @@ import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { objectHref } from './links';
 import { claimHref, isRequestKind } from '../claims/status';
 import { newObjectTemplates, templateFor } from './templates';
-import { objectAtLine } from './object-at-line';
 import { isYamlFile, joinImportedFiles } from './import-files';
 import { RevisionPreview } from '../revisions/preview';
 import { CapactTryIt } from '../capact/try-it';
@@ -171,7 +170,9 @@ function EditorForm(props: {
     if (save.isPending || readOnly) return;
     if (errors.length > 0) {
       const first = errors[0]!;
-      // In a paste of several objects, the line alone does not say which one is wrong.
+      // In a paste of several objects, the line alone does not say which one is wrong. Loaded only here: the
+      // YAML parser is not worth slowing every editor's first load for.
+      const { objectAtLine } = await import('./object-at-line');
       const object = objectAtLine(textRef.current, first.line);
       setStatus({
         kind: 'error',
