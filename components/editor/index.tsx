@@ -8,7 +8,7 @@ import { Spinner } from '../ui/spinner';
 import type { DiffEditorProps, YamlEditorProps } from './types';
 
 export type { DiffEditorProps, EditorProblem, ServerMarker, YamlEditorProps } from './types';
-export { modelUriFor } from './uri';
+export { modelUriFor, newObjectUri } from './uri';
 
 const Loading = ({ height }: { height?: number | string }) => (
   <div className="editor-host editor-loading" style={{ height: height ?? 480 }}>

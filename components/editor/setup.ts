@@ -46,6 +46,7 @@ export function setupMonaco(schemas?: Record<string, Record<string, unknown>>): 
       fileMatch: [`file:///objects/${kind}/**`],
       schema: schema as never,
     }));
+    list.push({ uri: 'keelson://schemas/any-kind.json', fileMatch: ['file:///new/**'], schema: anyKindSchema(schemas) as never });
     if (!yaml) {
       yaml = configureMonacoYaml(monaco as never, {
         enableSchemaRequest: false,
@@ -59,4 +60,34 @@ export function setupMonaco(schemas?: Record<string, Record<string, unknown>>): 
     }
   }
   return monaco;
+}
+
+/**
+ * One object of any kind, or a list of them: each object is checked against
+ * its own kind's schema (chosen by `kind`), and `---` documents each on
+ * their own, so a paste of several kinds reads as the server will read it.
+ */
+export function anyKindSchema(schemas: Record<string, Record<string, unknown>>): Record<string, unknown> {
+  const namesOf = (schema: Record<string, unknown>, kind: string): string[] => {
+    const k = (schema.properties as Record<string, { enum?: unknown[] }> | undefined)?.kind;
+    return Array.isArray(k?.enum) ? k.enum.map(String) : [kind];
+  };
+  const kinds = Object.entries(schemas).map(([kind, schema]) => ({ kind, names: namesOf(schema, kind) }));
+  return {
+    title: 'Keelson objects',
+    definitions: {
+      object: {
+        type: 'object',
+        required: ['kind'],
+        properties: { kind: { type: 'string', enum: kinds.flatMap((k) => k.names) } },
+        allOf: kinds.map(({ kind, names }) => ({
+          if: { properties: { kind: { enum: names } }, required: ['kind'] },
+          then: { $ref: `keelson://schemas/${kind}.json` },
+        })),
+      },
+    },
+    if: { type: 'array' },
+    then: { type: 'array', items: { $ref: '#/definitions/object' } },
+    else: { $ref: '#/definitions/object' },
+  };
 }

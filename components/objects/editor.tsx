@@ -10,17 +10,18 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { modelUriFor, YamlEditor, type EditorProblem, type ServerMarker } from '../editor';
+import { modelUriFor, newObjectUri, YamlEditor, type EditorProblem, type ServerMarker } from '../editor';
 import { ConfirmDialog } from '../ui/confirm';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { objectHref } from './links';
 import { claimHref, isRequestKind } from '../claims/status';
 import { newObjectTemplates, templateFor } from './templates';
+import { isYamlFile, joinImportedFiles } from './import-files';
 import { RevisionPreview } from '../revisions/preview';
 import { CapactTryIt } from '../capact/try-it';
 
 type Id = { kind: string; namespace: string; name: string };
-type Status = { kind: 'error' | 'success' | 'info' | 'warning'; text: string; action?: 'reload'; generation?: number } | null;
+type Status = { kind: 'error' | 'success' | 'info' | 'warning'; text: string; action?: 'reload'; generation?: number; created?: Id[] } | null;
 
 interface TrpcErrorLike {
   message: string;
@@ -106,7 +107,7 @@ function EditorForm(props: {
   const dirty = text !== saved;
   const kind = props.id?.kind ?? props.kind ?? 'bundle';
   const uri = useMemo(
-    () => (props.id ? modelUriFor(props.id.kind, props.id.namespace, props.id.name) : modelUriFor(kind, '_new', 'object')),
+    () => (props.id ? modelUriFor(props.id.kind, props.id.namespace, props.id.name) : newObjectUri(kind)),
     [props.id, kind],
   );
 
@@ -169,9 +170,13 @@ function EditorForm(props: {
     if (save.isPending || readOnly) return;
     if (errors.length > 0) {
       const first = errors[0]!;
+      // In a paste of several objects, the line alone does not say which one is wrong. Loaded only here: the
+      // YAML parser is not worth slowing every editor's first load for.
+      const { objectAtLine } = await import('./object-at-line');
+      const object = objectAtLine(textRef.current, first.line);
       setStatus({
         kind: 'error',
-        text: `Save refused: fix ${errors.length === 1 ? 'the problem' : `${errors.length} problems`} first — line ${first.line}: ${first.message}`,
+        text: `Save refused: fix ${errors.length === 1 ? 'the problem' : `${errors.length} problems`} first — line ${first.line}${object ? ` (${object})` : ''}: ${first.message}`,
       });
       return;
     }
@@ -187,9 +192,10 @@ function EditorForm(props: {
       if (!res.changed) {
         setStatus({ kind: 'info', text: `No changes to save (generation ${res.generation}).` });
       } else {
-        setStatus({ kind: 'success', text: `Saved as generation ${res.generation}.`, generation: res.generation });
+        setStatus({ kind: 'success', text: `Saved as generation ${res.generation}.`, generation: res.generation, created: props.id ? undefined : res.objects });
       }
-      if (!props.id) router.replace(objectHref(res.object));
+      // One new object opens on its own page; several stay listed here, each linked.
+      if (!props.id && res.objects.length === 1) router.replace(objectHref(res.object));
     } catch (err) {
       const e = err as TrpcErrorLike;
       setServerMarkers(e.data?.diagnostics?.filter((d) => d.severity !== 'info') ?? []);
@@ -224,6 +230,28 @@ function EditorForm(props: {
       const e = err as TrpcErrorLike;
       setStatus({ kind: 'error', text: errorMessage(e), action: e.data?.code === 'CONFLICT' ? 'reload' : undefined });
     }
+  };
+
+  // Imported files replace the text (after asking, if it was edited); Create then saves every object in them at once.
+  const onImport = async (input: HTMLInputElement) => {
+    const files = [...(input.files ?? [])];
+    input.value = '';
+    if (files.length === 0) return;
+    const taken = files.filter((f) => isYamlFile(f.name));
+    const skipped = files.filter((f) => !isYamlFile(f.name)).map((f) => f.name);
+    if (taken.length === 0) {
+      setStatus({ kind: 'error', text: `Nothing imported: ${skipped.join(', ')} — only .yaml and .yml files are taken.` });
+      return;
+    }
+    if (dirty && !window.confirm('Replace your changes with the imported files?')) return;
+    const next = joinImportedFiles(await Promise.all(taken.map(async (f) => ({ name: f.name, text: await f.text() }))));
+    textRef.current = next;
+    setText(next);
+    setServerMarkers([]);
+    setStatus({
+      kind: skipped.length ? 'warning' : 'info',
+      text: `Imported ${taken.map((f) => f.name).join(', ')}: check the problems below, then Create saves every object as one generation.${skipped.length ? ` Not taken (only .yaml and .yml): ${skipped.join(', ')}.` : ''}`,
+    });
   };
 
   const title = props.id ? `${props.id.namespace}/${props.id.name}` : `New ${kind}`;
@@ -269,6 +297,12 @@ function EditorForm(props: {
                 </option>
               ))}
             </select>
+          )}
+          {!props.id && !readOnly && (
+            <label className="btn" title="Load .yaml files into the editor: every object in them is created as one generation">
+              Import files…
+              <input type="file" className="sr-only" multiple accept=".yaml,.yml" onChange={(e) => void onImport(e.currentTarget)} />
+            </label>
           )}
           {props.id && isRequestKind(props.id.kind) && (
             <Link className="btn" href={claimHref({ ...props.id, kind: props.id.kind })}>
@@ -322,6 +356,20 @@ function EditorForm(props: {
         <Alert kind={status.kind} testId="save-status">
           <span>{status.text}</span>
           {status.generation !== undefined && <RevisionLink generation={status.generation} />}
+          {status.created && status.created.length > 1 && (
+            <span data-testid="created-objects">
+              {' '}
+              Created {status.created.length} objects:{' '}
+              {status.created.map((o, i) => (
+                <span key={`${o.kind}/${o.namespace}/${o.name}`}>
+                  {i > 0 && ', '}
+                  <Link href={objectHref(o)}>
+                    {o.kind} {o.namespace}/{o.name}
+                  </Link>
+                </span>
+              ))}
+            </span>
+          )}
           {status.action === 'reload' && (
             <button
               type="button"

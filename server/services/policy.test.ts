@@ -240,6 +240,31 @@ describe('PolicyService writes', () => {
     await unchanged();
   });
 
+  test('the new-object editor creates every object of a multi-document text as one generation', async () => {
+    const text = 'kind: bundle\nmetadata: {namespace: main, name: api}\ncomponents:\n  - name: app\n    code: {type: helm, params: {chartName: api}}\n---\nkind: claim\nmetadata: {namespace: main, name: c1}\nuser: alice\nservice: web\n';
+    const r = await svc.saveObject(alice, { text, baseGeneration: 1 });
+    assert.equal(r.generation, 2);
+    assert.deepEqual(r.objects.map((o) => `${o.kind}/${o.name}`), ['bundle/api', 'claim/c1']);
+    assert.deepEqual(r.object, { kind: 'bundle', namespace: 'main', name: 'api' });
+    assert.deepEqual((await repos.policy.getGeneration(2))!.changes.map((c) => `${c.op} ${c.kind}/${c.name}`), ['create bundle/api', 'create claim/c1']);
+  });
+
+  test('a multi-object create with one bad object names it, its field and line, and saves nothing', async () => {
+    const text = 'kind: bundle\nmetadata: {namespace: main, name: api}\ncomponents:\n  - name: app\n    code: {type: helm, params: {chartName: api}}\n---\nkind: claim\nmetadata: {namespace: main, name: c1}\nuser: alice\nservic: web\n';
+    await refused(svc.saveObject(alice, { text, baseGeneration: 1 }), 'INVALID_INPUT', 'claim/main/c1', /line (7|1[01])/, 'servic', 'Nothing was saved');
+    await unchanged();
+  });
+
+  test('a multi-object create never overwrites: an object that exists is named with its line', async () => {
+    const text = 'kind: claim\nmetadata: {namespace: main, name: c1}\nuser: alice\nservice: web\n---\n' + GOOD.split('- kind: Service')[0]!.replace('# the first bundle\n- ', '').replace(/^  /gm, '');
+    await refused(svc.saveObject(alice, { text, baseGeneration: 1 }), 'CONFLICT', 'bundle main/web already exists', '6:1', 'Nothing was saved');
+    await unchanged();
+    // An object's own page still holds exactly one.
+    const cur = (await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!;
+    await refused(svc.saveObject(alice, { id: cur, text: `${cur.text}---\n${text.split('---\n')[0]}`, baseGeneration: 1 }), 'INVALID_INPUT', 'exactly one object');
+    await unchanged();
+  });
+
   test('saving an object bumps the generation; saving it unchanged does not', async () => {
     const cur = (await repos.policy.getObject({ kind: 'bundle', namespace: 'main', name: 'web' }))!;
     const same = await svc.saveObject(alice, { id: cur, text: cur.text, baseGeneration: 1 });

@@ -172,19 +172,21 @@ export class PolicyService {
   }
 
   /**
-   * Save one object from the editor. The text must hold exactly that object:
+   * Save from the editor. An object's page saves exactly that object:
    * renaming through the editor would silently fork it, so it is refused.
+   * The new-object editor creates every object in the text (a YAML list or
+   * `---` documents of any kinds) as one generation, as a file applied would.
    */
   async saveObject(actor: MaybeActor, input: SaveObjectInput): Promise<SaveObjectResult> {
     const { who, objects, diagnostics } = await this.admission.admit(actor, input.text, { verb: 'change policy', claimVerb: 'save' });
     refuseErrors(diagnostics);
-    if (objects.length !== 1) {
-      throw new AppError('INVALID_INPUT', `The editor must hold exactly one object (found ${objects.length}). Nothing was saved.`, {
+    if (input.id ? objects.length !== 1 : objects.length === 0) {
+      throw new AppError('INVALID_INPUT', `The editor must hold ${input.id ? 'exactly one object' : 'at least one object'} (found ${objects.length}). Nothing was saved.`, {
         diagnostics,
       });
     }
-    const obj = objects[0]!;
     if (input.id) {
+      const obj = objects[0]!;
       const want = `${normaliseKind(input.id.kind) ?? input.id.kind}/${input.id.namespace}/${input.id.name}`;
       if (objectKey(obj) !== want) {
         throw new AppError(
@@ -193,17 +195,24 @@ export class PolicyService {
           { diagnostics: [{ code: 'schema', severity: 'error', message: `expected ${want}`, line: obj.pos.line, column: obj.pos.column, object: objectKey(obj) }] },
         );
       }
-    } else if (await this.repos.policy.getObject(obj)) {
-      throw new AppError('CONFLICT', `${obj.kind} ${obj.namespace}/${obj.name} already exists; open it to edit. Nothing was saved.`);
+    } else {
+      // Creating never overwrites: each object that exists already is named, with its line.
+      const existing = (await Promise.all(objects.map(async (o) => ((await this.repos.policy.getObject(o)) ? o : null)))).filter((o) => o !== null);
+      if (existing.length > 0) {
+        const names = existing.map((o) => `${o.kind} ${o.namespace}/${o.name}`).join(', ');
+        throw new AppError('CONFLICT', `${names} already exist${existing.length === 1 ? 's' : ''}; open ${existing.length === 1 ? 'it' : 'each'} to edit. Nothing was saved.`, {
+          diagnostics: existing.map((o) => ({ code: 'duplicate_object' as const, severity: 'error' as const, message: `${o.kind} ${o.namespace}/${o.name} already exists`, line: o.pos.line, column: o.pos.column, object: objectKey(o) })),
+        });
+      }
     }
-    const fetched = await this.fetchTemplates([obj], diagnostics);
+    const fetched = await this.fetchTemplates(objects, diagnostics);
     await this.keepSecrets(fetched.objects);
-    const id = { kind: obj.kind, namespace: obj.namespace, name: obj.name };
+    const ids = objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name }));
     let base = input.baseGeneration;
     for (let attempt = 1; ; attempt++) {
       try {
         const r = await this.commit(who, base, input.message, fetched.objects, [], fetched.diagnostics, undefined, input.accept);
-        return { ...r, object: id };
+        return { ...r, object: ids[0]!, objects: ids };
       } catch (e) {
         // Others' writes since the editor loaded the object are no conflict unless one changed this object (or made
         // it, for a new one): on a console that services are created through, several a second, the policy nearly
@@ -211,7 +220,9 @@ export class PolicyService {
         // as a create through the API does; a change to the object itself is the conflict the editor shows.
         const head = isAppError(e) && e.code === 'CONFLICT' ? (e.details?.head as number | undefined) : undefined;
         // A base past the head was never loaded: no save goes on from it.
-        if (head === undefined || head < input.baseGeneration || attempt >= EDIT_ATTEMPTS || !(await this.untouchedSince(id, input.baseGeneration))) throw e;
+        if (head === undefined || head < input.baseGeneration || attempt >= EDIT_ATTEMPTS) throw e;
+        const untouched = await Promise.all(ids.map((id) => this.untouchedSince(id, input.baseGeneration)));
+        if (!untouched.every(Boolean)) throw e;
         base = head;
       }
     }

@@ -68,7 +68,8 @@ export const writeOutput = z.object({
   diagnostics: z.array(diagnosticOutput),
 });
 
-export const saveObjectOutput = writeOutput.extend({ object: objectIdOutput });
+/** `object` is the first one saved; `objects` every one (the new-object editor may create several). */
+export const saveObjectOutput = writeOutput.extend({ object: objectIdOutput, objects: z.array(objectIdOutput) });
 
 export const generationInfoOutput = z.object({
   generation: z.number().int(),

@@ -1,0 +1,107 @@
+import { expect, test } from '@playwright/test';
+import { setEditorText, signIn } from './fixtures';
+
+/**
+ * The README says a file may hold many objects; the new-object editor takes
+ * the same: `---` documents of different kinds, created as one generation,
+ * and one bad object among them is named and nothing is saved.
+ */
+
+// Unique per run: the e2e data folder is shared by every spec.
+const suffix = Date.now().toString(36);
+const bundle = `multi-${suffix}`;
+// Monaco's first load is the heaviest chunk the console serves; on a busy machine it outlasts the default wait.
+const EDITOR_LOAD = 60_000;
+
+const twoKinds = (field = 'allocation') => `kind: bundle
+metadata:
+  namespace: platform
+  name: ${bundle}
+components:
+  - name: app
+    code:
+      type: helm
+      params: {chartName: ${bundle}}
+---
+kind: service
+metadata:
+  namespace: platform
+  name: ${bundle}
+contexts:
+  - name: platform
+    ${field}:
+      bundle: ${bundle}
+`;
+
+test('a paste with one bad object shows that object’s error and saves nothing', async ({ page }) => {
+  // Frank is a namespace admin of platform.
+  await signIn(page, 'frank');
+  await page.goto('/objects/new?kind=bundle');
+  const editor = page.getByTestId('yaml-editor');
+  await expect(editor.locator('.view-lines')).toContainText('kind: bundle', { timeout: EDITOR_LOAD });
+  const head = (await page.getByText(/Editing on top of generation \d+/).textContent())!;
+  await setEditorText(page, twoKinds('alocation'));
+  // The service's misspelt field, on its line (17), in the second document; the bundle above is fine.
+  await expect(page.getByTestId('problems')).toContainText('17:');
+  await expect(page.getByTestId('problems')).toContainText('alocation');
+  await expect(page.getByTestId('problems')).not.toContainText('Expected');
+  await page.getByRole('button', { name: /^Create/ }).click();
+  await expect(page.getByTestId('save-status')).toContainText('Save refused');
+  // The first problem is the service's (the context lacks `allocation`, line 16, or has `alocation`, 17), named by its object.
+  await expect(page.getByTestId('save-status')).toContainText(new RegExp(`line 1[67] \\(service platform/${bundle}\\)`));
+  await expect(page).toHaveURL(/\/objects\/new/);
+  // Nothing was saved: neither object exists, the policy did not move.
+  await page.goto(`/objects?search=${bundle}`);
+  await expect(page.getByText('Nothing matches these filters').or(page.getByTestId('objects-table'))).toBeVisible();
+  await expect(page.locator(`a[href^="/objects/bundle/platform/${bundle}"], a[href^="/objects/service/platform/${bundle}"]`)).toHaveCount(0);
+  await page.goto('/objects/new?kind=bundle');
+  await expect(page.getByText(/Editing on top of generation \d+/)).toHaveText(head);
+});
+
+test('paste two objects of different kinds as --- documents; Create makes both in one generation', async ({ page }) => {
+  await signIn(page, 'frank');
+  await page.goto('/objects/new?kind=bundle');
+  const editor = page.getByTestId('yaml-editor');
+  await expect(editor.locator('.view-lines')).toContainText('kind: bundle', { timeout: EDITOR_LOAD });
+  await setEditorText(page, twoKinds());
+  // Each document is checked against its own kind's schema: neither is "expected" to be a bundle.
+  await expect(page.getByTestId('problem-count')).toHaveText('0');
+  await page.getByRole('button', { name: /^Create/ }).click();
+  const status = page.getByTestId('save-status');
+  await expect(status).toContainText(/Saved as generation \d+\./);
+  const generation = Number(/Saved as generation (\d+)/.exec((await status.textContent())!)![1]);
+  await expect(page.getByTestId('created-objects')).toContainText(`bundle platform/${bundle}`);
+  await expect(page.getByTestId('created-objects')).toContainText(`service platform/${bundle}`);
+
+  // History shows one generation that made both.
+  await page.goto(`/history?to=${generation}`);
+  await expect(page.getByTestId('generations-table')).toBeVisible();
+  await page.goto(`/objects/service/platform/${bundle}`);
+  await expect(editor.locator('.view-lines')).toContainText(`bundle: ${bundle}`);
+  await expect(page.getByText(`last changed in generation ${generation}`)).toBeVisible();
+  await page.goto(`/objects/bundle/platform/${bundle}`);
+  await expect(editor.locator('.view-lines')).toContainText(`chartName: ${bundle}`);
+  await expect(page.getByText(`last changed in generation ${generation}`)).toBeVisible();
+});
+
+test('Import files loads several .yaml files into the editor; Create makes every object in one generation', async ({ page }) => {
+  await signIn(page, 'frank');
+  await page.goto('/objects/new?kind=bundle');
+  const editor = page.getByTestId('yaml-editor');
+  await expect(editor.locator('.view-lines')).toContainText('kind: bundle', { timeout: EDITOR_LOAD });
+  const name = `imported-${suffix}`;
+  const [bundleDoc, serviceDoc] = twoKinds().replaceAll(bundle, name).split('---\n');
+  await page.getByLabel(/Import files/).setInputFiles([
+    { name: 'bundle.yaml', mimeType: 'application/yaml', buffer: Buffer.from(bundleDoc!) },
+    { name: 'service.yml', mimeType: 'application/yaml', buffer: Buffer.from(serviceDoc!) },
+    { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not policy') },
+  ]);
+  await expect(page.getByTestId('save-status')).toContainText('Imported bundle.yaml, service.yml');
+  await expect(page.getByTestId('save-status')).toContainText('Not taken (only .yaml and .yml): notes.txt');
+  await expect(editor.locator('.view-lines')).toContainText(`name: ${name}`);
+  await expect(page.getByTestId('problem-count')).toHaveText('0');
+  await page.getByRole('button', { name: /^Create/ }).click();
+  await expect(page.getByTestId('save-status')).toContainText(/Saved as generation \d+\./);
+  await expect(page.getByTestId('created-objects')).toContainText(`bundle platform/${name}`);
+  await expect(page.getByTestId('created-objects')).toContainText(`service platform/${name}`);
+});
