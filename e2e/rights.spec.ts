@@ -92,7 +92,8 @@ test('carol’s new-object editor offers only claims, in her namespaces, under h
   const namespace = page.getByLabel('Namespace', { exact: true });
   await expect(namespace.locator('option')).toHaveText(['platform', 'social']);
   const editor = page.getByTestId('yaml-editor');
-  await expect(editor.locator('.view-lines')).toContainText('namespace: platform');
+  // The first editor this fresh server serves loads Monaco: slow on a busy machine.
+  await expect(editor.locator('.view-lines')).toContainText('namespace: platform', { timeout: 60_000 });
   await expect(editor.locator('.view-lines')).toContainText('user: Carol');
   await namespace.selectOption('social');
   await expect(editor.locator('.view-lines')).toContainText('namespace: social');
@@ -114,6 +115,7 @@ test('carol sees "Roll back to this" disabled, with the reason, where sam may us
     await rows.nth(1).getByRole('link').first().click();
     await expect(sam.getByTestId('revision-status')).toHaveText('pending');
     const accept = sam.getByRole('button', { name: /^Accept / });
+    await expect(accept.first()).toBeEnabled();
     for (const name of await accept.allTextContents()) {
       await sam.getByRole('button', { name }).click();
       await expect(sam.getByTestId('decision-status')).toContainText(/Accepted section|queued for apply|All sections accepted/);
