@@ -15,7 +15,7 @@ import { ConfirmDialog } from '../ui/confirm';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { objectHref } from './links';
 import { claimHref, isRequestKind } from '../claims/status';
-import { newObjectTemplates, templateFor } from './templates';
+import { newObjectChoices, newObjectTemplates, templateFor } from './templates';
 import { isYamlFile, joinImportedFiles } from './import-files';
 import { RevisionPreview } from '../revisions/preview';
 import { CapactTryIt } from '../capact/try-it';
@@ -54,27 +54,41 @@ export function ObjectEditor({ id, reveal }: { id: Id; reveal?: { line: number; 
 
 export function NewObjectEditor({ kind: initialKind }: { kind?: string }) {
   const [chosen, setKind] = useState(initialKind);
+  const [namespace, setNamespace] = useState<string>();
   const trpc = useTRPC();
   const head = useQuery(trpc.policy.head.queryOptions(undefined, { refetchOnWindowFocus: false }));
   // The kinds and their starting texts come from the kind registry, with the editor's schemas.
   const schemas = useQuery(trpc.policy.schemas.queryOptions(undefined, { staleTime: Infinity }));
-  // Roles only place the template; without them (no database) it stays as written.
+  // Roles choose what is offered and place the template; without them (no database) everything is offered as written.
   const roles = useQuery(trpc.tenants.myRoles.queryOptions(undefined, { refetchOnWindowFocus: false, retry: false }));
   if (head.isPending || roles.isPending || schemas.isPending) return <LoadingState />;
   if (head.isError) return <ErrorState error={head.error} retry={() => head.refetch()} />;
   if (schemas.isError) return <ErrorState error={schemas.error} retry={() => schemas.refetch()} />;
   const templates = newObjectTemplates(schemas.data);
-  const kind = chosen && templates[chosen] ? chosen : templates.bundle ? 'bundle' : Object.keys(templates)[0]!;
+  // Only the kinds and namespaces this user may save (the server checks again on save).
+  const choices = newObjectChoices(schemas.data, roles.data, chosen);
+  const kind = choices.kind;
+  const ns = choices.namespaces?.length ? (namespace && choices.namespaces.includes(namespace) ? namespace : choices.namespaces[0]) : undefined;
   return (
-    <EditorForm
-      key={kind}
-      kind={kind}
-      kinds={Object.keys(templates)}
-      onKindChange={setKind}
-      initialText={templateFor(templates[kind]!, kind, roles.data)}
-      baseGeneration={head.data}
-      onReload={() => void head.refetch()}
-    />
+    <>
+      {choices.none && (
+        <Alert kind="info" testId="no-save-rights">
+          You have no role that lets you save objects in any namespace: you may draft here, but saving is refused. A domain admin grants roles with ACL rules, or a tenant&apos;s owner makes you a member.
+        </Alert>
+      )}
+      <EditorForm
+        key={`${kind}/${ns ?? ''}`}
+        kind={kind}
+        kinds={choices.kinds}
+        onKindChange={setKind}
+        namespaces={choices.namespaces ?? undefined}
+        namespace={ns}
+        onNamespaceChange={setNamespace}
+        initialText={templateFor(templates[kind]!, kind, roles.data, ns)}
+        baseGeneration={head.data}
+        onReload={() => void head.refetch()}
+      />
+    </>
   );
 }
 
@@ -84,6 +98,10 @@ function EditorForm(props: {
   /** Kinds a new object may be (the kind registry's). */
   kinds?: readonly string[];
   onKindChange?: (k: string) => void;
+  /** Namespaces a new object may be saved in by this user (unset: any). */
+  namespaces?: readonly string[];
+  namespace?: string;
+  onNamespaceChange?: (ns: string) => void;
   initialText: string;
   baseGeneration: number;
   objectGeneration?: number;
@@ -297,6 +315,26 @@ function EditorForm(props: {
                 </option>
               ))}
             </select>
+          )}
+          {!props.id && props.namespaces && props.namespaces.length > 0 && (
+            <>
+              <label className="sr-only" htmlFor="namespace-select">
+                Namespace
+              </label>
+              <select
+                id="namespace-select"
+                value={props.namespace}
+                onChange={(e) => {
+                  if (!dirty || window.confirm('Discard your changes and start the object in another namespace?')) props.onNamespaceChange?.(e.target.value);
+                }}
+              >
+                {props.namespaces.map((ns) => (
+                  <option key={ns} value={ns}>
+                    {ns}
+                  </option>
+                ))}
+              </select>
+            </>
           )}
           {!props.id && !readOnly && (
             <label className="btn" title="Load .yaml files into the editor: every object in them is created as one generation">

@@ -11,6 +11,7 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import { useTRPC } from '@/app/_trpc/client';
+import { restoreRefusal } from '@/server/engine/acl-words';
 import type { AppRouter } from '@/server/api/root';
 import { claimHref } from '../claims/status';
 import { DiffEditor } from '../editor';
@@ -50,6 +51,11 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
   const decide = useMutation(trpc.revisions.decide.mutationOptions());
   const rollback = useMutation(trpc.revisions.rollback.mutationOptions());
   const revert = useMutation(trpc.revisions.revert.mutationOptions());
+  // Rolling back and reverting rewrite others' objects: not offered to a user who may change only claims (the server checks each object).
+  const myRoles = useQuery(trpc.tenants.myRoles.queryOptions(undefined, { refetchOnWindowFocus: false, retry: false }));
+  const restoreWhy = (verb: string) => (myRoles.data ? restoreRefusal({ ...myRoles.data, errors: [] }, verb) : null);
+  const rollbackWhy = restoreWhy('roll back');
+  const revertWhy = restoreWhy('revert this change');
 
   const refresh = async () => {
     await queryClient.invalidateQueries({ queryKey: trpc.revisions.pathKey() });
@@ -139,9 +145,21 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
             Impact graph
           </Link>
           {r.status === 'applied' && (
-            <button type="button" className="btn" onClick={() => setConfirmRollback(true)}>
+            <button
+              type="button"
+              className="btn"
+              onClick={() => setConfirmRollback(true)}
+              disabled={!!rollbackWhy}
+              title={rollbackWhy ?? undefined}
+              aria-describedby={rollbackWhy ? 'rollback-why' : undefined}
+            >
               Roll back to this
             </button>
+          )}
+          {r.status === 'applied' && rollbackWhy && (
+            <p className="hint" id="rollback-why" data-testid="rollback-why" style={{ flexBasis: '100%', margin: 0 }}>
+              {rollbackWhy}
+            </p>
           )}
         </div>
       </div>
@@ -158,9 +176,23 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
             <>
               {' '}
               (generation {r.generation}), and the next change builds on it.{' '}
-              <button type="button" className="btn" onClick={onRevert} disabled={revert.isPending} data-testid="revert-button">
+              <button
+                type="button"
+                className="btn"
+                onClick={onRevert}
+                disabled={revert.isPending || !!revertWhy}
+                title={revertWhy ?? undefined}
+                aria-describedby={revertWhy ? 'revert-why' : undefined}
+                data-testid="revert-button"
+              >
                 {revert.isPending ? 'Reverting…' : `Revert this change (restore generation ${data.revertTo})`}
               </button>
+              {revertWhy && (
+                <span className="hint" id="revert-why">
+                  {' '}
+                  {revertWhy}
+                </span>
+              )}
             </>
           ) : (
             <> as far as later generations kept it; change or roll back the newest revision to undo it.</>

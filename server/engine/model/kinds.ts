@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { SOURCE_MODELS, type Kind, type KindSchemas } from './sources';
 import { SYSTEM_NAMESPACE } from './sources/aptomi';
-import { EXAMPLE_KEYWORD, type KindSpec, type SourceModel } from './sources/types';
+import { EXAMPLE_KEYWORD, SYSTEM_ONLY_KEYWORD, type KindSpec, type SourceModel } from './sources/types';
 
 export * from './sources/aptomi';
 export { SOURCE_MODELS, type Kind, type ObjectOfKind } from './sources';
@@ -74,6 +74,7 @@ export class KindRegistry {
     if (spec.systemOnly) {
       const md = props?.metadata as { properties?: Record<string, Record<string, unknown>> } | undefined;
       if (md?.properties?.namespace) md.properties.namespace = { type: 'string', enum: [SYSTEM_NAMESPACE] };
+      schema[SYSTEM_ONLY_KEYWORD] = true;
     }
     schema.title = `Keelson ${kind}`;
     // The console's "New object" starts from this text (the schemas are what the browser gets of the registry).

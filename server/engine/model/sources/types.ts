@@ -82,6 +82,8 @@ export interface SourceModel<Kinds extends Record<string, KindSpec> = Record<str
 
 /** JSON Schema keyword carrying a kind's starting YAML to the console ("New object"). */
 export const EXAMPLE_KEYWORD = 'x-keelson-example';
+/** JSON Schema keyword marking a system-only kind, so the console offers it only to those who may save in `system`. */
+export const SYSTEM_ONLY_KEYWORD = 'x-keelson-system-only';
 
 /** Typed identity helper: keeps the literal kind names of `kinds`. */
 export function defineSource<K extends Record<string, KindSpec>>(s: SourceModel<K>): SourceModel<K> {
