@@ -32,7 +32,9 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  reporter: [['list']],
+  // The HTML report keeps every test's attachments (the page screenshots
+  // e2e/narrow-a11y.spec.ts takes at 1440×900 and 390×844), not only failures'.
+  reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
   use: {
     baseURL: APP_URL,
     trace: 'retain-on-failure',

@@ -129,6 +129,7 @@ async function e2eTests() {
   const code = await run(process.execPath, [join('node_modules', '@playwright', 'test', 'cli.js'), 'test', ...filters], {
     env: { ...process.env, CI: process.env.CI ?? '1', E2E_DATA_DIR: dataDir },
   });
+  log(`test report with screenshots: ${join(root, 'playwright-report', 'index.html')} (open with: npx playwright show-report)`);
   if (process.env.E2E_DATA_DIR) return code;
   if (code === 0) rmSync(dataDir, { recursive: true, force: true });
   else {
