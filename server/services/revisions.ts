@@ -647,7 +647,7 @@ type ClaimOutcomeView = { status: ClaimOutcome['status']; to: string | null; err
  * status, the service and context a resolved claim got, the first error of
  * a failed one; new and removed claims too. Sorted by namespace and name.
  */
-function changedOutcomes(before: DesiredState | null, after: DesiredState): { namespace: string; name: string; kind: string | null; before: ClaimOutcomeView | null; after: ClaimOutcomeView | null }[] {
+function changedOutcomes(before: DesiredState | null, after: DesiredState): { namespace: string; name: string; kind: NonNullable<ClaimOutcome['kind']> | null; before: ClaimOutcomeView | null; after: ClaimOutcomeView | null }[] {
   const view = (c: ClaimOutcome | undefined): ClaimOutcomeView | null =>
     c ? { status: c.status, to: c.status === 'resolved' && c.instance ? instanceKey.readable(c.instance).replace(/ · root$/, '') : null, error: c.status === 'resolved' ? null : (c.errors[0] ?? null) } : null;
   const id = (c: ClaimOutcome) => `${c.kind ?? 'claim'}|${c.namespace}/${c.name}`;

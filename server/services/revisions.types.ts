@@ -273,7 +273,7 @@ const previewInstance = z.object({
 /** What a claim resolves to: its status, the service and context it got (resolved), or its first error. */
 const claimOutcome = z.object({ status: z.enum(['resolved', 'rejected', 'error']), to: z.string().nullable(), error: z.string().nullable() });
 /** A claim whose outcome changes; null before: new (or nothing deployed), null after: removed. */
-const outcomeChange = z.object({ namespace: z.string(), name: z.string(), kind: z.string().nullable(), before: claimOutcome.nullable(), after: claimOutcome.nullable() });
+const outcomeChange = z.object({ namespace: z.string(), name: z.string(), kind: z.enum(['action', 'installation', 'deployment']).nullable(), before: claimOutcome.nullable(), after: claimOutcome.nullable() });
 
 /** Who must accept a section of a preview's revision, and whether the asking user could (the revision page's rule). */
 const previewSection = z.object({
