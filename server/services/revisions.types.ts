@@ -256,6 +256,39 @@ export const instanceDiffOutput = z.object({ key: z.string(), before: z.string()
 
 const totals = z.looseObject({ monthly: z.number() });
 
+/** Rows each list of a preview carries: the editor's side panel lists a few and says how many more. */
+export const PREVIEW_SHOWN = 5;
+
+/** One changed instance of a preview: its parameters before and after as `instanceDiff` gives them (YAML, redacted alike). */
+const previewInstance = z.object({
+  key: z.string(),
+  action: z.enum(['create', 'update', 'delete']),
+  namespace: z.string(),
+  /** What changed, as the plan says it (changed parameter paths on an update). */
+  notes: z.array(z.string()),
+  before: z.string(),
+  after: z.string(),
+});
+
+/** What a claim resolves to: its status, the service and context it got (resolved), or its first error. */
+const claimOutcome = z.object({ status: z.enum(['resolved', 'rejected', 'error']), to: z.string().nullable(), error: z.string().nullable() });
+/** A claim whose outcome changes; null before: new (or nothing deployed), null after: removed. */
+const outcomeChange = z.object({ namespace: z.string(), name: z.string(), kind: z.enum(['action', 'installation', 'deployment']).nullable(), before: claimOutcome.nullable(), after: claimOutcome.nullable() });
+
+/** Who must accept a section of a preview's revision, and whether the asking user could (the revision page's rule). */
+const previewSection = z.object({
+  namespace: z.string(),
+  counts: actionCounts,
+  overMarks: z.boolean(),
+  needsDomainAdmin: z.array(z.string()),
+  unresolvedReferences: z.array(z.string()),
+  /** Who may accept it, in words (a namespace admin of it or a domain admin; only a domain admin; nobody yet). */
+  acceptedBy: z.string(),
+  youMayAccept: z.boolean(),
+  /** Why the asking user may not, when not. */
+  reason: z.string().optional(),
+});
+
 export const previewOutput = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(false), message: z.string() }),
   z.object({
@@ -264,13 +297,19 @@ export const previewOutput = z.discriminatedUnion('ok', [
     baseRevisionId: z.number().int().nullable(),
     noop: z.boolean(),
     counts: actionCounts,
-    sections: z.array(z.object({ namespace: z.string(), counts: actionCounts, overMarks: z.boolean(), needsDomainAdmin: z.array(z.string()), unresolvedReferences: z.array(z.string()) })),
+    sections: z.array(previewSection),
     cost: engineRecord<RevisionPlan['cost']['total']>({ before: totals, after: totals, delta: totals }),
     currency: z.string(),
     /** Marks the change would go over. */
     quota: z.array(quotaCheck),
     changedClaims: z.array(z.string()),
     claims: z.array(z.object({ namespace: z.string(), name: z.string(), status: z.enum(['resolved', 'rejected', 'error']), errors: z.array(z.string()) })),
+    /** Instances the save creates, changes or removes (updates first), the first PREVIEW_SHOWN of `instancesTotal`. */
+    instances: z.array(previewInstance),
+    instancesTotal: z.number().int(),
+    /** Claims whose outcome the save changes (status, or the service and context they resolve to), the first PREVIEW_SHOWN of `outcomesTotal`. */
+    outcomes: z.array(outcomeChange),
+    outcomesTotal: z.number().int(),
   }),
 ]);
 

@@ -1,0 +1,47 @@
+/**
+ * Issue 37, item 3: the preview shows what changes. On the seeded demo
+ * (revision #1 applied), John edits his claim and, before saving, the
+ * editor's preview lists the changed instance, its parameter change and who
+ * must accept its section; a typed change that breaks the claim shows its
+ * outcome before → after. server/services/revisions-preview.test.ts checks
+ * the same answers (and their redaction) without a browser.
+ *
+ * Saves nothing: the specs after it find the demo as seeded.
+ */
+import { expect, test } from '@playwright/test';
+import { editEditorText, signIn } from './fixtures';
+
+test.setTimeout(180_000);
+
+test('editing a claim shows the changed instance, its parameter change and its acceptors before saving', async ({ page }, testInfo) => {
+  await signIn(page, 'john');
+  await page.goto('/objects/claim/social/prod');
+  const editor = page.getByTestId('yaml-editor');
+  // The first editor of a freshly started console loads Monaco: wait for it as long as a cold server needs.
+  await expect(editor.locator('.view-lines')).toContainText('tsvisimage: demo11', { timeout: 60_000 });
+  await editEditorText(page, (t) => t.replace('tsvisimage: demo11', 'tsvisimage: demo21'));
+
+  const preview = page.getByTestId('preview');
+  await expect(preview.getByTestId('preview-summary')).toHaveText(/a revision with 2 update/, { timeout: 30_000 });
+  // Compared with what is deployed (the demo starts deployed), so only the change is listed.
+  await expect(preview.getByTestId('preview-from-empty')).toHaveCount(0);
+  const changed = preview.getByTestId('preview-instances').getByTestId('preview-instance').filter({ hasText: 'tweeviz' });
+  await expect(changed).toContainText('update');
+  await expect(changed).toContainText('params changed');
+  // Its parameter diff, as the revision page shows it: the old tag beside the new.
+  await changed.getByRole('button', { name: /twitter_stats · realtime · tweeviz/ }).click();
+  await expect(changed.getByTestId('diff-editor')).toContainText('v1.2.0-demo21');
+  await expect(changed.getByTestId('diff-editor')).toContainText('demo11');
+  await expect(preview.getByTestId('preview-acceptors-social')).toHaveText('a namespace admin of social, or a domain admin');
+  await expect(preview.getByTestId('preview-section-social')).toContainText('you may accept it');
+  await testInfo.attach('editor-with-preview-1440x900', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+
+  // Typing on: a claim of a service that does not exist would fail — resolved before, error after.
+  await editEditorText(page, (t) => t.replace('service: twitter_stats', 'service: no_such_service'));
+  const outcomes = preview.getByTestId('preview-outcomes');
+  await expect(outcomes).toContainText('social/prod', { timeout: 30_000 });
+  await expect(outcomes).toContainText(/resolved\s*social · twitter_stats · .*→\s*error/);
+
+  // All of it before saving: nothing was saved.
+  await expect(page.getByTestId('save-status')).toHaveCount(0);
+});
