@@ -21,6 +21,9 @@ import { seedDemo } from '../seed/demo';
 import { backends } from '../testing/backends';
 import type { Actor } from './actor';
 import { AppError } from './errors';
+import { instanceKey } from '../engine/state/key';
+import { decodeView } from './graph-view';
+import { shortKey } from '../../components/revisions/format';
 import { createServices, type Services } from './index';
 import { loadLocalUsers } from '../auth/users';
 
@@ -149,7 +152,17 @@ for (const backend of backends()) {
       assert.equal(got.actual?.revisionId, r.id);
       assert.equal(got.events.length, 1, 'one step touched it, once');
       assert.equal(got.events[0]!.revisionId, r.id);
-      assert.ok(got.events[0]!.message.startsWith(`Created ${zk.key}`), got.events[0]!.message);
+      // One name for the instance: the apply event, the revision plan's row and the graph's node all say the same.
+      const name = instanceKey.displayName(zk.key);
+      assert.equal(name, 'platform · zookeeper · platform · zookeeper');
+      assert.ok(got.events[0]!.message.startsWith(`Created ${name}`), got.events[0]!.message);
+      const plan = await services.revisions.planPage(sam, { id: r.id, of: 'actions', text: 'zookeeper' });
+      assert.ok(plan.of === 'actions' && plan.actions.some((a) => a.key === zk.key), 'the plan lists it');
+      assert.equal(shortKey(zk.key), name, 'the plan table names it so');
+      const node = (await services.graphs.desired(sam, { generation: 2 })).nodes.find((n) => n.id === `instance:${zk.key}`)!;
+      assert.equal(node.label, name);
+      const viewed = decodeView((await services.graphs.desiredView(sam, { generation: 2 })).graph).nodes.find((n) => n.id === `instance:${zk.key}`);
+      assert.equal(viewed?.label, name, 'the compact view the console draws gives the same label');
       assert.match(await code(services.graphs.instance(sam, { key: 'no#such#instance', generation: 2 })), /^NOT_FOUND: Instance no#such#instance at generation 2/);
       assert.match(await code(services.graphs.instance(null, { key: zk.key })), /^UNAUTHORIZED/);
     });
