@@ -337,5 +337,27 @@ for (const backend of backends()) {
         assert.ok(existsSync(join(dir, '.git')));
       });
     }
+
+    test("a revision says whose changes it carries: a change whose revision was never accepted rides along in the next author's", async () => {
+      // John's change stays pending; Sam's rule, saved after it, makes the next revision, diffed against the same accepted one.
+      const johns = await editClaim(john, 'prod', 'tsvisimage: demo', 'tsvisimage: carried-demo');
+      assert.equal(johns.status, 'pending');
+      const w = await services.policy.apply(sam, {
+        text: 'kind: rule\nmetadata: {namespace: system, name: carried-along}\nweight: 5001\ncriteria: {require-all: ["nobody == true"]}\nactions: {claim: reject}\n',
+        baseGeneration: await repos.policy.head(),
+      });
+      const sams = await svc().ensureForGeneration(w.generation);
+      assert.equal(sams.author, 'Sam', 'the revision is made by whoever wrote its generation');
+      const expected = [
+        { generation: w.generation, author: 'Sam' },
+        { generation: johns.generation, author: 'John' },
+      ];
+      const shown = await svc().get(alice, sams.id);
+      assert.deepEqual(shown.carries, { changes: expected, more: 0 }, "the page lists John's change beside Sam's");
+      const listed = (await svc().list(alice, { limit: 10 })).find((x) => x.id === sams.id)!;
+      assert.deepEqual(listed.carries, shown.carries, 'the list says the same');
+      // John's own revision carries his change only.
+      assert.deepEqual((await svc().get(alice, johns.id)).carries, { changes: [{ generation: johns.generation, author: 'John' }], more: 0 });
+    });
   });
 }
