@@ -13,6 +13,8 @@ import { expect, test, type Page } from '@playwright/test';
 import { setEditorText, signIn } from './fixtures';
 
 test.use({ viewport: { width: 1440, height: 900 } });
+// Two sign-ins, the editor's first load and a save each: more than the default minute on a busy machine.
+test.describe.configure({ timeout: 180_000 });
 
 // Unique per run: the e2e data folder is shared by every spec.
 const suffix = Date.now().toString(36);
@@ -85,7 +87,8 @@ test("Try it sits beside a Capact policy's editor, not below it", async ({ page 
   await signIn(page, 'sam');
   await page.goto('/objects/policy/system/global');
   const editor = page.getByTestId('yaml-editor');
-  await expect(editor.locator('.view-lines')).not.toBeEmpty({ timeout: EDITOR_LOAD });
+  // Monaco's first load on a busy machine: up to twice the usual wait.
+  await expect(editor.locator('.view-lines')).not.toBeEmpty({ timeout: 2 * EDITOR_LOAD });
   const tryIt = page.getByTestId('editor-side').getByTestId('capact-try-it');
   await expect(tryIt).toBeVisible();
   const e = (await editor.boundingBox())!;
