@@ -58,14 +58,16 @@ test('desired state of generation 1: its 29 instances, a namespace filter, searc
   await expect(nodes(page, '.selected')).toHaveAttribute('data-id', focused);
   await page.keyboard.press('Enter');
   const panel = page.getByTestId('graph-panel');
-  await expect(panel.getByRole('heading', { level: 2 })).toHaveText(focused.split('#').pop()!);
+  // Named as the plan and the apply events name it: namespace · service · context · component.
+  await expect(panel.getByRole('heading', { level: 2 })).toHaveText(`social · twitter_stats · realtime · ${focused.split('#').pop()!}`);
   await expect(panel).toContainText('Used by 1 claim');
   await expect(panel.getByRole('button', { name: 'social/prod' })).toBeVisible();
   // Its rendered parameters, in a read-only editor.
   await expect(panel.getByTestId('yaml-editor').locator('.view-lines')).toContainText('type: helm');
   // Its apply history (whether earlier specs deployed it depends on the run's order).
   const key = focused.slice('instance:'.length);
-  await expect(panel.getByRole('region', { name: 'Apply events' })).toContainText(new RegExp(`Created ${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}|No apply step has touched this instance yet`));
+  const name = `social · twitter_stats · realtime · ${key.split('#').pop()!}`;
+  await expect(panel.getByRole('region', { name: 'Apply events' })).toContainText(new RegExp(`Created ${name}|No apply step has touched this instance yet`));
   await page.keyboard.press('Escape');
   await expect(panel).toHaveCount(0);
   await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-id'))).toBe(focused);

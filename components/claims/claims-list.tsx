@@ -5,7 +5,11 @@ import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useTRPC } from '@/app/_trpc/client';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
-import { ClaimStatus, claimHref } from './status';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@/server/api/root';
+import { ClaimStatus, REQUEST_ROUTES, claimHref } from './status';
+
+type ClaimsResult = inferRouterOutputs<AppRouter>['resolution']['claims'];
 
 const STATUSES = ['resolved', 'rejected', 'error'] as const;
 
@@ -67,41 +71,67 @@ export function ClaimsList() {
       ) : rows.length === 0 ? (
         <EmptyState title="No claim matches these filters" />
       ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="claims-table">
-            <thead>
-              <tr>
-                <th>Claim</th>
-                <th>User</th>
-                <th>Service</th>
-                <th>Status</th>
-                <th className="num">Instances</th>
-                <th>Why</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((c) => (
-                <tr key={`${c.kind ?? 'claim'}/${c.namespace}/${c.name}`}>
-                  <td>
-                    <Link href={claimHref(c, generation)}>
-                      {c.namespace}/{c.name}
-                    </Link>
-                  </td>
-                  <td>{c.user}</td>
-                  <td>{c.service}</td>
-                  <td>
-                    <ClaimStatus status={c.status} />
-                  </td>
-                  <td className="num">{c.instanceCount}</td>
-                  <td className="muted" style={{ maxWidth: 420 }}>
-                    {c.errors[0] ?? ''}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        // DM deployments and Landscaper installations are not claims: each kind is listed apart, under its own name.
+        REQUEST_GROUPS.map((g) => ({ ...g, rows: rows.filter((c) => (c.kind ?? 'claim') === g.kind) }))
+          .filter((g) => g.rows.length > 0)
+          .map((g) => (
+            <section key={g.kind} aria-label={g.title} data-testid={`requests-${g.kind}`}>
+              <h2>
+                {g.title} <span className="muted">· {g.rows.length}</span>
+              </h2>
+              <RequestsTable rows={g.rows} generation={generation} testId={g.kind === 'claim' ? 'claims-table' : `${g.kind}s-table`} noun={g.noun} />
+            </section>
+          ))
       )}
     </>
+  );
+}
+
+/** The request kinds in the order the page lists them, each with its own heading. */
+const REQUEST_GROUPS = [
+  { kind: 'claim', title: 'Claims', noun: 'Claim' },
+  { kind: 'action', title: 'Capact actions', noun: 'Action' },
+  { kind: 'deployment', title: 'DM deployments', noun: 'Deployment' },
+  { kind: 'installation', title: 'Landscaper installations', noun: 'Installation' },
+] as const satisfies readonly { kind: keyof typeof REQUEST_ROUTES; title: string; noun: string }[];
+
+type Row = ClaimsResult['claims'][number];
+
+function RequestsTable({ rows, generation, testId, noun }: { rows: Row[]; generation?: number; testId: string; noun: string }) {
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid={testId}>
+        <thead>
+          <tr>
+            <th>{noun}</th>
+            <th>User</th>
+            <th>Service</th>
+            <th>Status</th>
+            <th className="num">Instances</th>
+            <th>Why</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((c) => (
+            <tr key={`${c.kind ?? 'claim'}/${c.namespace}/${c.name}`}>
+              <td>
+                <Link href={claimHref(c, generation)}>
+                  {c.namespace}/{c.name}
+                </Link>
+              </td>
+              <td>{c.user}</td>
+              <td>{c.service}</td>
+              <td>
+                <ClaimStatus status={c.status} />
+              </td>
+              <td className="num">{c.instanceCount}</td>
+              <td className="muted" style={{ maxWidth: 420 }}>
+                {c.errors[0] ?? ''}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

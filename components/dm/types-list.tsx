@@ -8,6 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useId, useMemo, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
+import { claimHref } from '../claims/status';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
 
 export function DmTypes() {
@@ -51,7 +52,7 @@ export function DmTypes() {
                     <tr key={`${u.deployment}${u.path}`}>
                       <td>{u.name}</td>
                       <td>
-                        <Link href={`/claims/${encodeURIComponent(ns)}/${encodeURIComponent(name)}`}>{u.deployment}</Link>
+                        <Link href={claimHref({ kind: 'deployment', namespace: ns, name })}>{u.deployment}</Link>
                       </td>
                       <td>{u.manifest}</td>
                       <td>

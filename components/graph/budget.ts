@@ -47,9 +47,9 @@ function subKey(n: GraphNode): { key: string; label: string } {
   return { key: `kind:${n.kind}`, label: KIND_PLURAL[n.kind] };
 }
 
-/** What names a range of folded nodes: an instance's service says more than its component. */
+/** What names a range of folded nodes (an instance's label is its full display name). */
 function rangeName(n: GraphNode): string {
-  return n.kind === 'instance' ? `${n.owner} · ${n.label}` : n.label;
+  return n.label;
 }
 
 function isChange(n: GraphNode) {

@@ -176,7 +176,7 @@ function ariaLabelOf(n: GraphNode): string {
     case 'claim':
       return `claim ${n.namespace}/${n.name}, user ${n.user}, ${n.status}${n.overlay ? `, ${n.overlay}` : ''}`;
     case 'instance':
-      return `instance ${n.label} of ${n.namespace}/${n.owner} on ${n.cluster}/${n.k8sNamespace}, ${n.claims.length} claim${n.claims.length === 1 ? '' : 's'}${n.error ? ', error' : ''}${n.overlay ? `, ${n.overlay}` : ''}${n.actual ? `, ${n.actual}` : ''}`;
+      return `instance ${n.label} on ${n.cluster}/${n.k8sNamespace}, ${n.claims.length} claim${n.claims.length === 1 ? '' : 's'}${n.error ? ', error' : ''}${n.overlay ? `, ${n.overlay}` : ''}${n.actual ? `, ${n.actual}` : ''}`;
     case 'user':
       return `user ${n.user}`;
     default:

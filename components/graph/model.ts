@@ -178,7 +178,9 @@ export function compareModels(before: ServerModel, after: ServerModel): ServerMo
 
 /**
  * Nodes matching a search, best first: exact label, label prefix, label
- * substring, then id substring (ids hold namespaces and instance keys).
+ * substring, then id substring (ids hold namespaces and instance keys). An
+ * instance's label is its display name ("ns · service · context · component"):
+ * its last part counts as the label too, so "zookeeper" finds the component first.
  */
 export function searchNodes(nodes: readonly GraphNode[], query: string, limit = 50): GraphNode[] {
   const q = query.trim().toLowerCase();
@@ -186,7 +188,8 @@ export function searchNodes(nodes: readonly GraphNode[], query: string, limit = 
   const scored: { n: GraphNode; s: number; i: number }[] = [];
   nodes.forEach((n, i) => {
     const label = n.label.toLowerCase();
-    const s = label === q ? 0 : label.startsWith(q) ? 1 : label.includes(q) ? 2 : n.id.toLowerCase().includes(q) ? 3 : -1;
+    const last = label.slice(label.lastIndexOf(' · ') + 1).trimStart();
+    const s = label === q || last === q ? 0 : label.startsWith(q) || last.startsWith(q) ? 1 : label.includes(q) ? 2 : n.id.toLowerCase().includes(q) ? 3 : -1;
     if (s >= 0) scored.push({ n, s, i });
   });
   scored.sort((a, b) => a.s - b.s || a.i - b.i);
@@ -209,6 +212,6 @@ export function describeNode(n: GraphNode): string {
     case 'component':
       return `component ${n.name} of bundle ${n.namespace}/${n.bundle}`;
     case 'instance':
-      return `instance ${n.component} of ${n.namespace}/${n.owner} on ${n.cluster}/${n.k8sNamespace}`;
+      return `instance ${n.label} on ${n.cluster}/${n.k8sNamespace}`;
   }
 }

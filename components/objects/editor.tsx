@@ -7,7 +7,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useRouter } from 'next/navigation';
+import { usePathname, useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { modelUriFor, newObjectUri, YamlEditor, type EditorProblem, type ServerMarker } from '../editor';
@@ -28,7 +28,7 @@ interface TrpcErrorLike {
   data?: { code?: string; diagnostics?: ServerMarker[] };
 }
 
-export function ObjectEditor({ id, reveal }: { id: Id; reveal?: { line: number; column?: number } }) {
+export function ObjectEditor({ id, reveal, savedGeneration }: { id: Id; reveal?: { line: number; column?: number }; savedGeneration?: number }) {
   const trpc = useTRPC();
   const object = useQuery(trpc.policy.get.queryOptions(id, { refetchOnWindowFocus: false }));
   // Bumped by "Reload latest": remounts the form with the server's text.
@@ -44,6 +44,7 @@ export function ObjectEditor({ id, reveal }: { id: Id; reveal?: { line: number; 
       objectGeneration={object.data.generation}
       readOnlyReason={object.data.canEdit ? null : object.data.readOnlyReason}
       reveal={reveal}
+      savedGeneration={savedGeneration}
       onReload={async () => {
         await object.refetch();
         setLoads((n) => n + 1);
@@ -108,19 +109,29 @@ function EditorForm(props: {
   /** Set when the user may not change this object: the editor opens read-only with this on top. */
   readOnlyReason?: string | null;
   reveal?: { line: number; column?: number };
+  /** Set when the page was opened by Create (`?saved=N`): the "Saved as generation N" banner carries over. */
+  savedGeneration?: number;
   onReload: () => void | Promise<void>;
 }) {
   const readOnly = !!props.readOnlyReason;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
+  const pathname = usePathname();
   const schemas = useQuery(trpc.policy.schemas.queryOptions(undefined, { staleTime: Infinity }));
   const [text, setText] = useState(props.initialText);
   const [saved, setSaved] = useState(props.initialText);
   const [base, setBase] = useState(props.baseGeneration);
   const [problems, setProblems] = useState<EditorProblem[]>([]);
   const [serverMarkers, setServerMarkers] = useState<ServerMarker[]>([]);
-  const [status, setStatus] = useState<Status>(null);
+  const [status, setStatus] = useState<Status>(
+    props.savedGeneration !== undefined ? { kind: 'success', text: savedText(props.savedGeneration), generation: props.savedGeneration } : null,
+  );
+  // Dismissing the carried-over banner also drops `?saved=` so a reload does not bring it back.
+  const dismissStatus = () => {
+    setStatus(null);
+    if (props.savedGeneration !== undefined) router.replace(pathname, { scroll: false });
+  };
   const [confirmDelete, setConfirmDelete] = useState(false);
   const dirty = text !== saved;
   const kind = props.id?.kind ?? props.kind ?? 'bundle';
@@ -210,10 +221,10 @@ function EditorForm(props: {
       if (!res.changed) {
         setStatus({ kind: 'info', text: `No changes to save (generation ${res.generation}).` });
       } else {
-        setStatus({ kind: 'success', text: `Saved as generation ${res.generation}.`, generation: res.generation, created: props.id ? undefined : res.objects });
+        setStatus({ kind: 'success', text: savedText(res.generation), generation: res.generation, created: props.id ? undefined : res.objects });
       }
-      // One new object opens on its own page; several stay listed here, each linked.
-      if (!props.id && res.objects.length === 1) router.replace(objectHref(res.object));
+      // One new object opens on its own page, which shows the same banner (`?saved=`); several stay listed here, each linked.
+      if (!props.id && res.objects.length === 1) router.replace(`${objectHref(res.object)}?saved=${res.generation}`);
     } catch (err) {
       const e = err as TrpcErrorLike;
       setServerMarkers(e.data?.diagnostics?.filter((d) => d.severity !== 'info') ?? []);
@@ -393,7 +404,12 @@ function EditorForm(props: {
       {status && (
         <Alert kind={status.kind} testId="save-status">
           <span>{status.text}</span>
-          {status.generation !== undefined && <RevisionLink generation={status.generation} />}
+          {status.generation !== undefined && (
+            <>
+              <RevisionLink generation={status.generation} />
+              <GenerationsExplained />
+            </>
+          )}
           {status.created && status.created.length > 1 && (
             <span data-testid="created-objects">
               {' '}
@@ -419,27 +435,39 @@ function EditorForm(props: {
               Reload latest
             </button>
           )}
+          {status.kind !== 'info' && (
+            <button type="button" className="btn btn-small alert-dismiss" onClick={dismissStatus} aria-label="Dismiss this message" data-testid="dismiss-status">
+              Dismiss
+            </button>
+          )}
         </Alert>
       )}
-      <YamlEditor
-        uri={uri}
-        value={text}
-        onChange={(t) => {
-          // Save reads the ref: a click right after typing, before React renders, sends what was typed.
-          textRef.current = t;
-          setText(t);
-        }}
-        schemas={schemas.data}
-        readOnly={readOnly}
-        onSave={onSave}
-        onProblems={setProblems}
-        serverMarkers={serverMarkers}
-        height="calc(100vh - 330px)"
-        ariaLabel={`YAML of ${title}`}
-        reveal={props.reveal}
-      />
+      {/* A Capact policy is tried beside its text (the side panel), not below a full-height editor. */}
+      <div className={kind === 'policy' ? 'editor-with-side' : undefined} data-testid="editor-layout">
+        <YamlEditor
+          uri={uri}
+          value={text}
+          onChange={(t) => {
+            // Save reads the ref: a click right after typing, before React renders, sends what was typed.
+            textRef.current = t;
+            setText(t);
+          }}
+          schemas={schemas.data}
+          readOnly={readOnly}
+          onSave={onSave}
+          onProblems={setProblems}
+          serverMarkers={serverMarkers}
+          height="calc(100vh - 330px)"
+          ariaLabel={`YAML of ${title}`}
+          reveal={props.reveal}
+        />
+        {kind === 'policy' && (
+          <aside className="editor-side" aria-label="Side panel" data-testid="editor-side">
+            <CapactTryIt text={text} />
+          </aside>
+        )}
+      </div>
       <RevisionPreview text={text} enabled={dirty && errors.length === 0} />
-      {kind === 'policy' && <CapactTryIt text={text} />}
       <section aria-label="Problems" style={{ marginTop: 10 }}>
         <div className="toolbar">
           <h3 style={{ margin: 0 }}>
@@ -510,6 +538,23 @@ function RevisionLink({ generation }: { generation: number }) {
       Revision #{q.data.id} ({q.data.status})
     </Link>
   );
+}
+
+/**
+ * Where a newcomer first meets both words (the banner after a save), said once; the README's
+ * "Generations and revisions" says more.
+ */
+function GenerationsExplained() {
+  return (
+    <span className="hint" data-testid="generations-explained">
+      A <strong>generation</strong> is one saved version of the whole policy (every save makes the next one); its <strong>revision</strong> is what that
+      version changes in the deployments, accepted per namespace before anything is applied (README, “Generations and revisions”).
+    </span>
+  );
+}
+
+function savedText(generation: number): string {
+  return `Saved as generation ${generation}.`;
 }
 
 interface Draft {

@@ -1,5 +1,6 @@
 /** Shared formatting for revision screens. */
 import { instanceKey } from '@/server/engine/state/key';
+import type { Carries } from '@/server/services/revisions.types';
 export { ACTION_KINDS, countsText } from '@/server/engine/plan/counts';
 
 export function money(value: number, currency: string): string {
@@ -55,7 +56,22 @@ export function statusClass(status: string): string {
   return `badge ${STATUS_CLASS[status] ?? ''}`;
 }
 
-/** The readable middle of an instance key: namespace#service#context…#component. */
-export function shortKey(key: string): string {
-  return instanceKey.readable(key);
+/** An instance's name on screen: the same in the plan, the apply events and the graph. */
+export const shortKey = instanceKey.displayName;
+
+/**
+ * Whose changes a revision carries, in words: "sam (generation 5), carol
+ * (generation 6)", each author once with their generations, oldest first.
+ * Its own author made only the last generation; the others rode along.
+ */
+export function carriedText(c: Carries): string {
+  const by = new Map<string, number[]>();
+  for (const ch of [...c.changes].reverse()) by.set(ch.author, [...(by.get(ch.author) ?? []), ch.generation]);
+  const parts = [...by].map(([author, gens]) => `${author} (generation${gens.length > 1 ? 's' : ''} ${gens.join(', ')})`);
+  return parts.join(', ') + (c.more > 0 ? `, and ${c.more} older generation${c.more === 1 ? '' : 's'}` : '');
+}
+
+/** Whether a revision carries more than its own author's one change (then the list says whose). */
+export function carriesOthers(c: Carries, author: string): boolean {
+  return c.more > 0 || c.changes.length > 1 || c.changes.some((ch) => ch.author !== author);
 }

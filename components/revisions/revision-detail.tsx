@@ -18,7 +18,7 @@ import { DiffEditor } from '../editor';
 import { ConfirmDialog } from '../ui/confirm';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { Time } from '../ui/time';
-import { countsText, gib, money, plainMoney, quantity, statusClass, vcpu } from './format';
+import { carriedText, countsText, gib, money, plainMoney, quantity, statusClass, vcpu } from './format';
 import { PLAN_ROWS, PlanTable } from './plan-table';
 
 const LIVE = new Set(['accepted', 'applying']);
@@ -130,7 +130,8 @@ function RevisionView({ data, refetch }: { data: Data; refetch: () => void }) {
             </span>
           </h1>
           <p>
-            From <Link href={`/history?to=${r.generation}`}>generation {r.generation}</Link> by {r.author}, <Time value={r.createdAt} /> · against{' '}
+            From <Link href={`/history?to=${r.generation}`}>generation {r.generation}</Link> by {r.author}, <Time value={r.createdAt} /> · carries the changes of{' '}
+            <span data-testid="revision-carries">{carriedText(data.carries)}</span> · against{' '}
             {r.baseRevisionId ? <Link href={`/revisions/${r.baseRevisionId}`}>revision #{r.baseRevisionId}</Link> : 'an empty deployment'}
             {r.rollbackOf && (
               <>

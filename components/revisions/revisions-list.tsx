@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
 import { Time } from '../ui/time';
-import { ACTION_KINDS, money, statusClass } from './format';
+import { ACTION_KINDS, carriedText, carriesOthers, money, statusClass } from './format';
 
 /** Revisions per page: the server's most (REVISIONS_PAGE_MAX); older ones page by the oldest id shown. */
 const PAGE = 100;
@@ -70,7 +70,15 @@ export function RevisionsList() {
                   <td className="num">
                     <Link href={`/history?to=${r.generation}`}>{r.generation}</Link>
                   </td>
-                  <td>{r.author}</td>
+                  <td>
+                    {r.author}
+                    {/* Who made the revision is not always whose changes it holds: a pending change rides along in the next. */}
+                    {carriesOthers(r.carries, r.author) && (
+                      <div className="hint" data-testid="revision-carries">
+                        carries: {carriedText(r.carries)}
+                      </div>
+                    )}
+                  </td>
                   <td>
                     <Time value={r.createdAt} />
                   </td>

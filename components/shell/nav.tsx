@@ -9,7 +9,8 @@ const LINKS = [
   { href: '/claims', label: 'Claims' },
   { href: '/graphs', label: 'Graphs' },
   { href: '/installations', label: 'Installations' },
-  { href: '/types', label: 'Types' },
+  // "DM": Capact has a `Type` kind of its own.
+  { href: '/types', label: 'DM types' },
   { href: '/revisions', label: 'Revisions' },
   { href: '/history', label: 'History' },
   { href: '/tenants', label: 'Tenants' },
@@ -36,6 +37,10 @@ export function Nav({ user, domainAdmin = false }: { user: { name: string; provi
             {l.label}
           </Link>
         ))}
+        {/* A page of the API route, not of the console: a full load, and its own link back. */}
+        <a href="/api/1.0-beta/docs" className="nav-link" data-testid="rest-docs-link">
+          REST API docs
+        </a>
       </div>
       <div className="sidebar-foot">
         <div>

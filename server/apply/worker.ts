@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { dbUnavailableReason, isDbUnavailable } from '../db/unavailable';
 import type { RevisionPlan } from '../engine/plan';
+import { instanceKey } from '../engine/state/key';
 import type { RevisionRepository } from '../repo/types';
 import type { Actuator, ApplyContext } from './actuator';
 import { RECONCILE_JOB, runReconcileJob, scheduleReconciles, type ReconcileSource } from './reconcile';
@@ -122,7 +123,7 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
       if (blocked !== undefined) {
         await revisions.markStep(rev.id, step.index, 'skipped', `skipped: step ${blocked} (${plan.steps[blocked]?.key}) did not succeed`);
         status.set(step.index, { ...(st ?? ({} as never)), status: 'skipped' });
-        await revisions.event(rev.id, 'step-skipped', `Skipped ${step.action} ${step.key}: it depends on step ${blocked}, which did not succeed`, { step: step.index });
+        await revisions.event(rev.id, 'step-skipped', `Skipped ${step.action} ${instanceKey.displayName(step.key)}: it depends on step ${blocked}, which did not succeed`, { step: step.index });
         await opts.afterStep?.(step.index);
         continue;
       }
@@ -139,19 +140,19 @@ export async function runOnce(opts: WorkerOptions): Promise<boolean> {
         await revisions.markStep(rev.id, step.index, 'done');
         status.set(step.index, { ...(st ?? ({} as never)), status: 'done' });
         await revisions.setInstanceState({ key: step.key, revisionId: rev.id, status: step.action === 'delete' ? 'deleted' : 'applied', deployName: step.deployName });
-        await revisions.event(rev.id, 'step-done', `${verb(step.action)} ${step.key}${result.message ? ` (${result.message})` : ''}`, { step: step.index });
+        await revisions.event(rev.id, 'step-done', `${verb(step.action)} ${instanceKey.displayName(step.key)}${result.message ? ` (${result.message})` : ''}`, { step: step.index });
       } else {
         const attempts = (st?.attempts ?? 0) + 1;
         if (attempts < maxAttempts) {
           await revisions.markStep(rev.id, step.index, 'pending', result.error);
-          await revisions.event(rev.id, 'step-retry', `${verb(step.action)} ${step.key} failed (attempt ${attempts} of ${maxAttempts}), will retry: ${result.error}`, { step: step.index });
+          await revisions.event(rev.id, 'step-retry', `${verb(step.action)} ${instanceKey.displayName(step.key)} failed (attempt ${attempts} of ${maxAttempts}), will retry: ${result.error}`, { step: step.index });
           retryLater = result.error ?? 'step failed';
           break; // the job runs again after a backoff and resumes here
         }
         await revisions.markStep(rev.id, step.index, 'failed', result.error);
         status.set(step.index, { ...(st ?? ({} as never)), status: 'failed' });
         await revisions.setInstanceState({ key: step.key, revisionId: rev.id, status: 'failed', error: result.error, deployName: step.deployName });
-        await revisions.event(rev.id, 'step-failed', `${verb(step.action)} ${step.key} failed after ${attempts} attempts: ${result.error}`, { step: step.index });
+        await revisions.event(rev.id, 'step-failed', `${verb(step.action)} ${instanceKey.displayName(step.key)} failed after ${attempts} attempts: ${result.error}`, { step: step.index });
       }
       await opts.afterStep?.(step.index);
     }

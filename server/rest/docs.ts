@@ -13,7 +13,11 @@ const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
   'docs-init.js': 'text/javascript; charset=utf-8',
+  'docs-keelson.css': 'text/css; charset=utf-8',
 };
+
+/** Where the docs page's way back leads: the console's first page. */
+export const CONSOLE_HOME = '/objects';
 
 let assetDir: string | undefined;
 function swaggerDir(): string {
@@ -29,9 +33,11 @@ const PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Keelson API</title>
 <link rel="stylesheet" href="${API_PREFIX}/docs/swagger-ui.css">
+<link rel="stylesheet" href="${API_PREFIX}/docs/docs-keelson.css">
 </head>
 <body>
-<div id="swagger-ui"></div>
+<header class="keelson-docs-bar"><a href="${CONSOLE_HOME}" data-testid="back-to-console">← Back to the Keelson console</a></header>
+<main id="swagger-ui"></main>
 <script src="${API_PREFIX}/docs/swagger-ui-bundle.js"></script>
 <script src="${API_PREFIX}/docs/docs-init.js"></script>
 </body>
@@ -41,11 +47,16 @@ const PAGE = `<!doctype html>
 // A separate file rather than inline script, so a strict Content-Security-Policy can allow 'self' only.
 const INIT = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${API_PREFIX}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, withCredentials: true });\n`;
 
+// The console's way back, above Swagger UI (a file of its own, for the same reason as the script).
+const BAR_CSS = `.keelson-docs-bar { padding: 10px 20px; background: #141a24; font: 14px/1.4 system-ui, sans-serif; }
+.keelson-docs-bar a { color: #fff; text-decoration: underline; text-underline-offset: 2px; }
+`;
+
 export async function docsResponse(path: string): Promise<Response | undefined> {
   if (path === '/docs' || path === '/docs/') return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } });
   const m = /^\/docs\/([\w.-]+)$/.exec(path);
   const type = m && ASSETS[m[1]!];
   if (!m || !type) return undefined;
-  const body = m[1] === 'docs-init.js' ? INIT : await readFile(join(swaggerDir(), m[1]!));
+  const body = m[1] === 'docs-init.js' ? INIT : m[1] === 'docs-keelson.css' ? BAR_CSS : await readFile(join(swaggerDir(), m[1]!));
   return new Response(body, { headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' } });
 }

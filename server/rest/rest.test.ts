@@ -622,7 +622,9 @@ describe(`REST API: the envelope and every refusal (${transport})`, () => {
     const page = await call('/docs');
     assert.equal(page.status, 200);
     const html = await page.text();
-    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs-init.js']) {
+    // A reader who came from the console's navigation has a way back.
+    assert.match(html, /<a href="\/objects"[^>]*>← Back to the Keelson console<\/a>/);
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs-init.js', 'docs-keelson.css']) {
       assert.ok(html.includes(`${API_PREFIX}/docs/${asset}`), asset);
       const a = await call(`/docs/${asset}`);
       assert.equal(a.status, 200, asset);

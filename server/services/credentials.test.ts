@@ -136,4 +136,48 @@ describe('credentials reach their audience only', () => {
     assert.ok((await reads(john)).includes(PLANTED.user), 'the namespace admin of social reads it');
     assert.ok((await reads(sam)).includes(PLANTED.user));
   });
+
+  describe('restoring a generation works on the stored policy, not on what the restorer is shown', () => {
+    const targetId = { kind: 'target', namespace: 'social', name: 'k8s-example' };
+    const storedTarget = async () => (await repos.policy.getObject(targetId))!.text;
+    const ROTATED = 'ROTATED-TARGET-KUBE-71f4aa';
+
+    test('a user who may not write the credential object cannot restore a generation that changes it; nothing is written', async () => {
+      // Sam rotates the Target's kubeconfig: restoring the generation before it changes the Target back.
+      const before = await repos.policy.head();
+      await call(sam).policy.applyText({ text: (await storedTarget()).replace(PLANTED.target, ROTATED), baseGeneration: before });
+      const head = await repos.policy.head();
+      // Alice (a consumer in social: claims only) may not write a Target.
+      await assert.rejects(services.policy.restore(alice, { generation: before, baseGeneration: head }), (e: Error) => {
+        assert.match(e.message, /target/i);
+        assert.match(e.message, /social/);
+        return true;
+      });
+      assert.equal(await repos.policy.head(), head, 'nothing was written');
+      assert.ok((await storedTarget()).includes(ROTATED));
+    });
+
+    test('a restore that leaves the credential object as it is needs no right to read it; the stored credential stays intact', async () => {
+      // John (namespace admin of social, not a domain admin: he is shown the Target redacted) changes a bundle, then takes it back.
+      const before = await repos.policy.head();
+      const bundle = (await repos.policy.getObject({ kind: 'bundle', namespace: 'social', name: 'planted-user' }))!;
+      await call(john).policy.applyText({ text: bundle.text.replace('chartName: planted-user', 'chartName: planted-user-2'), baseGeneration: before });
+      const target = await storedTarget();
+      const r = await services.policy.restore(john, { generation: before, baseGeneration: await repos.policy.head() });
+      assert.equal(r.changed, true);
+      assert.deepEqual(r.changes.map((c) => `${c.kind} ${c.namespace}/${c.name}`), ['bundle social/planted-user'], 'only what differs is written');
+      assert.equal(await storedTarget(), target, 'the Target is untouched: its real kubeconfig, not "<redacted…>"');
+      assert.ok(!(await storedTarget()).includes('redacted'));
+      assert.equal((await repos.policy.getObject({ kind: 'bundle', namespace: 'social', name: 'planted-user' }))!.text, bundle.text, 'the bundle is as it was');
+    });
+
+    test('a user who may write the credential object restores it as stored, though shown it redacted', async () => {
+      // Back to before Sam's rotation: John may write Targets in social, and the restored text is the stored one.
+      const rotation = (await repos.policy.listGenerations({ limit: 50 })).find((g) => g.changes.some((c) => c.kind === 'target'))!;
+      const r = await services.policy.restore(john, { generation: rotation.generation - 1, baseGeneration: await repos.policy.head() });
+      assert.ok(r.changes.some((c) => c.kind === 'target'));
+      assert.ok((await storedTarget()).includes(PLANTED.target), 'the original kubeconfig is back');
+      assert.ok(!(await storedTarget()).includes('redacted'));
+    });
+  });
 });

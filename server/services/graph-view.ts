@@ -17,6 +17,7 @@
  * Pure and free of server imports: the console decodes with `decodeView`.
  */
 import type { GraphEdge, GraphGroup, GraphModel, GraphNode } from '../engine/graph';
+import { instanceKey } from '../engine/state/key';
 
 /** Bytes an answer may take as JSON; 2 MB is the promise, the rest is superjson's envelope and headroom. */
 export const VIEW_MAX_BYTES = 1_900_000;
@@ -102,6 +103,8 @@ class Strings {
 }
 
 const FLAG_PROBLEM = 1;
+/** In an instance's label slot: the label is its key's display name. */
+const LABEL_FROM_KEY = -2;
 const FLAG_NOT_PROBLEM = 2;
 
 type InstanceNode = Extract<GraphNode, { kind: 'instance' }>;
@@ -128,7 +131,8 @@ function encodeInstance(n: InstanceNode, s: Strings): (number | number[])[] {
     s.of(n.key.slice(0, cut + 1)),
     s.of(n.key.slice(cut + 1)),
     s.of(n.deployName),
-    s.of(n.label),
+    // The usual label is the instance's display name, made from its key again on arrival rather than sent per instance.
+    n.label === instanceKey.displayName(n.key) ? LABEL_FROM_KEY : s.of(n.label),
     s.of(n.group),
     s.of(n.namespace),
     s.of(n.owner),
@@ -151,7 +155,7 @@ function decodeInstance(t: (number | number[])[], s: readonly string[]): Instanc
   const n: InstanceNode = {
     id: `instance:${key}`,
     kind: 'instance',
-    label: str(t[3]!),
+    label: t[3] === LABEL_FROM_KEY ? instanceKey.displayName(key) : str(t[3]!),
     group: str(t[4]!),
     key,
     deployName: str(t[2]!),

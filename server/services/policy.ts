@@ -328,22 +328,32 @@ export class PolicyService {
     return { from: policyAsYaml(a.objects), to: policyAsYaml(b.objects), changed };
   }
 
-  /** Restore the policy of an earlier generation as a new generation. */
+  /**
+   * Restore the policy of an earlier generation as a new generation. It works
+   * on the stored generations, never on what the restorer is shown (that is
+   * redacted): an object the restore leaves as it is needs no right at all —
+   * not even to read its credentials — and each one it changes or deletes
+   * needs the right to write it. Only those are written, as stored.
+   */
   async restore(actor: MaybeActor, input: { generation: number; baseGeneration: number; message?: string }): Promise<WriteResult> {
     const who = this.requireSignedIn(actor, 'change policy');
-    const target = await this.getGeneration(actor, input.generation);
-    const current = await this.repos.policy.listObjects({ generation: input.baseGeneration });
-    const keep = new Set(target.objects.map(objectKey));
+    const head = await this.repos.policy.head();
+    if (input.generation < 0 || input.generation > head) throw notFound(`Generation ${input.generation}`);
+    const [target, current] = await Promise.all([
+      this.repos.policy.listObjects({ generation: input.generation }),
+      this.repos.policy.listObjects({ generation: input.baseGeneration }),
+    ]);
+    const keep = new Set(target.map(objectKey));
     const deletes = current.filter((o) => !keep.has(objectKey(o))).map(({ kind, namespace, name }) => ({ kind, namespace, name }));
     const now = new Map(current.map((o) => [objectKey(o), o]));
-    const changed = target.objects.filter((o) => now.get(objectKey(o))?.text !== o.text);
+    const changed = target.filter((o) => now.get(objectKey(o))?.text !== o.text);
     await this.access.assertManage(who, [...changed, ...deletes], 'roll back');
     await this.access.assertClaimAuthors(who, changed, deletes, 'roll back');
     const res = await this.repos.policy.commit({
       baseGeneration: input.baseGeneration,
       author: who.name,
       message: input.message?.trim() || `Restore generation ${input.generation}`,
-      upserts: target.objects.map(({ kind, namespace, name, text, spec }) => ({ kind, namespace, name, text, spec })),
+      upserts: changed.map(({ kind, namespace, name, text, spec }) => ({ kind, namespace, name, text, spec })),
       deletes,
       restoredFrom: input.generation,
     });

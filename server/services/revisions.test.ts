@@ -21,6 +21,9 @@ import { seedDemo } from '../seed/demo';
 import { backends } from '../testing/backends';
 import type { Actor } from './actor';
 import { AppError } from './errors';
+import { instanceKey } from '../engine/state/key';
+import { decodeView } from './graph-view';
+import { shortKey } from '../../components/revisions/format';
 import { createServices, type Services } from './index';
 import { loadLocalUsers } from '../auth/users';
 
@@ -149,7 +152,17 @@ for (const backend of backends()) {
       assert.equal(got.actual?.revisionId, r.id);
       assert.equal(got.events.length, 1, 'one step touched it, once');
       assert.equal(got.events[0]!.revisionId, r.id);
-      assert.ok(got.events[0]!.message.startsWith(`Created ${zk.key}`), got.events[0]!.message);
+      // One name for the instance: the apply event, the revision plan's row and the graph's node all say the same.
+      const name = instanceKey.displayName(zk.key);
+      assert.equal(name, 'platform · zookeeper · platform · zookeeper');
+      assert.ok(got.events[0]!.message.startsWith(`Created ${name}`), got.events[0]!.message);
+      const plan = await services.revisions.planPage(sam, { id: r.id, of: 'actions', text: 'zookeeper' });
+      assert.ok(plan.of === 'actions' && plan.actions.some((a) => a.key === zk.key), 'the plan lists it');
+      assert.equal(shortKey(zk.key), name, 'the plan table names it so');
+      const node = (await services.graphs.desired(sam, { generation: 2 })).nodes.find((n) => n.id === `instance:${zk.key}`)!;
+      assert.equal(node.label, name);
+      const viewed = decodeView((await services.graphs.desiredView(sam, { generation: 2 })).graph).nodes.find((n) => n.id === `instance:${zk.key}`);
+      assert.equal(viewed?.label, name, 'the compact view the console draws gives the same label');
       assert.match(await code(services.graphs.instance(sam, { key: 'no#such#instance', generation: 2 })), /^NOT_FOUND: Instance no#such#instance at generation 2/);
       assert.match(await code(services.graphs.instance(null, { key: zk.key })), /^UNAUTHORIZED/);
     });
@@ -324,5 +337,27 @@ for (const backend of backends()) {
         assert.ok(existsSync(join(dir, '.git')));
       });
     }
+
+    test("a revision says whose changes it carries: a change whose revision was never accepted rides along in the next author's", async () => {
+      // John's change stays pending; Sam's rule, saved after it, makes the next revision, diffed against the same accepted one.
+      const johns = await editClaim(john, 'prod', 'tsvisimage: demo', 'tsvisimage: carried-demo');
+      assert.equal(johns.status, 'pending');
+      const w = await services.policy.apply(sam, {
+        text: 'kind: rule\nmetadata: {namespace: system, name: carried-along}\nweight: 5001\ncriteria: {require-all: ["nobody == true"]}\nactions: {claim: reject}\n',
+        baseGeneration: await repos.policy.head(),
+      });
+      const sams = await svc().ensureForGeneration(w.generation);
+      assert.equal(sams.author, 'Sam', 'the revision is made by whoever wrote its generation');
+      const expected = [
+        { generation: w.generation, author: 'Sam' },
+        { generation: johns.generation, author: 'John' },
+      ];
+      const shown = await svc().get(alice, sams.id);
+      assert.deepEqual(shown.carries, { changes: expected, more: 0 }, "the page lists John's change beside Sam's");
+      const listed = (await svc().list(alice, { limit: 10 })).find((x) => x.id === sams.id)!;
+      assert.deepEqual(listed.carries, shown.carries, 'the list says the same');
+      // John's own revision carries his change only.
+      assert.deepEqual((await svc().get(alice, johns.id)).carries, { changes: [{ generation: johns.generation, author: 'John' }], more: 0 });
+    });
   });
 }

@@ -22,6 +22,7 @@ import { toPolicyInput, type ResolutionService } from './resolution';
 import { transition } from './revision-state';
 import type {
   ByGenerationResult,
+  Carries,
   DecideInput,
   DecideResult,
   InstanceDiff,
@@ -46,6 +47,9 @@ export type { RevisionSummary, SectionView } from './revisions.types';
 
 /** How long `byGeneration` with `wait` waits for a revision being computed. */
 const BY_GENERATION_WAIT_MS = 30_000;
+
+/** Generations a revision's "carries" lists at most; older ones are counted. */
+const CARRIES_SHOWN = 20;
 
 export class RevisionService {
   /** Revisions are computed one at a time: each diffs against the accepted head. */
@@ -330,6 +334,7 @@ export class RevisionService {
     if (!actor) throw unauthorized('see revisions');
     const rows = await this.revisions.list(opts);
     const sections = await this.revisions.sections(rows.map((r) => r.id));
+    const carries = await this.carriesOf(rows);
     return rows.map((r) => {
       const secs = sections.filter((s) => s.revisionId === r.id);
       const total = r.cost as { currency?: string; delta?: { monthly?: number } } | null;
@@ -346,8 +351,40 @@ export class RevisionService {
         currency: total?.currency ?? '',
         acceptedBy: [...new Set(secs.filter((s) => s.status === 'accepted' && s.decidedBy).map((s) => s.decidedBy!))],
         sections: secs.map((s) => ({ namespace: s.namespace, status: s.status })),
+        carries: carries.get(r.id)!,
       };
     });
+  }
+
+  /**
+   * Whose changes each revision carries: the generations after its base
+   * revision's generation, up to its own (a revision diffs against the
+   * accepted one, so changes whose revisions were never accepted ride along).
+   * One read of the generations the page spans, at most CARRIES_SHOWN each.
+   */
+  private async carriesOf(rows: readonly { id: number; generation: number; baseRevisionId: number | null }[]): Promise<Map<number, Carries>> {
+    const out = new Map<number, Carries>();
+    if (rows.length === 0) return out;
+    const generationOf = new Map(rows.map((r) => [r.id, r.generation]));
+    for (const id of new Set(rows.map((r) => r.baseRevisionId).filter((b): b is number => b !== null && !generationOf.has(b)))) {
+      // A base before this page: its list row (no plan) names its generation.
+      const [base] = await this.revisions.list({ before: id + 1, limit: 1 });
+      if (base?.id === id) generationOf.set(id, base.generation);
+    }
+    const spans = rows.map((r) => {
+      const from = r.baseRevisionId === null ? 0 : (generationOf.get(r.baseRevisionId) ?? r.generation - 1);
+      // A base at or past this generation (a rollback's base may be newer): the revision carries its own generation only.
+      return { id: r.id, to: r.generation, from: Math.min(from, r.generation - 1) };
+    });
+    const top = Math.max(...spans.map((x) => x.to));
+    const low = Math.max(Math.min(...spans.map((x) => Math.max(x.from, x.to - CARRIES_SHOWN))), 0);
+    const authors = new Map((await this.repos.policy.listGenerations({ before: top + 1, limit: top - low })).map((g) => [g.generation, g.author]));
+    for (const x of spans) {
+      const changes: Carries['changes'] = [];
+      for (let g = x.to; g > x.from && changes.length < CARRIES_SHOWN; g--) changes.push({ generation: g, author: authors.get(g) ?? 'keelson' });
+      out.set(x.id, { changes, more: x.to - x.from - changes.length });
+    }
+    return out;
   }
 
   /**
@@ -395,8 +432,9 @@ export class RevisionService {
     for (const r of rows) stepStatus[r.status] = (stepStatus[r.status] ?? 0) + 1;
     const stale = rev.status === 'pending' && rev.baseRevisionId !== head.acceptedRevisionId;
     const revertTo = await this.revertTarget(rev);
+    const carries = (await this.carriesOf([rev])).get(rev.id)!;
     const { plan: _stored, ...revision } = rev;
-    return { revision: { ...revision, counts: rev.counts as RevisionPlan['counts'] }, plan, planTotals, sections, steps: statusRows, stepStatus, jobs, head, stale, revertTo };
+    return { revision: { ...revision, counts: rev.counts as RevisionPlan['counts'] }, carries, plan, planTotals, sections, steps: statusRows, stepStatus, jobs, head, stale, revertTo };
   }
 
   /**

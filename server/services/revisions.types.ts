@@ -72,6 +72,17 @@ const actionCounts = engineValue<RevisionPlan['counts']>((v) => typeof v === 'ob
 const sectionDeploys = engineRecord<SectionDeploys>({ targets: z.array(z.unknown()), chartRepositories: z.array(z.string()) });
 const quotaCheck = engineRecord<QuotaCheck>({ cluster: z.string(), dimension: z.string(), ok: z.boolean() });
 
+/**
+ * Whose changes a revision carries: the generations after its base's, up to
+ * its own (a change whose revision was never accepted rides along in the
+ * next one), newest first, each with its author; `more` counts older ones
+ * not listed. The revision's own author is only who made the last of them.
+ */
+export const carriesOutput = z.object({
+  changes: z.array(z.object({ generation: z.number().int(), author: z.string() })),
+  more: z.number().int(),
+});
+
 export const revisionSummaryOutput = z.object({
   id: z.number().int(),
   generation: z.number().int(),
@@ -85,6 +96,7 @@ export const revisionSummaryOutput = z.object({
   currency: z.string(),
   acceptedBy: z.array(z.string()),
   sections: z.array(z.object({ namespace: z.string(), status: z.string() })),
+  carries: carriesOutput,
 });
 export const listRevisionsOutput = z.array(revisionSummaryOutput);
 
@@ -188,6 +200,7 @@ export const revisionOutput = z.object({
     cost: z.unknown(),
     quota: z.unknown(),
   }),
+  carries: carriesOutput,
   /** Long lists cut to their first page (`planTotals`); actions in section order, as `planPage` gives them. */
   plan: engineRecord<RevisionPlanView>({ actions: z.array(z.unknown()), steps: z.array(z.unknown()) }),
   planTotals: planTotalsOutput,
@@ -317,6 +330,7 @@ export type RevisionSummary = z.infer<typeof revisionSummaryOutput>;
 export type SectionView = z.infer<typeof sectionViewOutput>;
 export type RevisionView = z.infer<typeof revisionOutput>;
 export type PlanPage = z.infer<typeof planPageOutput>;
+export type Carries = z.infer<typeof carriesOutput>;
 export type PlanActionRow = z.infer<typeof planActionRow>;
 export type ByGenerationResult = z.infer<typeof byGenerationOutput>;
 export type DecideResult = z.infer<typeof decideOutput>;

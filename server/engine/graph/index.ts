@@ -7,6 +7,7 @@
 import type { PolicyObjectInput } from '../resolve/policy';
 import type { DesiredState } from '../resolve/types';
 import type { Instance } from '../state/types';
+import { instanceKey } from '../state/key';
 import type { Bundle, Claim, Service } from '../model/kinds';
 import { splitReference } from '../values';
 import type { CodeType } from '../state/code';
@@ -190,7 +191,8 @@ export function desiredGraph(state: DesiredState, opts: DesiredGraphOptions = {}
     nodes.push({
       id: `instance:${i.key}`,
       kind: 'instance',
-      label: i.component === 'root' ? i.owner : i.component,
+      // The name the revision plan and the apply events give it too.
+      label: instanceKey.displayName(i.key),
       group: g,
       key: i.key,
       deployName: i.deployName,

@@ -13,7 +13,9 @@ test('instance keys: make and parse are inverse; the parts a screen or a check n
   assert.equal(instanceKey.prefix(parts) + 'root', instanceKey.make({ ...parts, component: 'root' }));
   assert.equal(instanceKey.namespaceOf(key), 'social');
   assert.equal(instanceKey.rootOf(key), 'system#k8s-example#east#social#twitter_stats#realtime#Alice#dev#root');
-  assert.equal(instanceKey.readable(key), 'social · twitter_stats · realtime · Alice · dev · tweeviz');
+  assert.equal(instanceKey.displayName(key), 'social · twitter_stats · realtime · Alice · dev · tweeviz');
+  // A bundle instance is named by its level alone.
+  assert.equal(instanceKey.displayName(instanceKey.rootOf(key)), 'social · twitter_stats · realtime · Alice · dev');
   assert.equal(instanceKey.levelName(key), 'social#twitter_stats#realtime#Alice#dev');
   // No allocation keys.
   const bare = instanceKey.make({ ...parts, allocationKeys: [], component: 'root' });
@@ -29,6 +31,6 @@ test('instance keys of other sources: marked with their source, never colliding 
   assert.equal(instanceKey.parse(key), undefined);
   assert.equal(instanceKey.namespaceOf(key), 'social');
   assert.equal(instanceKey.rootOf(key), 'system#k8s#east#social#@landscaper#root#db#root');
-  assert.equal(instanceKey.readable(key), 'social · landscaper · root · db · chart');
+  assert.equal(instanceKey.displayName(key), 'social · landscaper · root · db · chart');
   assert.throws(() => instanceKey.forSource({ source: 'dm', clusterNamespace: 's', cluster: 'c', k8sNamespace: 'n', namespace: 'ns', path: ['a#b'], component: 'x' }), /contains "#"/);
 });

@@ -95,9 +95,20 @@ function namespaceOf(key: string): string {
   return key.split(SEP, 4)[3] ?? '';
 }
 
-/** The readable middle: namespace, service, context, keys and component, joined by `sep`. */
-function readable(key: string, sep = ' · '): string {
-  return key.split(SEP).slice(3).map((p) => (p.startsWith(SOURCE_MARK) ? p.slice(1) : p)).join(sep);
+/**
+ * The one name screens give an instance — the revision plan, the apply
+ * events and the graph alike: the readable middle of its key (namespace,
+ * service, context, keys, component; a source's own path), without the
+ * `root` of a bundle instance. Cluster and Kubernetes namespace are left to
+ * the places that group by them.
+ */
+function displayName(key: string): string {
+  const all = key.split(SEP);
+  // Not a full key (a hand-made one, or a stored one from before): shown as it is.
+  if (all.length <= FIXED - 2) return key;
+  const parts = all.slice(3).map((p) => (p.startsWith(SOURCE_MARK) ? p.slice(1) : p));
+  if (parts.length > 1 && parts[parts.length - 1] === ROOT) parts.pop();
+  return parts.join(' · ');
 }
 
 /** Service, context and keys — the part a cycle message names (without target and component). */
@@ -105,4 +116,4 @@ function levelName(key: string): string {
   return key.split(SEP).slice(3, -1).join(SEP);
 }
 
-export const instanceKey = { make, prefix, parse, forSource, sourceOf, splitComponent, rootOf, namespaceOf, readable, levelName, ROOT };
+export const instanceKey = { make, prefix, parse, forSource, sourceOf, splitComponent, rootOf, namespaceOf, displayName, levelName, ROOT };

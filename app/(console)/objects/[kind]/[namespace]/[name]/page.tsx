@@ -9,7 +9,7 @@ export async function generateMetadata({ params }: { params: Promise<Params> }):
   return { title: `${decodeURIComponent(p.kind)} ${decodeURIComponent(p.namespace)}/${decodeURIComponent(p.name)}` };
 }
 
-export default async function ObjectPage({ params, searchParams }: { params: Promise<Params>; searchParams: Promise<{ line?: string; column?: string }> }) {
+export default async function ObjectPage({ params, searchParams }: { params: Promise<Params>; searchParams: Promise<{ line?: string; column?: string; saved?: string }> }) {
   const p = await params;
   const sp = await searchParams;
   const id = { kind: decodeURIComponent(p.kind), namespace: decodeURIComponent(p.namespace), name: decodeURIComponent(p.name) };
@@ -18,5 +18,7 @@ export default async function ObjectPage({ params, searchParams }: { params: Pro
   const line = Number(sp.line);
   const column = Number(sp.column);
   const reveal = Number.isInteger(line) && line >= 1 ? { line, ...(Number.isInteger(column) && column >= 1 ? { column } : {}) } : undefined;
-  return <ObjectEditor id={id} reveal={reveal} />;
+  // `?saved=N`: Create opened this page; its "Saved as generation N" banner stays until dismissed.
+  const saved = Number(sp.saved);
+  return <ObjectEditor id={id} reveal={reveal} savedGeneration={Number.isInteger(saved) && saved >= 1 ? saved : undefined} />;
 }
