@@ -57,9 +57,9 @@ async function startConsole(): Promise<{ url: string; stop: () => Promise<void> 
   const url = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'keelson-pages-'));
   // Only what start.mjs needs: an operator's own KEELSON_* or DATABASE_URL must not point the bench elsewhere.
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(KEELSON_|DATABASE_URL$|NEXTAUTH_|PORT$)/.test(k)) env[k] = v;
-  Object.assign(env, { PORT: String(port), NEXTAUTH_URL: url, KEELSON_DATA_DIR: dataDir, NODE_ENV: 'production' });
+  const inherited: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(KEELSON_|DATABASE_URL$|NEXTAUTH_|PORT$)/.test(k)) inherited[k] = v;
+  const env = { ...inherited, PORT: String(port), NEXTAUTH_URL: url, KEELSON_DATA_DIR: dataDir, NODE_ENV: 'production' as const };
   // Its own process group, so stopping it stops `next start` too.
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
   const exited = new Promise<never>((_, fail) => child.once('exit', (code, signal) => fail(new Error(`the console exited (${signal ?? code}) before answering`))));
