@@ -12,6 +12,8 @@ export interface PageSpec {
   path: string;
   /** What "ready" means on this page, in words (the table says it). */
   ready: string;
+  /** Ready = each of these matches an element that is laid out (has a box). */
+  selectors: readonly string[];
   target: number;
 }
 
@@ -22,15 +24,15 @@ export const PREVIEW_TARGET_MS = 500;
 
 /** The demo's objects these pages show (server/seed/demo.ts). */
 export const PAGES: readonly PageSpec[] = [
-  { name: 'objects', path: '/objects', ready: 'objects table rows', target: PAGE_TARGET_MS },
-  { name: 'editor', path: '/objects/bundle/platform/zookeeper', ready: 'Monaco model ready and a keystroke landed', target: EDITOR_TARGET_MS },
-  { name: 'revision', path: '/revisions/1', ready: 'status and plan rows', target: PAGE_TARGET_MS },
-  { name: 'graph_policy', path: '/graphs?view=policy', ready: "ELK's layout on screen", target: GRAPH_TARGET_MS },
-  { name: 'graph_desired', path: '/graphs?view=desired', ready: "ELK's layout on screen", target: GRAPH_TARGET_MS },
-  { name: 'installations', path: '/installations', ready: 'scope graph with its installations', target: PAGE_TARGET_MS },
-  { name: 'dm_layout', path: '/deployments/web/hello', ready: "the deployment's layout", target: PAGE_TARGET_MS },
-  { name: 'tenants', path: '/tenants', ready: 'tenants table rows', target: PAGE_TARGET_MS },
-  { name: 'rest_docs', path: '/api/1.0-beta/docs', ready: "Swagger UI's operation groups", target: PAGE_TARGET_MS },
+  { name: 'objects', path: '/objects', ready: 'objects table rows', selectors: ['[data-testid="objects-table"] tbody tr'], target: PAGE_TARGET_MS },
+  { name: 'editor', path: '/objects/bundle/platform/zookeeper', ready: 'Monaco model ready and a keystroke landed', selectors: ['[data-testid="yaml-editor"] .view-lines .view-line'], target: EDITOR_TARGET_MS },
+  { name: 'revision', path: '/revisions/1', ready: 'status and plan rows', selectors: ['[data-testid="revision-status"]', '[data-testid="plan-pages"] tbody tr'], target: PAGE_TARGET_MS },
+  { name: 'graph_policy', path: '/graphs?view=policy', ready: "ELK's layout on screen", selectors: ['.graph-canvas[data-layout="elk"] .react-flow__node'], target: GRAPH_TARGET_MS },
+  { name: 'graph_desired', path: '/graphs?view=desired', ready: "ELK's layout on screen", selectors: ['.graph-canvas[data-layout="elk"] .react-flow__node'], target: GRAPH_TARGET_MS },
+  { name: 'installations', path: '/installations', ready: 'scope graph with its installations', selectors: ['[data-testid="scope-graph"] [data-testid="installation-database"]'], target: PAGE_TARGET_MS },
+  { name: 'dm_layout', path: '/deployments/web/hello', ready: "the deployment's layout", selectors: ['[data-testid="dm-layout"] [data-testid="layout-frontend"]'], target: PAGE_TARGET_MS },
+  { name: 'tenants', path: '/tenants', ready: 'tenants table rows', selectors: ['[data-testid="tenants-table"] tbody tr'], target: PAGE_TARGET_MS },
+  { name: 'rest_docs', path: '/api/1.0-beta/docs', ready: "Swagger UI's operation groups", selectors: ['#swagger-ui .opblock-tag'], target: PAGE_TARGET_MS },
 ];
 
 /** One page's timings: the first (cold) navigation, then the warm ones. */

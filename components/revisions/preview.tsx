@@ -13,11 +13,14 @@ import { errorMessage } from '../ui/states';
 import Link from 'next/link';
 import { countsText, money } from './format';
 
+const PREVIEW_DEBOUNCE_MS = 150;
+
 export function RevisionPreview({ text, enabled }: { text: string; enabled: boolean }) {
   const trpc = useTRPC();
   const [debounced, setDebounced] = useState(text);
   useEffect(() => {
-    const t = setTimeout(() => setDebounced(text), 600);
+    // Short: the answer is due within half a second of the last keystroke (issue 37); a burst of typing still asks once.
+    const t = setTimeout(() => setDebounced(text), PREVIEW_DEBOUNCE_MS);
     return () => clearTimeout(t);
   }, [text]);
   const q = useQuery({ ...trpc.revisions.preview.queryOptions({ text: debounced }), enabled: enabled && debounced === text, staleTime: 60_000 });
