@@ -39,8 +39,10 @@ export function ObjectBrowser() {
   }, [search]);
 
   const list = useQuery(trpc.policy.list.queryOptions({ kind, namespace, search: q || undefined }));
-  // Most visits go on to open an object: have the editor's code ready by then.
-  useEffect(preloadEditorWhenIdle, []);
+  // Most visits go on to open an object: have the editor's code ready by then — once the list is on
+  // screen, so that parsing Monaco never delays the list itself (it did, by a second under load).
+  const listed = list.isSuccess;
+  useEffect(() => (listed ? preloadEditorWhenIdle() : undefined), [listed]);
 
   return (
     <>
