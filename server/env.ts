@@ -101,7 +101,7 @@ export interface Env {
   freeNamespaces: string[];
   worker: boolean;
   /** Where resolutions run: worker threads (0: the request thread), and each resolution's time and memory budget. */
-  resolver: { threads: number; timeoutMs: number; memoryMb: number; warmSandbox?: boolean };
+  resolver: { threads: number; timeoutMs: number; memoryMb: number; warmSandbox?: boolean; warmThreads?: boolean };
   /** Deployment Manager templates referenced by URL: the hosts they may be fetched from (none by default) and the registry base. */
   dmTemplates: { allowHosts: string[]; registry?: string };
   /** The git repository the GitOps actuator writes. */
@@ -162,6 +162,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       timeoutMs: Math.round(e.KEELSON_RESOLVE_TIMEOUT_S * 1000),
       memoryMb: e.KEELSON_RESOLVE_MEMORY_MB,
       warmSandbox: e.KEELSON_DM_WARM === 'on',
+      // A server's threads start with it, not at the first preview.
+      warmThreads: true,
     },
     dmTemplates: {
       allowHosts: e.KEELSON_DM_ALLOW_HOSTS.split(',').map((s) => s.trim()).filter(Boolean),

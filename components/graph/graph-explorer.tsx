@@ -15,6 +15,7 @@ import { decodeView } from '@/server/services/graph-view';
 import { ErrorState, LoadingState } from '../ui/states';
 import { BUDGET_CHOICES, DEFAULT_BUDGET } from './budget';
 import { GraphCanvas, type GraphCanvasApi } from './graph-canvas';
+import { prestartLayoutWorker } from './layout-client';
 import { adjacency, compareModels, downstream, facets, filterModel, openBucket, searchNodes } from './model';
 import { GraphPanel } from './side-panel';
 import { NO_FILTERS, type GraphFilters, type GraphModel, type GraphNode, type GraphView, type NodeOf, type ServerModel } from './types';
@@ -35,6 +36,8 @@ interface Target {
 }
 
 export function GraphExplorer() {
+  // ELK loads while the graph is fetched, not after it arrives.
+  useEffect(prestartLayoutWorker, []);
   const params = useSearchParams();
   const target: Target = {
     view: params.get('view') === 'desired' ? 'desired' : 'policy',

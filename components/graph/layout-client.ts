@@ -17,6 +17,36 @@ export function setLayoutWorkerFactory(f: WorkerFactory): void {
   factory = f;
 }
 
+/** A worker started before any canvas needed one (prestartLayoutWorker); the first client to need one takes it. */
+let spare: Worker | null = null;
+
+/**
+ * Start a layout worker now, while the page still waits for its graph:
+ * fetching and compiling elkjs (megabytes) then overlaps that request
+ * instead of following it. Harmless where workers cannot run. The
+ * returned function stops the worker if no client took it (the page left).
+ */
+export function prestartLayoutWorker(): () => void {
+  if (!spare && typeof Worker !== 'undefined') {
+    try {
+      const w = factory();
+      // Failed before a client took it: drop it, so the client starts (and reports on) its own.
+      w.onerror = (ev) => {
+        ev.preventDefault();
+        w.terminate();
+        if (spare === w) spare = null;
+      };
+      spare = w;
+    } catch {
+      // The canvas's own start will fail the same way and report it.
+    }
+  }
+  return () => {
+    spare?.terminate();
+    spare = null;
+  };
+}
+
 export class LayoutCancelled extends Error {
   constructor() {
     super('layout superseded');
@@ -80,7 +110,8 @@ export class LayoutClient {
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     if (typeof Worker === 'undefined') throw new Error('this browser cannot run web workers');
-    const w = factory();
+    const w = spare ?? factory();
+    spare = null;
     w.onmessage = (ev: MessageEvent<WorkerReply>) => this.onReply(ev.data);
     w.onerror = (ev) => {
       ev.preventDefault();

@@ -8,6 +8,7 @@ import Link from 'next/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
+import { preloadEditorWhenIdle } from '../editor';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
 import { objectHref } from './links';
 
@@ -38,6 +39,10 @@ export function ObjectBrowser() {
   }, [search]);
 
   const list = useQuery(trpc.policy.list.queryOptions({ kind, namespace, search: q || undefined }));
+  // Most visits go on to open an object: have the editor's code ready by then — once the list is on
+  // screen, so that parsing Monaco never delays the list itself (it did, by a second under load).
+  const listed = list.isSuccess;
+  useEffect(() => (listed ? preloadEditorWhenIdle() : undefined), [listed]);
 
   return (
     <>

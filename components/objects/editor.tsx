@@ -10,7 +10,7 @@ import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { modelUriFor, newObjectUri, YamlEditor, type EditorProblem, type ServerMarker } from '../editor';
+import { modelUriFor, newObjectUri, preloadEditor, YamlEditor, type EditorProblem, type ServerMarker } from '../editor';
 import { ConfirmDialog } from '../ui/confirm';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { objectHref } from './links';
@@ -31,6 +31,9 @@ interface TrpcErrorLike {
 export function ObjectEditor({ id, reveal, savedGeneration }: { id: Id; reveal?: { line: number; column?: number }; savedGeneration?: number }) {
   const trpc = useTRPC();
   const object = useQuery(trpc.policy.get.queryOptions(id, { refetchOnWindowFocus: false }));
+  // While the object's text is on its way: the editor's code and schemas too, not one after the other.
+  useQuery(trpc.policy.schemas.queryOptions(undefined, { staleTime: Infinity }));
+  useEffect(preloadEditor, []);
   // Bumped by "Reload latest": remounts the form with the server's text.
   const [loads, setLoads] = useState(0);
   if (object.isPending) return <LoadingState label="Loading object…" />;

@@ -16,8 +16,12 @@ import { errorMessage } from '../ui/states';
 import Link from 'next/link';
 import { countsText, money, shortKey } from './format';
 
-/** Quiet time after the last keystroke before asking (each ask resolves the whole policy with the draft). */
-const DEBOUNCE_MS = 400;
+/**
+ * Quiet time after the last keystroke before asking: short, because the answer
+ * is due within half a second of the last keystroke (issue 37), yet a burst of
+ * typing still asks once; a keystroke cancels the ask in flight.
+ */
+const DEBOUNCE_MS = 150;
 
 type Shown = Extract<Preview, { ok: true }>;
 

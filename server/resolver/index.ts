@@ -58,9 +58,15 @@ export interface ResolverOptions {
   admissionTimeoutMs: number;
   /** Boot the DM template sandbox when the pool is made (a server), not at the first template (KEELSON_DM_WARM). */
   warmSandbox: boolean;
+  /**
+   * Start every thread when the pool is made (a server): loading the engine
+   * into a thread takes seconds on a busy machine, which the first preview,
+   * Try it or installations view would otherwise wait for.
+   */
+  warmThreads: boolean;
 }
 
-export const DEFAULT_RESOLVER: ResolverOptions = { threads: 0, timeoutMs: 60_000, memoryMb: 2048, admissionThreads: 1, admissionTimeoutMs: 20_000, warmSandbox: false };
+export const DEFAULT_RESOLVER: ResolverOptions = { threads: 0, timeoutMs: 60_000, memoryMb: 2048, admissionThreads: 1, admissionTimeoutMs: 20_000, warmSandbox: false, warmThreads: false };
 
 export function createResolver(opts: Partial<ResolverOptions> = {}): Resolver {
   const o = { ...DEFAULT_RESOLVER, ...opts };
@@ -125,6 +131,15 @@ class WorkerPool implements Resolver {
     this.admission = Array.from({ length: Math.max(1, opts.admissionThreads) }, () => ({ lane: 'admission', tail: Promise.resolve(), waiting: 0 }));
     // A server boots its DM sandbox now, beside everything else, so that the first save of a deployment does not wait for Pyodide.
     if (opts.warmSandbox) this.sandboxKeeper()?.warm();
+    if (opts.warmThreads) {
+      for (const slot of [...this.slots, ...this.admission]) {
+        // Idle, a started thread must not keep the process alive (exec refs it while it works); a failed start is retried by the first request.
+        this.start(slot).then(
+          (w) => slot.waiting === 0 && w.unref(),
+          () => undefined,
+        );
+      }
+    }
   }
 
   /** The DM template sandbox the threads share, started on first need. */

@@ -33,3 +33,15 @@ test('a draft runs on a thread of lower priority; generations keep the normal on
     await resolver.close();
   }
 });
+
+test("a server's threads start with its pool: the first preview does not wait for a thread to load the engine", { skip: process.platform !== 'linux' && 'thread nice values are read from /proc (Linux)', timeout: 120_000 }, async () => {
+  const resolver = createResolver({ threads: 2, warmThreads: true });
+  try {
+    // No request yet: the drafts thread shows up (at its nice value) on its own.
+    while (!threadNiceValues().includes(10)) await new Promise((r) => setTimeout(r, 50));
+    const input = { objects: [], users: [], domainAdmins: [] };
+    assert.ok(await resolver.run({ op: 'draft', input }), 'and it answers as any thread does');
+  } finally {
+    await resolver.close();
+  }
+});
