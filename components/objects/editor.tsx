@@ -137,6 +137,8 @@ function EditorForm(props: {
   };
   const [confirmDelete, setConfirmDelete] = useState(false);
   const dirty = text !== saved;
+  // The side panel holds the preview (for those who may save) and Try it (a Capact policy).
+  const sidePanel = !readOnly || kind === 'policy';
   const kind = props.id?.kind ?? props.kind ?? 'bundle';
   const uri = useMemo(
     () => (props.id ? modelUriFor(props.id.kind, props.id.namespace, props.id.name) : newObjectUri(kind)),
@@ -445,8 +447,9 @@ function EditorForm(props: {
           )}
         </Alert>
       )}
-      {/* A Capact policy is tried beside its text (the side panel), not below a full-height editor. */}
-      <div className={kind === 'policy' ? 'editor-with-side' : undefined} data-testid="editor-layout">
+      {/* What a change would do (the preview) and, for a Capact policy, Try it sit beside the text,
+          updating as you type, rather than below a full-height editor. */}
+      <div className={sidePanel ? 'editor-with-side' : undefined} data-testid="editor-layout">
         <YamlEditor
           uri={uri}
           value={text}
@@ -464,13 +467,14 @@ function EditorForm(props: {
           ariaLabel={`YAML of ${title}`}
           reveal={props.reveal}
         />
-        {kind === 'policy' && (
+        {sidePanel && (
           <aside className="editor-side" aria-label="Side panel" data-testid="editor-side">
-            <CapactTryIt text={text} />
+            {!readOnly && !dirty && <p className="muted preview-hint">Edit the YAML: what your change would deploy, and who must accept it, shows here as you type.</p>}
+            <RevisionPreview text={text} enabled={!readOnly && dirty && errors.length === 0} />
+            {kind === 'policy' && <CapactTryIt text={text} />}
           </aside>
         )}
       </div>
-      <RevisionPreview text={text} enabled={dirty && errors.length === 0} />
       <section aria-label="Problems" style={{ marginTop: 10 }}>
         <div className="toolbar">
           <h3 style={{ margin: 0 }}>
