@@ -8,7 +8,7 @@ import { installAll } from '@/server/engine/landscaper';
 import { scopeGraph } from '@/server/engine/landscaper/scope-graph';
 import { loadObjects } from '@/server/engine/model/validate';
 import type { ScopeGraphView } from '@/server/services/landscaper.types';
-import { cyclePath, placedNodes, scopeLayoutInput, type ElkNode } from './scope-layout';
+import { cyclePath, edgeLabelSize, placedNodes, scopeLayoutInput, type ElkNode } from './scope-layout';
 
 /** The fixture's scope graph, as the service builds it. */
 function view(): ScopeGraphView {
@@ -58,6 +58,29 @@ describe('scope graph layout', () => {
       assert.ok(n.position.x >= 0 && n.position.y >= 0 && n.position.x + n.width <= p.width + 0.5 && n.position.y + n.height <= p.height + 0.5, `${n.id} inside ${p.id}`);
     }
     assert.equal(nodes.length, input.items.size);
+  });
+
+  test('ELK leaves room for edge labels: between the two ends of a labelled edge there is at least the label\'s width, so no label is drawn under a node', async () => {
+    const input = scopeLayoutInput(view(), new Set());
+    assert.ok(input.root.edges!.every((e, k) => e.labels!.length === 1 && e.labels![0]!.width === edgeLabelSize(input.edges[k]!.label).width));
+    const out = (await new ELK().layout(input.root as never)) as unknown as ElkNode;
+    const placed = placedNodes(out, input.items);
+    const byId = new Map(placed.map((n) => [n.id, n]));
+    const absolute = (id: string): { x: number; width: number } => {
+      const n = byId.get(id)!;
+      const parent = n.parentId ? absolute(n.parentId) : { x: 0 };
+      return { x: parent.x + n.position.x, width: n.width };
+    };
+    let checked = 0;
+    for (const e of input.edges) {
+      const s = absolute(e.source);
+      const t = absolute(e.target);
+      // Left to right: the gap between the source's right side and the target's left side holds the label.
+      if (t.x < s.x + s.width) continue;
+      checked++;
+      assert.ok(t.x - (s.x + s.width) >= edgeLabelSize(e.label).width, `${e.id}: gap ${t.x - (s.x + s.width)} < ${edgeLabelSize(e.label).width}`);
+    }
+    assert.ok(checked > 0);
   });
 
   test('a cycle reads as a path', () => {

@@ -15,7 +15,7 @@ export type ScopeObject = ScopeGraphView['objects'][number];
 
 export const INSTALLATION_SIZE = { width: 210, height: 58 };
 export const OBJECT_SIZE = { width: 180, height: 46 };
-/** Room for a box's title above its contents. */
+/** Room for a box's title above its contents (20 px titles in the far view). */
 const HEADER = 40;
 
 export interface ElkNode {
@@ -26,7 +26,19 @@ export interface ElkNode {
   y?: number;
   layoutOptions?: Record<string, string>;
   children?: ElkNode[];
-  edges?: { id: string; sources: string[]; targets: string[] }[];
+  edges?: { id: string; sources: string[]; targets: string[]; labels?: { text: string; width: number; height: number; x?: number; y?: number }[] }[];
+}
+
+/** Edge labels (globals.css .ledge .react-flow__edge-text): graph units; the far view shows them larger. */
+export const EDGE_LABEL_PX = 20;
+
+/**
+ * The room an edge label takes, told to ELK so it leaves that much between
+ * the layers: a label drawn midway along its edge then sits in the gap,
+ * never under a node (where it would be cut).
+ */
+export function edgeLabelSize(text: string): { width: number; height: number } {
+  return { width: Math.ceil(text.length * EDGE_LABEL_PX * 0.6) + 12, height: Math.ceil(EDGE_LABEL_PX * 1.3) };
 }
 
 /** What one drawn node stands for. */
@@ -111,9 +123,10 @@ export function scopeLayoutInput(g: ScopeGraphView, collapsed: ReadonlySet<strin
       'elk.spacing.nodeNode': '24',
       'elk.layered.spacing.nodeNodeBetweenLayers': '48',
       'elk.spacing.componentComponent': '40',
+      'elk.edgeLabels.placement': 'CENTER',
     },
     children,
-    edges: edges.map((e) => ({ id: e.id, sources: [e.source], targets: [e.target] })),
+    edges: edges.map((e) => ({ id: e.id, sources: [e.source], targets: [e.target], labels: e.label ? [{ text: e.label, ...edgeLabelSize(e.label) }] : [] })),
   };
   return { root, items, edges };
 }
