@@ -22,7 +22,7 @@ import { quickLayout } from './layout-core';
 import { adjacency } from './model';
 import { OverviewMap } from './overview-map';
 import { GraphActionsContext, nodeTypes, type GraphActions } from './nodes';
-import { firstView, initialCollapsed, lodFor, refitAfterResize, relevantNodes, type Rect } from './readable';
+import { COLLAPSE_FROM, firstView, initialCollapsed, lodFor, refitAfterResize, relevantNodes, type Rect } from './readable';
 import type { BudgetedGraph, FlowEdge, FlowNode, GraphModel, LayoutRequest, LayoutResult, ServerModel } from './types';
 
 /** Up to this many nodes, the first frame waits (briefly) for ELK rather than showing the quick layout. */
@@ -32,6 +32,8 @@ const ELK_WAIT_MS = 1200;
 const VISIBLE_ONLY_FROM = 400;
 /** Up to this many nodes a late ELK layout refits the first view; beyond, the view stays where it is. */
 const FIT_MAX = 600;
+/** Relevant nodes the first view considers (readable.ts firstView). */
+const FOCUS_MAX = 200;
 /** Before a big graph's first layout: the top left, at a readable zoom. */
 const BIG_START = { x: 24, y: 24, zoom: 0.8 } as const;
 /**
@@ -71,6 +73,8 @@ export interface GraphCanvasProps {
   emptyText?: string;
   /** A bucket the server counted was clicked: fetch it and pass a model with it opened. */
   onOpenRemote?: (bucketId: string) => void;
+  /** Namespaces with more nodes than this start folded (readable.ts initialCollapsed); the benchmark draws them all. */
+  foldFrom?: number;
 }
 
 /** Models made from one server view (its buckets opened, filters) are the same graph: the viewport stays. */
@@ -93,21 +97,21 @@ type Progress = { req: LayoutRequest; state: 'running' | 'done' | 'failed'; done
 const EMPTY: ReadonlySet<string> = new Set();
 const NO_NODES: FlowNode[] = [];
 
-function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight = null, onSelect, onOpen, onClose, apiRef, ariaLabel, emptyText, onOpenRemote, handlers }: GraphCanvasProps & { handlers: RefObject<GraphActions | null> }) {
+function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight = null, onSelect, onOpen, onClose, apiRef, ariaLabel, emptyText, onOpenRemote, foldFrom = COLLAPSE_FROM, handlers }: GraphCanvasProps & { handlers: RefObject<GraphActions | null> }) {
   const rf = useReactFlow<FlowNode, FlowEdge>();
   const store = useStoreApi<FlowNode, FlowEdge>();
   const wrapper = useRef<HTMLDivElement>(null);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(EMPTY);
   const [pinned, setPinned] = useState<ReadonlySet<string>>(EMPTY);
   // Namespaces folded into one summary node: the big ones, at first (readable.ts initialCollapsed).
-  const [shut, setShut] = useState<ReadonlySet<string>>(() => initialCollapsed(model, selectedId));
+  const [shut, setShut] = useState<ReadonlySet<string>>(() => initialCollapsed(model, selectedId, foldFrom));
   // A new model (other filters, generation) starts folded again.
   const [foldedFor, setFoldedFor] = useState(model);
   if (foldedFor !== model) {
     setFoldedFor(model);
     setExpanded(EMPTY);
     setPinned(EMPTY);
-    setShut(graphOf(foldedFor) === graphOf(model) ? shut : initialCollapsed(model, selectedId));
+    setShut(graphOf(foldedFor) === graphOf(model) ? shut : initialCollapsed(model, selectedId, foldFrom));
   }
 
   const budgeted = useMemo(() => foldGroups(applyBudget(model, { budget, pinned, expanded }), shut), [model, budget, pinned, expanded, shut]);
@@ -233,7 +237,8 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
       if (!width || !height || l.groups.length === 0) return void rf.fitView({ padding: 0.08, maxZoom: 1.1 });
       const kinds = new Map(budgeted.groups.map((g) => [g.id, g.kind]));
       const focus: Rect[] = [];
-      for (const id of relevantNodes(budgeted.nodes, decor.current.selectedId)) {
+      // The first view shows the few that fit together: a revision that changes thousands needs no more boxes than that.
+      for (const id of relevantNodes(budgeted.nodes, decor.current.selectedId).slice(0, FOCUS_MAX)) {
         const r = rectOf(id);
         if (r) focus.push(r);
       }

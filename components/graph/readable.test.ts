@@ -158,6 +158,9 @@ describe('the first view', () => {
     const sx = (gx: number) => gx * v.zoom + v.x;
     const sy = (gy: number) => gy * v.zoom + v.y;
     assert.ok(sx(2000) >= 0 && sx(2500) <= pane.width && sy(1000) >= 0 && sy(1160) <= pane.height);
+    // One node alone is not blown up: full labels, and what surrounds it on screen too.
+    const one = firstView({ pane, groups, focus: [focus[2]!] });
+    assert.ok(Math.abs(one.zoom - FULL_LABELS_FROM) < 1e-9, String(one.zoom));
   });
 
   test('nothing relevant: the first namespace (not the users), from its top left when it is too big itself', () => {

@@ -150,9 +150,10 @@ export interface FirstViewInput {
 /**
  * The first view: the whole graph when it fits at a readable zoom;
  * otherwise the relevant nodes (as many of them, in order, as fit
- * readably together), else the first namespace, at the largest zoom that
- * shows that area whole, never below `minZoom`. An area still too big at
- * `minZoom` is shown from its top left (where its roots are).
+ * readably together), else the first namespace, centred, at the zoom of
+ * full labels (or less, down to `minZoom`, for the area to fit), so what
+ * surrounds it shows too. An area still too big at `minZoom` is shown
+ * from its top left (where its roots are).
  */
 export function firstView(input: FirstViewInput): Viewport & { area: Rect; all: boolean } {
   const { pane, minZoom = MIN_FIRST_ZOOM, maxZoom = 1.1, padding = 24 } = input;
@@ -172,7 +173,8 @@ export function firstView(input: FirstViewInput): Viewport & { area: Rect; all: 
     const firstNamespace = input.groups.find((g) => g.kind !== 'users') ?? input.groups[0];
     area = picked ?? firstNamespace ?? all;
   }
-  const zoom = Math.max(minZoom, fitZoom(area));
+  // The whole graph as large as fits; a part of it no closer than full labels need, so as much around it shows as can.
+  const zoom = whole ? Math.max(minZoom, fitZoom(area)) : Math.max(minZoom, Math.min(fitZoom(area), Math.max(minZoom, FULL_LABELS_FROM)));
   const w = area.width * zoom;
   const h = area.height * zoom;
   const x = w <= pane.width - 2 * padding ? (pane.width - w) / 2 : padding;
