@@ -56,6 +56,19 @@ export interface ScopeLayoutInput {
 
 const BOX_OPTIONS = { 'elk.padding': `[top=${HEADER},left=14,bottom=14,right=14]` };
 
+/**
+ * Width a box's title needs (globals.css .lscope-title: 13 px near, 20 px
+ * far with the name alone), so ELK makes the box at least that wide and
+ * the title is never cut.
+ */
+export function boxTitleWidth(near: string, far: string): number {
+  return Math.ceil(Math.max(near.length * 13 * 0.62, far.length * 20 * 0.62) + 48);
+}
+
+function boxOptions(near: string, far: string): Record<string, string> {
+  return { ...BOX_OPTIONS, 'elk.nodeSize.constraints': 'MINIMUM_SIZE', 'elk.nodeSize.minimum': `(${boxTitleWidth(near, far)}, ${HEADER + 30})` };
+}
+
 /** The ELK graph of the scope view, with `collapsed` installation ids drawn shut. */
 export function scopeLayoutInput(g: ScopeGraphView, collapsed: ReadonlySet<string>): ScopeLayoutInput {
   const items = new Map<string, ScopeItem>();
@@ -82,7 +95,7 @@ export function scopeLayoutInput(g: ScopeGraphView, collapsed: ReadonlySet<strin
       const isShut = i.opens !== null && collapsed.has(i.id);
       if (i.opens && !isShut) {
         items.set(i.id, { type: 'installation', id: i.id, installation: i, box: true, collapsed: false, hidden: 0 });
-        out.push({ id: i.id, layoutOptions: BOX_OPTIONS, children: contents(i.opens) });
+        out.push({ id: i.id, layoutOptions: boxOptions(`installation ${i.name} ${i.phase} YAML`, i.name), children: contents(i.opens) });
       } else {
         if (i.opens) hideAll(i.opens, i.id);
         items.set(i.id, { type: 'installation', id: i.id, installation: i, box: false, collapsed: isShut, hidden: i.opens ? countInside(i.opens) : 0 });
@@ -100,7 +113,7 @@ export function scopeLayoutInput(g: ScopeGraphView, collapsed: ReadonlySet<strin
   const namespaces = g.scopes.filter((s) => s.parent === null);
   const children: ElkNode[] = namespaces.map((s) => {
     items.set(s.id, { type: 'namespace', id: s.id, label: s.label });
-    return { id: s.id, layoutOptions: BOX_OPTIONS, children: contents(s.id) };
+    return { id: s.id, layoutOptions: boxOptions(`namespace ${s.label} · root scope`, `namespace ${s.label} · root scope`), children: contents(s.id) };
   });
 
   const edges: ScopeLayoutInput['edges'] = [];
