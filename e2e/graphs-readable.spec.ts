@@ -135,9 +135,11 @@ test('opening the side panel refits the view into the width left; a node links t
   await attach(page, info, 'policy-graph-with-panel');
 
   // Near enough for full labels, a node shows its YAML link: it opens the object's editor.
-  await page.locator('.react-flow__controls-zoomin').click();
   const link = selected.locator('.gnode-yaml');
-  await expect(link).toBeVisible();
+  await expect(async () => {
+    await page.locator('.react-flow__controls-zoomin').click();
+    await baseExpect(link).toBeVisible({ timeout: 3_000 });
+  }).toPass();
   await expect(link).toHaveAttribute('href', /^\/objects\/(service|bundle)\/platform\/analytics_pipeline$/);
   await link.click();
   await expect(page).toHaveURL(/\/objects\/(service|bundle)\/platform\/analytics_pipeline$/);

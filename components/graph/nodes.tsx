@@ -38,10 +38,16 @@ function Label({ text, width }: { text: string; width: number }) {
     <>
       <span className="gl-full">{text}</span>
       <span className="gl-short" aria-hidden>
-        {short}
+        {breakable(short)}
       </span>
     </>
   );
+}
+
+/** A name wraps after `_`, `-`, `.` (`analytics_ / pipeline`), not in the middle of a word. */
+function breakable(name: string) {
+  const parts = name.split(/(?<=[_.-])/);
+  return parts.length === 1 ? name : parts.map((p, i) => (i === 0 ? p : [<wbr key={i} />, p]));
 }
 
 const stop = (e: MouseEvent) => e.stopPropagation();

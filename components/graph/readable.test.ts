@@ -163,12 +163,17 @@ describe('the first view', () => {
     assert.ok(Math.abs(one.zoom - FULL_LABELS_FROM) < 1e-9, String(one.zoom));
   });
 
-  test('nothing relevant: the first namespace (not the users), from its top left when it is too big itself', () => {
+  test('nothing relevant: the first namespace (not the users), from its top left, the rest of the graph following it on screen', () => {
     const v = firstView({ pane, groups: [box(0, 0, 300, 3000, 'users'), box(400, 0, 3000, 3000)], focus: [] });
     assert.equal(v.zoom, MIN_FIRST_ZOOM);
     assert.equal(v.area.x, 400);
     assert.equal(v.x + 400 * v.zoom, 24);
     assert.equal(v.y, 24);
+    // A small first namespace too: at the top left at full labels, not centred in an empty band.
+    const small = firstView({ pane, groups: [box(0, 0, 400, 200), box(0, 300, 4000, 3000)], focus: [] });
+    assert.equal(small.zoom, FULL_LABELS_FROM);
+    assert.equal(small.x, 24);
+    assert.equal(small.y, 24);
   });
 
   test('the relevant nodes: the selected one, else the changes, else the problems', () => {

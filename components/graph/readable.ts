@@ -150,10 +150,10 @@ export interface FirstViewInput {
 /**
  * The first view: the whole graph when it fits at a readable zoom;
  * otherwise the relevant nodes (as many of them, in order, as fit
- * readably together), else the first namespace, centred, at the zoom of
- * full labels (or less, down to `minZoom`, for the area to fit), so what
- * surrounds it shows too. An area still too big at `minZoom` is shown
- * from its top left (where its roots are).
+ * readably together), centred, else the first namespace from the top
+ * left, at the zoom of full labels (or less, down to `minZoom`, for the
+ * area to fit), so what surrounds it shows too. An area still too big at
+ * `minZoom` is shown from its top left (where its roots are).
  */
 export function firstView(input: FirstViewInput): Viewport & { area: Rect; all: boolean } {
   const { pane, minZoom = MIN_FIRST_ZOOM, maxZoom = 1.1, padding = 24 } = input;
@@ -162,6 +162,8 @@ export function firstView(input: FirstViewInput): Viewport & { area: Rect; all: 
   const fits = (r: Rect) => fitZoom(r) >= minZoom - 1e-9;
   let area = all;
   let whole = true;
+  // The first namespace (nothing relevant) starts at the top left, where the rest of the graph follows on screen.
+  let fromTopLeft = false;
   if (!fits(all)) {
     whole = false;
     let picked: Rect | null = null;
@@ -172,13 +174,14 @@ export function firstView(input: FirstViewInput): Viewport & { area: Rect; all: 
     }
     const firstNamespace = input.groups.find((g) => g.kind !== 'users') ?? input.groups[0];
     area = picked ?? firstNamespace ?? all;
+    fromTopLeft = !picked;
   }
   // The whole graph as large as fits; a part of it no closer than full labels need, so as much around it shows as can.
   const zoom = whole ? Math.max(minZoom, fitZoom(area)) : Math.max(minZoom, Math.min(fitZoom(area), Math.max(minZoom, FULL_LABELS_FROM)));
   const w = area.width * zoom;
   const h = area.height * zoom;
-  const x = w <= pane.width - 2 * padding ? (pane.width - w) / 2 : padding;
-  const y = h <= pane.height - 2 * padding ? (pane.height - h) / 2 : padding;
+  const x = !fromTopLeft && w <= pane.width - 2 * padding ? (pane.width - w) / 2 : padding;
+  const y = !fromTopLeft && h <= pane.height - 2 * padding ? (pane.height - h) / 2 : padding;
   return { x: x - area.x * zoom, y: y - area.y * zoom, zoom, area, all: whole };
 }
 
