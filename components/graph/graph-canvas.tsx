@@ -400,7 +400,8 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
     if (before.width === paneWidth && before.height === paneHeight) return;
     const sel = decor.current.selectedId;
     const v = refitAfterResize(rf.getViewport(), before, { width: paneWidth, height: paneHeight }, sel ? rectOf(sel) : null);
-    void rf.setViewport(v, { duration: 150 });
+    // At once: the panel's own "keep the opened node in view" (graph-explorer) then starts from the new view, not from a half-run animation.
+    void rf.setViewport(v);
   }, [paneWidth, paneHeight, rf, rectOf]);
 
   // Level of detail: below the zoom where a full label is under 12 px, nodes show their short names, larger.
