@@ -5,6 +5,8 @@
  * (visible-only rendering) without rendering them first.
  */
 import { MarkerType, Position, type NodeHandle } from '@xyflow/react';
+import { bucketSummary } from './budget';
+import { groupKindLabel, titleWidth } from './readable';
 import type { BudgetedGraph, FlowEdge, FlowNode, GraphKind, GraphNode, LayoutRequest, LayoutResult } from './types';
 
 type Size = { width: number; height: number };
@@ -39,8 +41,11 @@ export const NODE_SIZE: Record<GraphKind | 'bucket', Size> = {
  * is just a box. Its edges are drawn all the same.
  */
 export function toLayoutRequest(g: BudgetedGraph): LayoutRequest {
+  const hidden = new Map<string, number>();
+  for (const b of g.buckets) if (!b.summary) hidden.set(b.group, (hidden.get(b.group) ?? 0) + b.count);
   return {
-    groups: g.groups.map((x) => ({ id: x.id, label: x.label })),
+    // A group is at least as wide as its title: a title is never cut.
+    groups: g.groups.map((x) => ({ id: x.id, label: x.label, minWidth: titleWidth(x, hidden.get(x.id) ?? 0) })),
     nodes: [
       ...g.buckets.map((b) => ({ id: b.id, group: b.group, ...NODE_SIZE.bucket })),
       ...g.nodes.map((n) => ({ id: n.id, group: n.group, ...NODE_SIZE[n.kind] })),
@@ -75,7 +80,8 @@ export function toFlow(g: BudgetedGraph, req: LayoutRequest, layout: LayoutResul
   const shownPerGroup = new Map<string, number>();
   const hiddenPerGroup = new Map<string, number>();
   for (const n of g.nodes) shownPerGroup.set(n.group, (shownPerGroup.get(n.group) ?? 0) + 1);
-  for (const b of g.buckets) hiddenPerGroup.set(b.group, (hiddenPerGroup.get(b.group) ?? 0) + b.count);
+  for (const b of g.buckets) if (!b.summary) hiddenPerGroup.set(b.group, (hiddenPerGroup.get(b.group) ?? 0) + b.count);
+  const folded = new Set(g.buckets.filter((b) => b.summary).map((b) => b.group));
 
   // Parents first: React Flow needs a parent before its children.
   const nodes: FlowNode[] = g.groups.map((grp) => {
@@ -86,13 +92,13 @@ export function toFlow(g: BudgetedGraph, req: LayoutRequest, layout: LayoutResul
       position: { x: box.x, y: box.y },
       width: box.width,
       height: box.height,
-      data: { group: grp, shown: shownPerGroup.get(grp.id) ?? 0, hidden: hiddenPerGroup.get(grp.id) ?? 0 },
+      data: { group: grp, shown: shownPerGroup.get(grp.id) ?? 0, hidden: hiddenPerGroup.get(grp.id) ?? 0, folded: folded.has(grp.id) },
       selectable: false,
       focusable: false,
       draggable: false,
       measured: { width: box.width, height: box.height },
       handles: NO_HANDLES,
-      ariaLabel: `${grp.kind === 'target' ? 'cluster / namespace' : grp.kind === 'users' ? 'users' : 'namespace'} ${grp.label}`,
+      ariaLabel: `${groupKindLabel(grp.kind) || 'users'} ${grp.label}`,
       domAttributes: { 'data-kind': 'scope' } as DomAttributes,
     };
   });
@@ -120,7 +126,7 @@ export function toFlow(g: BudgetedGraph, req: LayoutRequest, layout: LayoutResul
       ...place(k, b.group),
       draggable: false,
       data: { bucket: b },
-      ariaLabel: `${b.count} nodes not shown: ${b.label}. Press Enter to expand.`,
+      ariaLabel: b.summary ? `${b.label} folded: ${b.count} nodes (${bucketSummary(b)}). Press Enter to unfold.` : `${b.count} nodes not shown: ${b.label}. Press Enter to expand.`,
       domAttributes: { 'data-kind': 'bucket' } as DomAttributes,
     });
   });

@@ -16,11 +16,13 @@ import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState,
 import { Spinner } from '../ui/spinner';
 import { applyBudget, DEFAULT_BUDGET } from './budget';
 import { toFlow, toLayoutRequest, type FlowGraph } from './flow';
+import { foldGroups, foldId } from './fold';
 import { LayoutCancelled, LayoutClient } from './layout-client';
 import { quickLayout } from './layout-core';
 import { adjacency } from './model';
 import { OverviewMap } from './overview-map';
-import { nodeTypes } from './nodes';
+import { GraphActionsContext, nodeTypes, type GraphActions } from './nodes';
+import { COLLAPSE_FROM, firstView, initialCollapsed, lodFor, refitAfterResize, relevantNodes, type Rect } from './readable';
 import type { BudgetedGraph, FlowEdge, FlowNode, GraphModel, LayoutRequest, LayoutResult, ServerModel } from './types';
 
 /** Up to this many nodes, the first frame waits (briefly) for ELK rather than showing the quick layout. */
@@ -28,9 +30,11 @@ const WAIT_FOR_ELK_MAX = 400;
 const ELK_WAIT_MS = 1200;
 /** Above this, only nodes on screen are in the DOM (reference/stack.md §7: ~2× faster first render at 1–2k nodes). */
 const VISIBLE_ONLY_FROM = 400;
-/** Up to this many nodes the first view fits them all; beyond, fitting would put every node on screen at once. */
+/** Up to this many nodes a late ELK layout refits the first view; beyond, the view stays where it is. */
 const FIT_MAX = 600;
-/** The first view of a graph too big to fit (no problem to start at): the top left, at a readable zoom. */
+/** Relevant nodes the first view considers (readable.ts firstView). */
+const FOCUS_MAX = 200;
+/** Before a big graph's first layout: the top left, at a readable zoom. */
 const BIG_START = { x: 24, y: 24, zoom: 0.8 } as const;
 /**
  * Above this many nodes the dotted background is left out: its SVG pattern
@@ -40,12 +44,6 @@ const BIG_START = { x: 24, y: 24, zoom: 0.8 } as const;
 const BACKGROUND_MAX = 400;
 /** The view counts as moving until it has rested this long (see useMotionLayer). */
 const MOTION_REST_MS = 200;
-/**
- * The first view never zooms out further than this. Namespace titles grow
- * as the view zooms out (CSS --graph-zoom), and below 0.5 nodes show only
- * their names (graph-far), so every namespace box fits with a readable title.
- */
-const MIN_READABLE_ZOOM = 0.25;
 
 export interface GraphCanvasApi {
   /** Select a node and centre on it; a node folded into a bucket is taken out of it first. Returns false when the node is not in the model. */
@@ -75,15 +73,22 @@ export interface GraphCanvasProps {
   emptyText?: string;
   /** A bucket the server counted was clicked: fetch it and pass a model with it opened. */
   onOpenRemote?: (bucketId: string) => void;
+  /** Namespaces with more nodes than this start folded (readable.ts initialCollapsed); the benchmark draws them all. */
+  foldFrom?: number;
 }
 
 /** Models made from one server view (its buckets opened, filters) are the same graph: the viewport stays. */
 const graphOf = (m: GraphModel) => (m as ServerModel).origin ?? m;
 
 export function GraphCanvas(props: GraphCanvasProps) {
+  // Nodes reach the canvas through one stable object (no node re-renders); the canvas fills in what it does.
+  const handlers = useRef<GraphActions | null>(null);
+  const actions = useMemo<GraphActions>(() => ({ toggleGroup: (group) => handlers.current?.toggleGroup(group) }), []);
   return (
     <ReactFlowProvider>
-      <Canvas {...props} />
+      <GraphActionsContext.Provider value={actions}>
+        <Canvas {...props} handlers={handlers} />
+      </GraphActionsContext.Provider>
     </ReactFlowProvider>
   );
 }
@@ -92,21 +97,26 @@ type Progress = { req: LayoutRequest; state: 'running' | 'done' | 'failed'; done
 const EMPTY: ReadonlySet<string> = new Set();
 const NO_NODES: FlowNode[] = [];
 
-function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight = null, onSelect, onOpen, onClose, apiRef, ariaLabel, emptyText, onOpenRemote }: GraphCanvasProps) {
+function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight = null, onSelect, onOpen, onClose, apiRef, ariaLabel, emptyText, onOpenRemote, foldFrom = COLLAPSE_FROM, handlers }: GraphCanvasProps & { handlers: RefObject<GraphActions | null> }) {
   const rf = useReactFlow<FlowNode, FlowEdge>();
   const store = useStoreApi<FlowNode, FlowEdge>();
   const wrapper = useRef<HTMLDivElement>(null);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(EMPTY);
   const [pinned, setPinned] = useState<ReadonlySet<string>>(EMPTY);
+  // Namespaces folded into one summary node: the big ones, at first (readable.ts initialCollapsed).
+  const [shut, setShut] = useState<ReadonlySet<string>>(() => initialCollapsed(model, selectedId, foldFrom));
   // A new model (other filters, generation) starts folded again.
   const [foldedFor, setFoldedFor] = useState(model);
   if (foldedFor !== model) {
     setFoldedFor(model);
     setExpanded(EMPTY);
     setPinned(EMPTY);
+    setShut(graphOf(foldedFor) === graphOf(model) ? shut : initialCollapsed(model, selectedId, foldFrom));
   }
 
-  const budgeted = useMemo(() => applyBudget(model, { budget, pinned, expanded }), [model, budget, pinned, expanded]);
+  const budgeted = useMemo(() => foldGroups(applyBudget(model, { budget, pinned, expanded }), shut), [model, budget, pinned, expanded, shut]);
+  const budgetedRef = useRef(budgeted);
+  budgetedRef.current = budgeted;
   const req = useMemo(() => toLayoutRequest(budgeted), [budgeted]);
   const quick = useMemo(() => quickLayout(req), [req]);
   const [elk, setElk] = useState<{ req: LayoutRequest; result: LayoutResult } | null>(null);
@@ -203,27 +213,39 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
     [rf, onSelect],
   );
 
+  /** Where a shown node (or the node standing for it) is, as a box in graph units. */
+  const rectOf = useCallback(
+    (id: string): Rect | null => {
+      const f = flowRef.current;
+      const shownId = f?.centres.has(id) ? id : budgeted.bucketOf.get(id);
+      const c = shownId ? f?.centres.get(shownId) : undefined;
+      const size = shownId ? req.nodes.find((n) => n.id === shownId) : undefined;
+      return c && size ? { x: c.x - size.width / 2, y: c.y - size.height / 2, width: size.width, height: size.height } : null;
+    },
+    [budgeted, req],
+  );
+
   /**
-   * Fit the graph (every namespace box on screen), but never below
-   * MIN_READABLE_ZOOM; past that, the left edge (where claims and roots
-   * are) is shown.
+   * The first view (readable.ts firstView): the whole graph if it fits with
+   * labels of 12 px or more; else the selected node, the changes or the
+   * problems, else the first namespace, at a readable zoom. "Fit all" and
+   * zooming out show the rest.
    */
   const fitReadable = useCallback(
     (l: LayoutResult) => {
       const { width, height } = store.getState();
       if (!width || !height || l.groups.length === 0) return void rf.fitView({ padding: 0.08, maxZoom: 1.1 });
-      const minX = Math.min(...l.groups.map((g) => g.x));
-      const minY = Math.min(...l.groups.map((g) => g.y));
-      const bw = Math.max(...l.groups.map((g) => g.x + g.width)) - minX;
-      const bh = Math.max(...l.groups.map((g) => g.y + g.height)) - minY;
-      const pad = 24;
-      const fit = Math.min((width - 2 * pad) / bw, (height - 2 * pad) / bh, 1.1);
-      const zoom = Math.max(fit, MIN_READABLE_ZOOM);
-      const x = fit >= MIN_READABLE_ZOOM ? (width - bw * zoom) / 2 : pad;
-      const y = Math.max(pad, (height - bh * zoom) / 2);
-      void rf.setViewport({ x: x - minX * zoom, y: y - minY * zoom, zoom });
+      const kinds = new Map(budgeted.groups.map((g) => [g.id, g.kind]));
+      const focus: Rect[] = [];
+      // The first view shows the few that fit together: a revision that changes thousands needs no more boxes than that.
+      for (const id of relevantNodes(budgeted.nodes, decor.current.selectedId).slice(0, FOCUS_MAX)) {
+        const r = rectOf(id);
+        if (r) focus.push(r);
+      }
+      const v = firstView({ pane: { width, height }, groups: l.groups.map((g) => ({ ...g, kind: kinds.get(g.id) })), focus });
+      void rf.setViewport({ x: v.x, y: v.y, zoom: v.zoom });
     },
-    [rf, store],
+    [rf, store, budgeted, rectOf],
   );
 
   useEffect(() => {
@@ -235,14 +257,7 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
     if (newModel || refit) {
       fittedFor.current = { model, engine: layout.engine };
       userMoved.current = false;
-      if (flow.nodes.length <= FIT_MAX) fitReadable(layout);
-      else {
-        // Thousands of nodes: start at the first problem if any, else at the top left, at a readable zoom.
-        const problem = budgeted.nodes.find((n) => n.problem);
-        const at = problem && flow.centres.get(problem.id);
-        if (at) void rf.setCenter(at.x, at.y, { zoom: 0.8 });
-        else void rf.setViewport(BIG_START); // the budget note sits above, centred
-      }
+      fitReadable(layout);
     } else if (f) {
       f.engine = layout.engine;
     }
@@ -267,7 +282,14 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
       reveal(id, opts) {
         const select = opts?.select ?? true;
         const focus = opts?.focus ?? true;
-        if (!model.nodes.some((n) => n.id === id)) return false;
+        const node = model.nodes.find((n) => n.id === id);
+        if (!node) return false;
+        if (shut.has(node.group)) {
+          setShut((prev) => without(prev, node.group));
+          pending.current = { id, select, focus };
+          if (select) onSelect?.(id);
+          return true;
+        }
         if (budgeted.bucketOf.has(id)) {
           setPinned((prev) => new Set(prev).add(id));
           pending.current = { id, select, focus };
@@ -291,13 +313,19 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
         return rf.getViewport();
       },
     }),
-    [model, budgeted, centre, rf, onSelect, onScreen],
+    [model, budgeted, centre, rf, onSelect, onScreen, shut],
   );
 
   // ---- interaction
   const expand = useCallback(
     (bucketId: string) => {
       const b = budgeted.buckets.find((x) => x.id === bucketId);
+      if (b?.summary) {
+        setShut((prev) => without(prev, b.group));
+        // Keep the eye on the namespace that opened.
+        if (b.members[0]) pending.current = { id: b.members[0], select: false, focus: false };
+        return;
+      }
       if (b?.remote) return onOpenRemote?.(bucketId);
       setExpanded((prev) => new Set(prev).add(bucketId));
       // Keep the eye on what opened: its first member, wherever the new layout puts it.
@@ -346,7 +374,38 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
     [expand, neighbours, onClose, onOpen, onSelect, rf, onScreen],
   );
 
-  const far = useStore((s) => s.transform[2] < 0.5);
+  useImperativeHandle(
+    handlers,
+    () => ({
+      toggleGroup(group) {
+        const g = budgetedRef.current;
+        const summary = g.buckets.find((b) => b.id === foldId(group));
+        setShut((prev) => (prev.has(group) ? without(prev, group) : new Set(prev).add(group)));
+        // Keep the eye on the namespace: its summary node, or its first node, wherever the new layout puts them.
+        const next = summary ? summary.members[0] : foldId(group);
+        if (next) pending.current = { id: next, select: false, focus: false };
+      },
+    }),
+    [],
+  );
+
+  // ---- the side panel (or a window resize) changes the canvas's size: what was on screen is fitted into the new size
+  const paneWidth = useStore((s) => s.width);
+  const paneHeight = useStore((s) => s.height);
+  const paneBefore = useRef<{ width: number; height: number } | null>(null);
+  useEffect(() => {
+    const before = paneBefore.current;
+    paneBefore.current = { width: paneWidth, height: paneHeight };
+    if (!before || !before.width || !before.height || !paneWidth || !paneHeight || !flowRef.current) return;
+    if (before.width === paneWidth && before.height === paneHeight) return;
+    const sel = decor.current.selectedId;
+    const v = refitAfterResize(rf.getViewport(), before, { width: paneWidth, height: paneHeight }, sel ? rectOf(sel) : null);
+    // At once: the panel's own "keep the opened node in view" (graph-explorer) then starts from the new view, not from a half-run animation.
+    void rf.setViewport(v);
+  }, [paneWidth, paneHeight, rf, rectOf]);
+
+  // Level of detail: below the zoom where a full label is under 12 px, nodes show their short names, larger.
+  const far = useStore((s) => lodFor(s.transform[2]) === 'short');
   useMotionLayer(wrapper, store);
 
   if (model.nodes.length === 0) {
@@ -423,6 +482,12 @@ function Canvas({ model, budget = DEFAULT_BUDGET, selectedId = null, highlight =
       </ReactFlow>
     </div>
   );
+}
+
+function without(set: ReadonlySet<string>, id: string): ReadonlySet<string> {
+  const next = new Set(set);
+  next.delete(id);
+  return next;
 }
 
 /**

@@ -427,7 +427,7 @@ function Explorer({ target, data }: { target: Target; data: Extract<GraphData, {
         )}
         <Select label="Budget" value={String(budget)} onChange={(v) => setBudget(Number(v))} options={BUDGET_CHOICES.map((b) => ({ value: String(b), label: `${b.toLocaleString('en-US')} nodes` }))} noAny />
         <button type="button" className="btn btn-small" onClick={() => api.current?.fit()}>
-          Fit view
+          Fit all
         </button>
       </div>
       <div className="graph-summary muted" data-testid="graph-summary">

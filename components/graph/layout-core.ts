@@ -15,7 +15,7 @@
 import type { LayoutBox, LayoutRequest, LayoutResult } from './types';
 
 export const GROUP_PAD = 16;
-export const GROUP_HEADER = 30;
+export const GROUP_HEADER = 36;
 const LAYER_GAP = 56;
 const NODE_GAP = 14;
 const COMPONENT_GAP = 36;
@@ -197,7 +197,7 @@ export function quickGroup(widths: ArrayLike<number>, heights: ArrayLike<number>
  * Boxes for the groups: ranked by the edges between them (longest path,
  * cycles cut off after n rounds), one column per rank, stacked in order.
  */
-export function packGroups(contents: readonly { width: number; height: number }[], cross: readonly [number, number][], ids: readonly string[]): LayoutBox[] {
+export function packGroups(contents: readonly { width: number; height: number }[], cross: readonly [number, number][], ids: readonly string[], minWidths: readonly number[] = []): LayoutBox[] {
   const n = contents.length;
   const rank = new Int32Array(n);
   for (let round = 0; round < n; round++) {
@@ -219,7 +219,7 @@ export function packGroups(contents: readonly { width: number; height: number }[
     let y = 0;
     let w = 0;
     for (const g of col) {
-      const width = contents[g]!.width + 2 * GROUP_PAD;
+      const width = Math.max(contents[g]!.width + 2 * GROUP_PAD, minWidths[g] ?? 0);
       const height = contents[g]!.height + GROUP_HEADER + GROUP_PAD;
       boxes[g] = { id: ids[g]!, x, y, width, height };
       y += height + GROUP_GAP;
@@ -240,7 +240,7 @@ export function assemble(req: LayoutRequest, split: SplitRequest, contents: read
       positions[nodeIndex * 2 + 1] = GROUP_HEADER + c.ys[local]!;
     });
   });
-  const groups = packGroups(contents, split.cross, req.groups.map((g) => g.id));
+  const groups = packGroups(contents, split.cross, req.groups.map((g) => g.id), req.groups.map((g) => g.minWidth ?? 0));
   return { engine, groups, positions, ms };
 }
 

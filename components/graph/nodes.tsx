@@ -7,10 +7,68 @@
  * data-* attributes flow.ts puts on React Flow's node element, so toggling
  * an overlay is a CSS change, not a re-render of thousands of nodes.
  */
-import { Handle, Position, useStore, type NodeProps, type NodeTypes, type ReactFlowState } from '@xyflow/react';
-import { memo } from 'react';
+import { Handle, Position, type NodeProps, type NodeTypes } from '@xyflow/react';
+import { createContext, memo, useContext, type MouseEvent } from 'react';
+import { objectHref } from '../objects/links';
 import { bucketSummary } from './budget';
-import type { BucketFlowNode, ClaimFlowNode, InstanceFlowNode, ObjectFlowNode, ScopeFlowNode } from './types';
+import { NODE_SIZE } from './flow';
+import { nodeObject } from './node-object';
+import { groupKindLabel, labelAt } from './readable';
+import type { BucketFlowNode, ClaimFlowNode, GraphNode, InstanceFlowNode, ObjectFlowNode, ScopeFlowNode } from './types';
+
+/**
+ * What nodes can ask of the canvas. One stable object for the canvas's
+ * life, given through context rather than node data, so nodes stay the
+ * same objects (and memoised) when it changes nothing.
+ */
+export interface GraphActions {
+  /** Fold a namespace into its summary node, or unfold it. */
+  toggleGroup(groupId: string): void;
+}
+export const GraphActionsContext = createContext<GraphActions | null>(null);
+
+/**
+ * The name, twice: whole (near) and short (far; larger, see readable.ts).
+ * CSS shows one by the canvas's level of detail (.graph-far), so zooming
+ * across the threshold restyles the canvas instead of re-rendering nodes.
+ */
+function Label({ text, width }: { text: string; width: number }) {
+  const short = labelAt(text, 'short', width);
+  return (
+    <>
+      <span className="gl-full">{text}</span>
+      <span className="gl-short" aria-hidden>
+        {breakable(short)}
+      </span>
+    </>
+  );
+}
+
+/** A name wraps after `_`, `-`, `.` (`analytics_ / pipeline`), not in the middle of a word. */
+function breakable(name: string) {
+  const parts = name.split(/(?<=[_.-])/);
+  return parts.length === 1 ? name : parts.map((p, i) => (i === 0 ? p : [<wbr key={i} />, p]));
+}
+
+const stop = (e: MouseEvent) => e.stopPropagation();
+
+/** The node's object in the editor (policy objects, and an instance's claim-side object). */
+function YamlLink({ node }: { node: GraphNode }) {
+  const o = nodeObject(node);
+  if (!o) return null;
+  return (
+    <a
+      className="gnode-yaml nodrag nopan"
+      href={objectHref(o)}
+      onClick={stop}
+      tabIndex={-1}
+      title={`Open ${o.kind} ${o.namespace}/${o.name} in the editor`}
+      aria-label={`YAML of ${o.kind} ${o.namespace}/${o.name}`}
+    >
+      YAML
+    </a>
+  );
+}
 
 /** Edges attach left (in) and right (out); people never drag connections here. */
 function Ports() {
@@ -47,8 +105,11 @@ export const ClaimNode = memo(function ClaimNode({ data }: NodeProps<ClaimFlowNo
       <Ports />
       <div className="gnode-kind">
         claim <span className="gnode-owner">· {n.user}</span>
+        <YamlLink node={n} />
       </div>
-      <div className="gnode-label">{n.name}</div>
+      <div className="gnode-label">
+        <Label text={n.name} width={NODE_SIZE.claim.width} />
+      </div>
       <div className="gnode-sub">
         <span className="gnode-ns">{n.namespace}</span>
         {n.status !== 'resolved' && <span className={`gbadge gbadge-${n.status}`}>{n.status}</span>}
@@ -68,8 +129,11 @@ export const InstanceNode = memo(function InstanceNode({ data }: NodeProps<Insta
       <div className="gnode-kind">
         instance{n.code ? ` · ${n.code}` : ''}
         {n.actual && <span className={`gactual gactual-${n.actual}`} title={ACTUAL_LABEL[n.actual]} aria-hidden />}
+        <YamlLink node={n} />
       </div>
-      <div className="gnode-label">{n.label}</div>
+      <div className="gnode-label">
+        <Label text={n.label} width={NODE_SIZE.instance.width} />
+      </div>
       <div className="gnode-sub">
         <span className="gnode-ns">
           {n.namespace}/{n.owner}
@@ -93,8 +157,13 @@ export const ObjectNode = memo(function ObjectNode({ data }: NodeProps<ObjectFlo
   return (
     <div className={`gnode gnode-${n.kind}`}>
       <Ports />
-      <div className="gnode-kind">{n.kind === 'component' && n.consumes ? 'service component' : n.kind}</div>
-      <div className="gnode-label">{n.label}</div>
+      <div className="gnode-kind">
+        {n.kind === 'component' && n.consumes ? 'service component' : n.kind}
+        <YamlLink node={n} />
+      </div>
+      <div className="gnode-label">
+        <Label text={n.label} width={NODE_SIZE[n.kind].width} />
+      </div>
       {sub !== null && (
         <div className="gnode-sub">
           <span className="gnode-ns">{sub}</span>
@@ -108,6 +177,20 @@ export const ObjectNode = memo(function ObjectNode({ data }: NodeProps<ObjectFlo
 
 export const BucketNode = memo(function BucketNode({ data }: NodeProps<BucketFlowNode>) {
   const b = data.bucket;
+  if (b.summary) {
+    // A folded namespace: its name is on its box; the node says what it holds.
+    return (
+      <div className="gnode gnode-bucket gnode-summary" title="Click to unfold">
+        <Ports />
+        <div className="gnode-label">
+          <span>{b.count.toLocaleString('en-US')} nodes</span>
+          {b.problems > 0 && <span className="gbadge gbadge-error">{b.problems} problems</span>}
+        </div>
+        <div className="gnode-sub">{bucketSummary(b)}</div>
+        <div className="gnode-sub">folded · click to unfold</div>
+      </div>
+    );
+  }
   return (
     <div className="gnode gnode-bucket" title="Click to expand">
       <Ports />
@@ -124,18 +207,28 @@ export const BucketNode = memo(function BucketNode({ data }: NodeProps<BucketFlo
   );
 });
 
-/** The zoom, in steps of 0.05 up to 1: a scope re-renders only when its title size changes. */
-const zoomStep = (s: ReactFlowState) => Math.max(0.05, Math.round(Math.min(1, s.transform[2]) * 20) / 20);
-
 export const ScopeNode = memo(function ScopeNode({ data }: NodeProps<ScopeFlowNode>) {
-  const { group, hidden } = data;
-  const kind = group.kind === 'target' ? 'cluster / namespace' : group.kind === 'users' ? '' : 'namespace';
-  // Namespace boxes keep a readable title at any zoom: the title grows as the view zooms out. The variable is
-  // set here, on the few scope boxes, not on the canvas: there it would restyle every node on each zoom step.
-  const zoom = useStore(zoomStep);
+  const { group, hidden, folded } = data;
+  const kind = groupKindLabel(group.kind);
+  const actions = useContext(GraphActionsContext);
+  // The box is laid out at least as wide as this title (readable.ts titleWidth): it is never cut.
   return (
-    <div className="gscope" style={{ ['--graph-zoom' as string]: String(zoom) }}>
+    <div className="gscope">
       <div className="gscope-head">
+        {kind && actions && (
+          <button
+            type="button"
+            className="gscope-fold nodrag nopan"
+            aria-expanded={!folded}
+            aria-label={`${folded ? 'Unfold' : 'Fold'} ${kind} ${group.label}`}
+            onClick={(e) => {
+              e.stopPropagation();
+              actions.toggleGroup(group.id);
+            }}
+          >
+            {folded ? '▸' : '▾'}
+          </button>
+        )}
         {kind && <span className="gscope-kind">{kind}</span>} <strong>{group.label}</strong>
         {hidden > 0 && <span className="muted"> · {hidden.toLocaleString('en-US')} not shown</span>}
       </div>

@@ -50,6 +50,8 @@ export interface Bucket {
   links: number;
   /** Counted by the server: its members are fetched when it opens (`members` is empty). */
   remote?: boolean;
+  /** A whole namespace or cluster folded into this one node (fold.ts): opening it unfolds the group. */
+  summary?: boolean;
 }
 
 /** An edge between shown nodes or buckets; edges into a bucket are merged and counted. */
@@ -85,7 +87,8 @@ export interface BudgetedGraph {
 
 /** Geometry only: what the layout worker needs, nothing React Flow-specific. */
 export interface LayoutRequest {
-  groups: { id: string; label: string }[];
+  /** `minWidth`: room for the group's title, which is never clipped. */
+  groups: { id: string; label: string; minWidth?: number }[];
   nodes: { id: string; group: string; width: number; height: number }[];
   edges: { source: string; target: string }[];
 }
@@ -115,7 +118,7 @@ export type ClaimFlowNode = Node<{ node: NodeOf<'claim'>; hiddenLinks: number },
 export type InstanceFlowNode = Node<{ node: NodeOf<'instance'>; hiddenLinks: number }, 'instance'>;
 export type ObjectFlowNode = Node<{ node: PolicyObjectNode; hiddenLinks: number }, 'object'>;
 export type BucketFlowNode = Node<{ bucket: Bucket }, 'bucket'>;
-export type ScopeFlowNode = Node<{ group: GraphGroup; shown: number; hidden: number }, 'scope'>;
+export type ScopeFlowNode = Node<{ group: GraphGroup; shown: number; hidden: number; folded: boolean }, 'scope'>;
 
 /** Every node React Flow draws, discriminated by `type`. */
 export type FlowNode = ClaimFlowNode | InstanceFlowNode | ObjectFlowNode | BucketFlowNode | ScopeFlowNode;

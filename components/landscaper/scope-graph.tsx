@@ -10,11 +10,13 @@
  */
 import '@xyflow/react/dist/style.css';
 import { useQuery } from '@tanstack/react-query';
-import { Background, Controls, Handle, MarkerType, Position, ReactFlow, ReactFlowProvider, type Edge, type Node, type NodeProps, type NodeTypes } from '@xyflow/react';
+import { Background, Controls, Handle, MarkerType, Position, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type Edge, type Node, type NodeProps, type NodeTypes, type OnMoveStart } from '@xyflow/react';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { memo, useCallback, useEffect, useId, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useId, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import type { ScopeGraphView } from '@/server/services/landscaper.types';
+import { firstView, lodFor, MIN_FIRST_ZOOM, refitAfterResize, union, type Rect } from '../graph/readable';
+import { objectHref } from '../objects/links';
 import { Alert, EmptyState, ErrorState, LoadingState } from '../ui/states';
 import { cyclePath, placedNodes, scopeLayoutInput, type ElkNode, type PlacedNode, type ScopeItem } from './scope-layout';
 
@@ -40,6 +42,18 @@ const NamespaceNode = memo(function NamespaceNode({ data }: NodeProps<NamespaceF
   );
 });
 
+const stop = (e: MouseEvent) => e.stopPropagation();
+
+/** The Installation object a node comes from: a subinstallation is instantiated by its root installation's blueprint. */
+function InstallationYaml({ i }: { i: Extract<ScopeItem, { type: 'installation' }>['installation'] }) {
+  const root = i.path.split('/')[0]!;
+  return (
+    <a className="gnode-yaml nodrag nopan" href={objectHref({ kind: 'installation', namespace: i.namespace, name: root })} onClick={stop} tabIndex={-1} aria-label={`YAML of installation ${i.namespace}/${root}`}>
+      YAML
+    </a>
+  );
+}
+
 const InstallationNode = memo(function InstallationNode({ data }: NodeProps<InstallationFlowNode>) {
   const { item, onToggle } = data;
   const i = item.installation;
@@ -62,7 +76,8 @@ const InstallationNode = memo(function InstallationNode({ data }: NodeProps<Inst
       <div className={`lscope lscope-inst phase-${i.phase}`} data-testid={`scope-box-${i.path}`}>
         <Ports />
         <div className="lscope-title">
-          {toggle} installation <strong>{i.name}</strong> <span className={`lphase phase-${i.phase}`}>{i.phase}</span>
+          {toggle} <span className="lscope-kind">installation</span> <strong>{i.name}</strong> <span className={`lphase phase-${i.phase}`}>{i.phase}</span>
+          <InstallationYaml i={i} />
         </div>
       </div>
     );
@@ -73,6 +88,7 @@ const InstallationNode = memo(function InstallationNode({ data }: NodeProps<Inst
       <div className="gnode-kind">
         {toggle} installation{item.collapsed ? <span className="gnode-owner"> · {item.hidden} inside</span> : null}
         {i.removed ? <span className="gnode-owner"> · removed</span> : null}
+        <InstallationYaml i={i} />
       </div>
       <div className="gnode-label">{i.name}</div>
       <div className="gnode-sub">
@@ -113,7 +129,11 @@ function toFlow(placed: PlacedNode[], onToggle: (id: string) => void): ScopeFlow
   });
 }
 
+/** Pixels around the content in the first view. */
+const PAD = 24;
+
 function Canvas({ g, selected, onSelect }: { g: ScopeGraphView; selected: string | null; onSelect: (id: string | null) => void }) {
+  const rf = useReactFlow<ScopeFlowNode, Edge>();
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [laid, setLaid] = useState<{ nodes: ScopeFlowNode[]; edges: Edge[] } | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
@@ -132,6 +152,7 @@ function Canvas({ g, selected, onSelect }: { g: ScopeGraphView; selected: string
           target: e.target,
           label: e.label,
           className: `ledge ledge-${e.kind}`,
+          labelBgPadding: [6, 3] as [number, number],
           markerEnd: { type: MarkerType.ArrowClosed },
         }));
         setLaid({ nodes, edges });
@@ -143,20 +164,51 @@ function Canvas({ g, selected, onSelect }: { g: ScopeGraphView; selected: string
     };
   }, [input, toggle]);
   const nodes = useMemo(() => laid?.nodes.map((n) => (n.type === 'namespace' ? n : { ...n, selected: n.id === selected })) ?? [], [laid, selected]);
+
+  // ---- the view: readable labels, the canvas no taller than its content, refitted when the side panel narrows it
+  const paneWidth = useStore((s) => s.width);
+  const paneHeight = useStore((s) => s.height);
+  const far = useStore((s) => lodFor(s.transform[2]) === 'short');
+  const content = useMemo(() => (laid ? union(laid.nodes.filter((n) => !n.parentId).map((n) => ({ x: n.position.x, y: n.position.y, width: n.width ?? 0, height: n.height ?? 0 }))) : null), [laid]);
+  // At the zoom that fits the width, the content needs this much height: the canvas is no taller (no empty band).
+  const contentHeight = content && paneWidth ? Math.ceil(content.height * Math.min(1.1, Math.max(MIN_FIRST_ZOOM, (paneWidth - 2 * PAD) / content.width)) + 2 * PAD) : undefined;
+  const userMoved = useRef(false);
+  const paneBefore = useRef<{ width: number; height: number } | null>(null);
+  useEffect(() => {
+    if (!laid || !content || !paneWidth || !paneHeight) return;
+    const before = paneBefore.current;
+    paneBefore.current = { width: paneWidth, height: paneHeight };
+    const abs = (id: string): Rect | null => {
+      const n = rf.getInternalNode(id);
+      return n ? { ...n.internals.positionAbsolute, width: n.width ?? 0, height: n.height ?? 0 } : null;
+    };
+    const keep = selected ? abs(selected) : null;
+    if (userMoved.current && before) {
+      if (before.width !== paneWidth || before.height !== paneHeight) void rf.setViewport(refitAfterResize(rf.getViewport(), before, { width: paneWidth, height: paneHeight }, keep));
+      return;
+    }
+    const tops = laid.nodes.filter((n) => !n.parentId).map((n) => ({ x: n.position.x, y: n.position.y, width: n.width ?? 0, height: n.height ?? 0 }));
+    const v = firstView({ pane: { width: paneWidth, height: paneHeight }, groups: tops, focus: keep ? [keep] : [], padding: PAD });
+    void rf.setViewport({ x: v.x, y: v.y, zoom: v.zoom });
+  }, [laid, content, paneWidth, paneHeight, selected, rf]);
+  const onMoveStart: OnMoveStart = useCallback((event) => {
+    if (event) userMoved.current = true;
+  }, []);
+
   if (failed) return <Alert kind="error">The graph could not be laid out: {failed}</Alert>;
   if (!laid) return <LoadingState label="Laying out the scopes…" />;
   return (
-    <div className="graph-canvas" data-testid="scope-graph" data-nodes={nodes.length}>
+    <div className={`graph-canvas${far ? ' graph-far' : ''}`} data-testid="scope-graph" data-nodes={nodes.length} style={contentHeight ? { maxHeight: contentHeight } : undefined}>
       <ReactFlow<ScopeFlowNode, Edge>
         nodes={nodes}
         edges={laid.edges}
         nodeTypes={nodeTypes}
         onNodeClick={(_, n) => n.type !== 'namespace' && onSelect(n.id)}
         onPaneClick={() => onSelect(null)}
+        onMoveStart={onMoveStart}
         nodesDraggable={false}
         nodesConnectable={false}
         edgesFocusable={false}
-        fitView
         minZoom={0.1}
         maxZoom={2}
         aria-label="Scope graph"

@@ -8,7 +8,7 @@ import { installAll } from '@/server/engine/landscaper';
 import { scopeGraph } from '@/server/engine/landscaper/scope-graph';
 import { loadObjects } from '@/server/engine/model/validate';
 import type { ScopeGraphView } from '@/server/services/landscaper.types';
-import { cyclePath, placedNodes, scopeLayoutInput, type ElkNode } from './scope-layout';
+import { boxTitleWidth, cyclePath, edgeLabelSize, placedNodes, scopeLayoutInput, type ElkNode } from './scope-layout';
 
 /** The fixture's scope graph, as the service builds it. */
 function view(): ScopeGraphView {
@@ -58,6 +58,58 @@ describe('scope graph layout', () => {
       assert.ok(n.position.x >= 0 && n.position.y >= 0 && n.position.x + n.width <= p.width + 0.5 && n.position.y + n.height <= p.height + 0.5, `${n.id} inside ${p.id}`);
     }
     assert.equal(nodes.length, input.items.size);
+  });
+
+  test("ELK leaves room for edge labels: between the two ends of a labelled edge there is at least the label's width, so no label is drawn under a node", async () => {
+    const input = scopeLayoutInput(view(), new Set());
+    assert.ok(input.root.edges!.every((e, k) => e.labels!.length === 1 && e.labels![0]!.width === edgeLabelSize(input.edges[k]!.label).width));
+    const out = (await new ELK().layout(input.root as never)) as unknown as ElkNode;
+    const placed = placedNodes(out, input.items);
+    const byId = new Map(placed.map((n) => [n.id, n]));
+    const absolute = (id: string): { x: number; width: number } => {
+      const n = byId.get(id)!;
+      const parent = n.parentId ? absolute(n.parentId) : { x: 0 };
+      return { x: parent.x + n.position.x, width: n.width };
+    };
+    let checked = 0;
+    for (const e of input.edges) {
+      const s = absolute(e.source);
+      const t = absolute(e.target);
+      // Left to right: the gap between the source's right side and the target's left side holds the label.
+      if (t.x < s.x + s.width) continue;
+      checked++;
+      assert.ok(t.x - (s.x + s.width) >= edgeLabelSize(e.label).width, `${e.id}: gap ${t.x - (s.x + s.width)} < ${edgeLabelSize(e.label).width}`);
+    }
+    assert.ok(checked > 0);
+  });
+
+  test('every box is at least as wide as its title, however little it holds: no title is cut', async () => {
+    // A namespace named longer than what it holds is wide.
+    const g0 = view();
+    const g = {
+      ...g0,
+      scopes: g0.scopes.map((s) =>
+        s.parent === null ? { ...s, label: 'a-namespace-named-at-much-greater-length-than-its-contents-are-wide-which-takes-a-very-long-name-indeed-to-be-sure-of-it' } : s,
+      ),
+    };
+    let boxes = 0;
+    // Open, and with both applications folded (the namespace then holds little).
+    for (const folded of [new Set<string>(), new Set(['landscape/application', 'landscape/application2'])]) {
+      const input = scopeLayoutInput(g, folded);
+      const out = (await new ELK().layout(input.root as never)) as unknown as ElkNode;
+      for (const n of placedNodes(out, input.items)) {
+        const need =
+          n.item.type === 'namespace'
+            ? boxTitleWidth(`namespace ${n.item.label} · root scope`, `namespace ${n.item.label} · root scope`)
+            : n.item.type === 'installation' && n.item.box
+              ? boxTitleWidth(`installation ${n.item.installation.name} ${n.item.installation.phase} YAML`, n.item.installation.name)
+              : 0;
+        if (!need) continue;
+        boxes++;
+        assert.ok(n.width >= need - 0.5, `${n.id}: ${n.width} < ${need}`);
+      }
+    }
+    assert.ok(boxes >= 4);
   });
 
   test('a cycle reads as a path', () => {

@@ -15,7 +15,7 @@ export type ScopeObject = ScopeGraphView['objects'][number];
 
 export const INSTALLATION_SIZE = { width: 210, height: 58 };
 export const OBJECT_SIZE = { width: 180, height: 46 };
-/** Room for a box's title above its contents. */
+/** Room for a box's title above its contents (20 px titles in the far view). */
 const HEADER = 40;
 
 export interface ElkNode {
@@ -26,7 +26,19 @@ export interface ElkNode {
   y?: number;
   layoutOptions?: Record<string, string>;
   children?: ElkNode[];
-  edges?: { id: string; sources: string[]; targets: string[] }[];
+  edges?: { id: string; sources: string[]; targets: string[]; labels?: { text: string; width: number; height: number; x?: number; y?: number }[] }[];
+}
+
+/** Edge labels (globals.css .ledge .react-flow__edge-text): graph units; the far view shows them larger. */
+export const EDGE_LABEL_PX = 20;
+
+/**
+ * The room an edge label takes, told to ELK so it leaves that much between
+ * the layers: a label drawn midway along its edge then sits in the gap,
+ * never under a node (where it would be cut).
+ */
+export function edgeLabelSize(text: string): { width: number; height: number } {
+  return { width: Math.ceil(text.length * EDGE_LABEL_PX * 0.6) + 12, height: Math.ceil(EDGE_LABEL_PX * 1.3) };
 }
 
 /** What one drawn node stands for. */
@@ -43,6 +55,19 @@ export interface ScopeLayoutInput {
 }
 
 const BOX_OPTIONS = { 'elk.padding': `[top=${HEADER},left=14,bottom=14,right=14]` };
+
+/**
+ * Width a box's title needs (globals.css .lscope-title: 13 px near, 20 px
+ * far with the name alone), so ELK makes the box at least that wide and
+ * the title is never cut.
+ */
+export function boxTitleWidth(near: string, far: string): number {
+  return Math.ceil(Math.max(near.length * 13 * 0.62, far.length * 20 * 0.62) + 48);
+}
+
+function boxOptions(near: string, far: string): Record<string, string> {
+  return { ...BOX_OPTIONS, 'elk.nodeSize.constraints': 'MINIMUM_SIZE', 'elk.nodeSize.minimum': `(${boxTitleWidth(near, far)}, ${HEADER + 30})` };
+}
 
 /** The ELK graph of the scope view, with `collapsed` installation ids drawn shut. */
 export function scopeLayoutInput(g: ScopeGraphView, collapsed: ReadonlySet<string>): ScopeLayoutInput {
@@ -70,7 +95,7 @@ export function scopeLayoutInput(g: ScopeGraphView, collapsed: ReadonlySet<strin
       const isShut = i.opens !== null && collapsed.has(i.id);
       if (i.opens && !isShut) {
         items.set(i.id, { type: 'installation', id: i.id, installation: i, box: true, collapsed: false, hidden: 0 });
-        out.push({ id: i.id, layoutOptions: BOX_OPTIONS, children: contents(i.opens) });
+        out.push({ id: i.id, layoutOptions: boxOptions(`installation ${i.name} ${i.phase} YAML`, i.name), children: contents(i.opens) });
       } else {
         if (i.opens) hideAll(i.opens, i.id);
         items.set(i.id, { type: 'installation', id: i.id, installation: i, box: false, collapsed: isShut, hidden: i.opens ? countInside(i.opens) : 0 });
@@ -88,7 +113,7 @@ export function scopeLayoutInput(g: ScopeGraphView, collapsed: ReadonlySet<strin
   const namespaces = g.scopes.filter((s) => s.parent === null);
   const children: ElkNode[] = namespaces.map((s) => {
     items.set(s.id, { type: 'namespace', id: s.id, label: s.label });
-    return { id: s.id, layoutOptions: BOX_OPTIONS, children: contents(s.id) };
+    return { id: s.id, layoutOptions: boxOptions(`namespace ${s.label} · root scope`, `namespace ${s.label} · root scope`), children: contents(s.id) };
   });
 
   const edges: ScopeLayoutInput['edges'] = [];
@@ -111,9 +136,10 @@ export function scopeLayoutInput(g: ScopeGraphView, collapsed: ReadonlySet<strin
       'elk.spacing.nodeNode': '24',
       'elk.layered.spacing.nodeNodeBetweenLayers': '48',
       'elk.spacing.componentComponent': '40',
+      'elk.edgeLabels.placement': 'CENTER',
     },
     children,
-    edges: edges.map((e) => ({ id: e.id, sources: [e.source], targets: [e.target] })),
+    edges: edges.map((e) => ({ id: e.id, sources: [e.source], targets: [e.target], labels: e.label ? [{ text: e.label, ...edgeLabelSize(e.label) }] : [] })),
   };
   return { root, items, edges };
 }
