@@ -137,9 +137,9 @@ function EditorForm(props: {
   };
   const [confirmDelete, setConfirmDelete] = useState(false);
   const dirty = text !== saved;
+  const kind = props.id?.kind ?? props.kind ?? 'bundle';
   // The side panel holds the preview (for those who may save) and Try it (a Capact policy).
   const sidePanel = !readOnly || kind === 'policy';
-  const kind = props.id?.kind ?? props.kind ?? 'bundle';
   const uri = useMemo(
     () => (props.id ? modelUriFor(props.id.kind, props.id.namespace, props.id.name) : newObjectUri(kind)),
     [props.id, kind],

@@ -687,7 +687,7 @@ type ClaimOutcomeView = { status: ClaimOutcome['status']; to: string | null; err
  */
 function changedOutcomes(before: DesiredState | null, after: DesiredState): { namespace: string; name: string; kind: NonNullable<ClaimOutcome['kind']> | null; before: ClaimOutcomeView | null; after: ClaimOutcomeView | null }[] {
   const view = (c: ClaimOutcome | undefined): ClaimOutcomeView | null =>
-    c ? { status: c.status, to: c.status === 'resolved' && c.instance ? instanceKey.readable(c.instance).replace(/ · root$/, '') : null, error: c.status === 'resolved' ? null : (c.errors[0] ?? null) } : null;
+    c ? { status: c.status, to: c.status === 'resolved' && c.instance ? instanceKey.displayName(c.instance) : null, error: c.status === 'resolved' ? null : (c.errors[0] ?? null) } : null;
   const id = (c: ClaimOutcome) => `${c.kind ?? 'claim'}|${c.namespace}/${c.name}`;
   const was = new Map((before?.claims ?? []).map((c) => [id(c), c]));
   const will = new Map(after.claims.map((c) => [id(c), c]));
