@@ -622,7 +622,7 @@ describe(`REST API: the envelope and every refusal (${transport})`, () => {
     const page = await call('/docs');
     assert.equal(page.status, 200);
     const html = await page.text();
-    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs-init.js']) {
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs-init.js', 'docs.css']) {
       assert.ok(html.includes(`${API_PREFIX}/docs/${asset}`), asset);
       const a = await call(`/docs/${asset}`);
       assert.equal(a.status, 200, asset);
