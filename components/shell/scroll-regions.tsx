@@ -24,11 +24,16 @@ function mark(root: HTMLElement) {
     const ours = el.hasAttribute(MARK);
     if (scrolls && !ours && !el.hasAttribute('tabindex')) {
       const named = !el.hasAttribute('aria-label');
-      el.setAttribute(MARK, named ? 'named' : '');
+      // A name needs a role that takes one: a table or list has its own, a plain box becomes a region.
+      const region = !el.hasAttribute('role') && (el.tagName === 'DIV' || el.tagName === 'PRE');
+      el.setAttribute(MARK, `${named ? 'named' : ''} ${region ? 'region' : ''}`);
       el.tabIndex = 0;
       if (named) el.setAttribute('aria-label', regionName(el));
+      if (region) el.setAttribute('role', 'region');
     } else if (!scrolls && ours) {
-      if (el.getAttribute(MARK) === 'named') el.removeAttribute('aria-label');
+      const added = el.getAttribute(MARK) ?? '';
+      if (added.includes('named')) el.removeAttribute('aria-label');
+      if (added.includes('region')) el.removeAttribute('role');
       el.removeAttribute(MARK);
       el.removeAttribute('tabindex');
     }
