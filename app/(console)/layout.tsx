@@ -4,6 +4,7 @@ import { getServerSession } from 'next-auth';
 import type { ReactNode } from 'react';
 import { TRPCReactProvider } from '@/app/_trpc/client';
 import { Nav } from '@/components/shell/nav';
+import { ScrollRegions } from '@/components/shell/scroll-regions';
 import { isDomainAdmin } from '@/server/engine/acl';
 import { actorFromSession, authOptions } from '@/server/auth/options';
 import { getRuntime } from '@/server/runtime';
@@ -29,6 +30,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         <main className="main" id="main">
           {children}
         </main>
+        <ScrollRegions rootId="main" />
       </div>
     </TRPCReactProvider>
   );

@@ -19,6 +19,9 @@ export default function DiffEditorImpl({ original, modified, height, ariaLabel }
       scrollBeyondLastLine: false,
       fontSize: 13,
       ariaLabel: ariaLabel ?? 'Differences',
+      // Each side is an editor of its own with its own input: each needs a name (axe: aria-input-field-name).
+      originalAriaLabel: `${ariaLabel ?? 'Differences'}: before`,
+      modifiedAriaLabel: `${ariaLabel ?? 'Differences'}: after`,
       hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 },
     });
     diff.setModel({ original: a, modified: b });

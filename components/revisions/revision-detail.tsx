@@ -469,7 +469,8 @@ function ApplyEvents({ id, live }: { id: number; live: boolean }) {
   const events = useQuery({ ...trpc.revisions.events.queryOptions({ id }), refetchInterval: live ? 1000 : false });
   if (!events.data) return null;
   return (
-    <ol className="events" data-testid="apply-events">
+    // It scrolls past a few events: a tab stop with a name, so keyboard users can scroll it too.
+    <ol className="events" data-testid="apply-events" tabIndex={0} aria-label="Apply events">
       {events.data.map((e) => (
         <li key={e.id} className={`event-${e.kind}`}>
           <span className="muted">

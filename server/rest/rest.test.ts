@@ -624,7 +624,7 @@ describe(`REST API: the envelope and every refusal (${transport})`, () => {
     const html = await page.text();
     // A reader who came from the console's navigation has a way back.
     assert.match(html, /<a href="\/objects"[^>]*>← Back to the Keelson console<\/a>/);
-    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs-init.js', 'docs-keelson.css']) {
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs-init.js', 'docs.css']) {
       assert.ok(html.includes(`${API_PREFIX}/docs/${asset}`), asset);
       const a = await call(`/docs/${asset}`);
       assert.equal(a.status, 200, asset);
