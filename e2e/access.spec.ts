@@ -29,10 +29,11 @@ test('a service consumer sees a bundle read-only, with the reason, before typing
   await editEditorText(page, (t) => t.replace('namespace: platform', 'namespace: social').replace('my-service', 'twitter_stats'));
   // The text is valid: wait until the editor's own check agrees before creating.
   await expect(page.getByTestId('problem-count')).toHaveText('0');
-  // This spec runs first: nothing is deployed yet, and the preview says why it lists everything.
-  await expect(page.getByTestId('preview-from-empty')).toContainText('Nothing is deployed yet');
+  // The demo starts deployed (revision #1 applied): the preview compares with that, not with nothing.
+  await expect(page.getByTestId('preview-summary')).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('preview-from-empty')).toHaveCount(0);
   await page.getByRole('button', { name: /^Create/ }).click();
-  await expect(page).toHaveURL(/\/objects\/claim\/social\/my-claim$/);
+  await expect(page).toHaveURL(/\/objects\/claim\/social\/my-claim(\?saved=\d+)?$/);
   await expect(page.getByRole('heading', { name: /social\/my-claim/ })).toBeVisible();
 });
 

@@ -51,8 +51,9 @@ test('create and delete an object; server-side errors show as a message', async 
   await expect(editor.locator('.view-lines')).toContainText('user: Bob');
   await expect(editor.locator('.view-lines')).not.toContainText('namespace: main');
   await page.getByRole('button', { name: /^Create/ }).click();
-  await expect(page).toHaveURL(/\/objects\/claim\/[^/]+\/my-claim$/);
-  const namespace = page.url().split('/').at(-2)!;
+  // The created object's page, with the save's banner (?saved=N).
+  await expect(page).toHaveURL(/\/objects\/claim\/[^/]+\/my-claim(\?saved=\d+)?$/);
+  const namespace = new URL(page.url()).pathname.split('/').at(-2)!;
   await expect(page.getByRole('heading', { name: `${namespace}/my-claim` })).toBeVisible();
 
   // Creating the same object again is refused by the server.

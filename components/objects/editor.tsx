@@ -469,9 +469,10 @@ function EditorForm(props: {
         />
         {sidePanel && (
           <aside className="editor-side" aria-label="Side panel" data-testid="editor-side">
+            {/* A Capact policy is there to be tried: Try it comes first. */}
+            {kind === 'policy' && <CapactTryIt text={text} />}
             {!readOnly && !dirty && <p className="muted preview-hint">Edit the YAML: what your change would deploy, and who must accept it, shows here as you type.</p>}
             <RevisionPreview text={text} enabled={!readOnly && dirty && errors.length === 0} />
-            {kind === 'policy' && <CapactTryIt text={text} />}
           </aside>
         )}
       </div>
