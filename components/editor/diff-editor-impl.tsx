@@ -25,6 +25,10 @@ export default function DiffEditorImpl({ original, modified, height, ariaLabel }
       hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 },
     });
     diff.setModel({ original: a, modified: b });
+    // Monaco 0.57 does not hand originalAriaLabel/modifiedAriaLabel to each side's
+    // input (its edit context stayed unnamed; axe: aria-input-field-name): name them here.
+    diff.getOriginalEditor().updateOptions({ ariaLabel: `${ariaLabel ?? 'Differences'}: before` });
+    diff.getModifiedEditor().updateOptions({ ariaLabel: `${ariaLabel ?? 'Differences'}: after` });
     return () => {
       // Detach the models first: disposing the editor while it still holds
       // them lets a pending diff computation touch disposed services
