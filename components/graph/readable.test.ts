@@ -163,6 +163,17 @@ describe('the first view', () => {
     assert.ok(Math.abs(one.zoom - FULL_LABELS_FROM) < 1e-9, String(one.zoom));
   });
 
+  test('a relevant area inside a namespace opens with that namespace\'s title on screen, when both fit readably', () => {
+    const groups = [box(0, 0, 4000, 3000), box(1800, 800, 1000, 600)];
+    const v = firstView({ pane, groups, focus: [{ x: 2000, y: 1000, width: 200, height: 60 }] });
+    assert.equal(v.all, false);
+    // The inner namespace's title band (its top left) is part of the area; the outer one's is too far to fit.
+    assert.deepEqual(v.area, { x: 1800, y: 800, width: 400, height: 260 });
+    const sx = (gx: number) => gx * v.zoom + v.x;
+    const sy = (gy: number) => gy * v.zoom + v.y;
+    assert.ok(sx(1800) >= 0 && sy(800) >= 0 && sx(2200) <= pane.width && sy(1060) <= pane.height);
+  });
+
   test('nothing relevant: the first namespace (not the users), from its top left, the rest of the graph following it on screen', () => {
     const v = firstView({ pane, groups: [box(0, 0, 300, 3000, 'users'), box(400, 0, 3000, 3000)], focus: [] });
     assert.equal(v.zoom, MIN_FIRST_ZOOM);

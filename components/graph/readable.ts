@@ -172,6 +172,7 @@ export function firstView(input: FirstViewInput): Viewport & { area: Rect; all: 
       if (picked && !fits(next)) break;
       picked = next;
     }
+    if (picked) picked = withGroupTitle(picked, input.groups, fits);
     const firstNamespace = input.groups.find((g) => g.kind !== 'users') ?? input.groups[0];
     area = picked ?? firstNamespace ?? all;
     fromTopLeft = !picked;
@@ -183,6 +184,24 @@ export function firstView(input: FirstViewInput): Viewport & { area: Rect; all: 
   const x = !fromTopLeft && w <= pane.width - 2 * padding ? (pane.width - w) / 2 : padding;
   const y = !fromTopLeft && h <= pane.height - 2 * padding ? (pane.height - h) / 2 : padding;
   return { x: x - area.x * zoom, y: y - area.y * zoom, zoom, area, all: whole };
+}
+
+/** How much of a group's top left its title takes (graph units): the header band, and the start of the title. */
+const TITLE_BAND = { width: 240, height: 36 };
+
+/**
+ * The relevant area grown to show the title of a group holding it — the
+ * outermost one whose title still fits readably with it — so a first view
+ * on part of a graph says which namespace it is in.
+ */
+function withGroupTitle(area: Rect, groups: readonly Rect[], fits: (r: Rect) => boolean): Rect {
+  const inside = (g: Rect) => area.x >= g.x && area.y >= g.y && area.x + area.width <= g.x + g.width && area.y + area.height <= g.y + g.height;
+  const holders = groups.filter(inside).sort((a, b) => b.width * b.height - a.width * a.height);
+  for (const g of holders) {
+    const grown = union([area, { x: g.x, y: g.y, width: Math.min(g.width, TITLE_BAND.width), height: TITLE_BAND.height }])!;
+    if (fits(grown)) return grown;
+  }
+  return area;
 }
 
 /**

@@ -7,8 +7,9 @@
  * demo's first revision applied. server/seed/demo.test.ts checks the same
  * demo without a browser.
  *
- * Named to run before the specs that add to the shared console (zz-*): it
- * reads what the seed wrote and changes nothing.
+ * Named to run first (files run in name order on one shared console): the
+ * other specs add claims, some failing on purpose, and this one reads the
+ * console as the seed left it, changing nothing.
  */
 import { expect, test } from '@playwright/test';
 import { signIn } from './fixtures';
