@@ -110,6 +110,8 @@ test('carol sees "Roll back to this" disabled, with the reason, where sam may us
   await sam.goto(`${DEMO_URL}/revisions`);
   const rows = sam.getByTestId('revisions-table').getByRole('row');
   await expect(rows.nth(1)).toBeVisible();
+  // A just-started demo may still be applying revision #1: wait until no revision is on its way.
+  await expect(sam.getByTestId('revisions-table').getByTestId('revision-status').filter({ hasText: /^(accepted|applying)$/ })).toHaveCount(0, { timeout: 120_000 });
   const applied = rows.filter({ hasText: /\bapplied\b/ });
   if ((await applied.count()) === 0) {
     await rows.nth(1).getByRole('link').first().click();
