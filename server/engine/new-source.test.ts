@@ -150,7 +150,8 @@ test('a toy source flows through validation, the stages, the plan, the graphs an
   const node = graph.nodes.find((n) => n.kind === 'instance' && n.key === toy[0]!.key);
   assert.ok(node && node.kind === 'instance');
   assert.equal(node.source, 'toy');
-  assert.equal(node.label, 'configmap');
+  // The one name an instance has everywhere (plan, events, graph): instanceKey.displayName.
+  assert.equal(node.label, 'main · toy · gizmo · configmap');
   assert.equal(node.group, 'target:system/k8s/main');
 
   // The GitOps renderer writes its manifest with Keelson's labels.
