@@ -106,27 +106,9 @@ test('carol sees "Roll back to this" disabled, with the reason, where sam may us
   test.setTimeout(180_000);
   const sam = await (await browser.newContext()).newPage();
   await signIn(sam, 'sam');
-  // An applied revision: the demo’s newest, once accepted (a seeded demo may have one applied already).
-  await sam.goto(`${DEMO_URL}/revisions`);
-  const rows = sam.getByTestId('revisions-table').getByRole('row');
-  await expect(rows.nth(1)).toBeVisible();
-  // A just-started demo may still be applying revision #1: wait until no revision is on its way.
-  await expect(sam.getByTestId('revisions-table').getByTestId('revision-status').filter({ hasText: /^(accepted|applying)$/ })).toHaveCount(0, { timeout: 120_000 });
-  const applied = rows.filter({ hasText: /\bapplied\b/ });
-  if ((await applied.count()) === 0) {
-    await rows.nth(1).getByRole('link').first().click();
-    await expect(sam.getByTestId('revision-status')).toHaveText('pending');
-    const accept = sam.getByRole('button', { name: /^Accept / });
-    await expect(accept.first()).toBeEnabled();
-    for (const name of await accept.allTextContents()) {
-      await sam.getByRole('button', { name }).click();
-      await expect(sam.getByTestId('decision-status')).toContainText(/Accepted section|queued for apply|All sections accepted/);
-    }
-    await expect(sam.getByTestId('revision-status')).toHaveText('applied', { timeout: 120_000 });
-  } else {
-    await applied.first().getByRole('link').first().click();
-    await expect(sam.getByTestId('revision-status')).toHaveText('applied');
-  }
+  // An applied revision: the demo starts deployed, its revision #1 accepted before the console serves and applied by its worker.
+  await sam.goto(`${DEMO_URL}/revisions/1`);
+  await expect(sam.getByTestId('revision-status')).toHaveText('applied', { timeout: 120_000 });
   const url = sam.url();
   await expect(sam.getByRole('button', { name: 'Roll back to this' })).toBeEnabled();
   await expect(sam.getByTestId('rollback-why')).toHaveCount(0);
