@@ -86,11 +86,14 @@ const InstallationNode = memo(function InstallationNode({ data }: NodeProps<Inst
     <div className={`gnode lnode phase-${i.phase}${i.removed ? ' lnode-removed' : ''}`} data-testid={`installation-${i.path}`} title={[...i.errors.map((e) => e.message), ...(i.removed ? [i.phases.at(-1)?.reason ?? ''] : [])].join('\n') || undefined}>
       <Ports />
       <div className="gnode-kind">
-        {toggle} installation{item.collapsed ? <span className="gnode-owner"> · {item.hidden} inside</span> : null}
+        installation{item.collapsed ? <span className="gnode-owner"> · {item.hidden} inside</span> : null}
         {i.removed ? <span className="gnode-owner"> · removed</span> : null}
         <InstallationYaml i={i} />
       </div>
-      <div className="gnode-label">{i.name}</div>
+      {/* The toggle sits with the name, not the kind line: far out only the name shows, and a folded scope must still open. */}
+      <div className="gnode-label">
+        {toggle} {i.name}
+      </div>
       <div className="gnode-sub">
         <span className={`lphase phase-${i.phase}`}>{i.phase}</span>
       </div>
