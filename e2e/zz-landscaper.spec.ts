@@ -2,7 +2,8 @@
  * Landscaper in the console: the seed's `application` blueprint installed
  * twice in one namespace (through the CLI, as a pipeline would), seen as two
  * separate scopes in the scope graph, an import value one click away, a
- * scope folded and opened again — and a cycle between installations
+ * scope folded and opened again, a declared DataObject's YAML one link away —
+ * and a cycle between installations
  * reported with its path.
  *
  * Named to run last (after zz-capact): it adds installations to the
@@ -59,10 +60,19 @@ test('installations: one blueprint twice makes two scopes; an import value is on
   await expect(panel.getByTestId('scope-panel-title')).toHaveText('application/database');
   await expect(panel.getByTestId('scope-exports-databaseaccess')).toContainText('postgres://db.cluster/shop');
 
+  // A DataObject declared in the namespace is an object of its own: its panel links to its YAML.
+  // (Dispatched: the view may be centred elsewhere, and a canvas node cannot be scrolled to.)
+  await graph.getByTestId('object-obj:ns:landscape:data:config2').dispatchEvent('click');
+  const objectPanel = page.getByRole('complementary', { name: 'Object config2' });
+  await expect(objectPanel).toContainText('DataObject · declared');
+  await objectPanel.getByRole('link', { name: 'Open its YAML' }).click();
+  await expect(page).toHaveURL(/\/objects\/dataobject\/landscape\/config2$/);
+  await expect(page.getByTestId('yaml-editor').locator('.view-lines')).toContainText('config2', { timeout: 60_000 });
+
   // Two installations importing each other's exports: the cycle, with its path.
   const c = keelson(['apply', 'server/testing/landscaper-cycle.yaml']);
   expect(c.status, c.stderr).toBe(0);
-  await page.reload();
+  await page.goto('/installations?namespace=landscape');
   await expect(page.getByTestId('scope-errors')).toContainText(/cycle/i);
   await expect(page.getByTestId('scope-cycle')).toHaveText(/^(ping → pong → ping|pong → ping → pong)$/);
   await expect(page.getByTestId('scope-errors').getByRole('alert')).toHaveCount(1);

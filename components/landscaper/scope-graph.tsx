@@ -18,7 +18,7 @@ import type { ScopeGraphView } from '@/server/services/landscaper.types';
 import { firstView, lodFor, MIN_FIRST_ZOOM, refitAfterResize, union, type Rect } from '../graph/readable';
 import { objectHref } from '../objects/links';
 import { Alert, EmptyState, ErrorState, LoadingState } from '../ui/states';
-import { cyclePath, placedNodes, scopeLayoutInput, type ElkNode, type PlacedNode, type ScopeItem } from './scope-layout';
+import { cyclePath, declaredObjectHref, placedNodes, scopeLayoutInput, type ElkNode, type PlacedNode, type ScopeItem } from './scope-layout';
 
 type NamespaceFlowNode = Node<{ label: string }, 'namespace'>;
 type InstallationFlowNode = Node<{ item: Extract<ScopeItem, { type: 'installation' }>; onToggle: (id: string) => void }, 'installation'>;
@@ -101,14 +101,22 @@ const InstallationNode = memo(function InstallationNode({ data }: NodeProps<Inst
   );
 });
 
+const OBJECT_KIND = { data: 'DataObject', target: 'Target', secret: 'Secret', configmap: 'ConfigMap' } as const;
+
 const ObjectNode = memo(function ObjectNode({ data }: NodeProps<ObjectFlowNode>) {
   const o = data.item.object;
-  const kind = { data: 'DataObject', target: 'Target', secret: 'Secret', configmap: 'ConfigMap' }[o.kind];
+  const kind = OBJECT_KIND[o.kind];
+  const href = declaredObjectHref(o);
   return (
     <div className={`gnode lobj lobj-${o.kind}${o.origin === 'missing' ? ' lobj-missing' : ''}`} data-testid={`object-${o.id}`}>
       <Ports />
       <div className="gnode-kind">
         {kind} <span className="gnode-owner">· {o.origin}</span>
+        {href ? (
+          <a className="gnode-yaml nodrag nopan" href={href} onClick={stop} tabIndex={-1} aria-label={`YAML of ${kind} ${o.key}`}>
+            YAML
+          </a>
+        ) : null}
       </div>
       <div className="gnode-label">{o.key}</div>
     </div>
@@ -258,9 +266,14 @@ function Details({ g, id, onClose }: { g: ScopeGraphView; id: string; onClose: (
       <aside className="graph-panel" aria-label={`Object ${obj.key}`} data-testid="scope-panel">
         <div className="graph-panel-head">
           <div>
-            <p className="muted">{obj.kind === 'data' ? 'DataObject' : obj.kind} · {obj.origin}</p>
+            <p className="muted">{OBJECT_KIND[obj.kind]} · {obj.origin}</p>
             <h2>{obj.key}</h2>
             <p className="muted">in {g.scopes.find((s) => s.id === obj.scope)?.label}</p>
+            {declaredObjectHref(obj) ? (
+              <p>
+                <a href={declaredObjectHref(obj)!}>Open its YAML</a>
+              </p>
+            ) : null}
           </div>
           <button type="button" className="btn btn-small" onClick={onClose}>
             Close

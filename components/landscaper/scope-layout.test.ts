@@ -8,7 +8,7 @@ import { installAll } from '@/server/engine/landscaper';
 import { scopeGraph } from '@/server/engine/landscaper/scope-graph';
 import { loadObjects } from '@/server/engine/model/validate';
 import type { ScopeGraphView } from '@/server/services/landscaper.types';
-import { boxTitleWidth, cyclePath, edgeLabelSize, placedNodes, scopeLayoutInput, type ElkNode } from './scope-layout';
+import { boxTitleWidth, cyclePath, declaredObjectHref, edgeLabelSize, placedNodes, scopeLayoutInput, type ElkNode } from './scope-layout';
 
 /** The fixture's scope graph, as the service builds it. */
 function view(): ScopeGraphView {
@@ -110,6 +110,19 @@ describe('scope graph layout', () => {
       }
     }
     assert.ok(boxes >= 4);
+  });
+
+  test('a DataObject or Target declared in the namespace links to its YAML; exported values and parent imports have none', () => {
+    const g = view();
+    const links = Object.fromEntries(g.objects.map((o) => [o.id, declaredObjectHref(o)]));
+    assert.equal(links['obj:ns:landscape:data:config'], '/objects/dataobject/landscape/config');
+    assert.equal(links['obj:ns:landscape:target:cluster2'], '/objects/target/landscape/cluster2');
+    // Written by application's export, not declared: no object of its own.
+    assert.equal(links['obj:ns:landscape:data:exports'], null);
+    // Inside application2's scope: handed down from its imports.
+    const inner = g.objects.filter((o) => o.scope.startsWith('scope:'));
+    assert.ok(inner.length > 0);
+    for (const o of inner) assert.equal(links[o.id], null, o.id);
   });
 
   test('a cycle reads as a path', () => {

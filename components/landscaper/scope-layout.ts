@@ -9,6 +9,7 @@
  * at it. Pure functions: tested without a browser.
  */
 import type { ScopeGraphView } from '@/server/services/landscaper.types';
+import { objectHref } from '../objects/links';
 
 export type ScopeInstallation = ScopeGraphView['installations'][number];
 export type ScopeObject = ScopeGraphView['objects'][number];
@@ -168,4 +169,16 @@ export function placedNodes(laidOut: ElkNode, items: ReadonlyMap<string, ScopeIt
 /** `ping → pong → ping`: a cycle as people read it. */
 export function cyclePath(cycle: readonly string[] | undefined): string {
   return (cycle ?? []).join(' → ');
+}
+
+/**
+ * The Keelson object a scope object was written as, when it was: a DataObject
+ * or Target declared in a namespace (the root scope) is an object of that
+ * name. Values written by an export or handed down from a parent's imports
+ * have no YAML of their own (their installation's link is one edge away).
+ */
+export function declaredObjectHref(o: Pick<ScopeObject, 'kind' | 'key' | 'origin' | 'scope'>): string | null {
+  if (o.origin !== 'declared' || !o.scope.startsWith('ns:')) return null;
+  if (o.kind !== 'data' && o.kind !== 'target') return null;
+  return objectHref({ kind: o.kind === 'data' ? 'dataobject' : 'target', namespace: o.scope.slice('ns:'.length), name: o.key });
 }
