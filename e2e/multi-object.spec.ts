@@ -1,4 +1,8 @@
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { strToU8, zipSync } from 'fflate';
 import { setEditorText, signIn } from './fixtures';
 
 /**
@@ -97,11 +101,50 @@ test('Import files loads several .yaml files into the editor; Create makes every
     { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not policy') },
   ]);
   await expect(page.getByTestId('save-status')).toContainText('Imported bundle.yaml, service.yml');
-  await expect(page.getByTestId('save-status')).toContainText('Not taken (only .yaml and .yml): notes.txt');
+  await expect(page.getByTestId('save-status')).toContainText('Not taken (only .yaml and .yml files, and blueprint folders): notes.txt');
   await expect(editor.locator('.view-lines')).toContainText(`name: ${name}`);
   await expect(page.getByTestId('problem-count')).toHaveText('0');
   await page.getByRole('button', { name: /^Create/ }).click();
   await expect(page.getByTestId('save-status')).toContainText(/Saved as generation \d+\./);
   await expect(page.getByTestId('created-objects')).toContainText(`bundle platform/${name}`);
   await expect(page.getByTestId('created-objects')).toContainText(`service platform/${name}`);
+});
+
+/** A Landscaper blueprint from the corpus: blueprint.yaml and the two execution templates it names. */
+const CORPUS_BLUEPRINT = 'corpus/landscaper/test/integration/testdata/import-export/v0.1.0/blueprint';
+
+test('Import folder takes a Landscaper blueprint folder as one Blueprint (its templates its files) beside the folder\'s objects; Import files opens a zip the same way', async ({ page }) => {
+  await signIn(page, 'sam');
+  await page.goto('/objects/new?kind=blueprint');
+  const editor = page.getByTestId('yaml-editor');
+  await expect(editor.locator('.view-lines')).toContainText('kind: Blueprint', { timeout: EDITOR_LOAD });
+  await page.locator('#namespace-select').selectOption('garden');
+
+  // landscape/app-<suffix>/{blueprint.yaml, deploy-execution.yaml, export-execution.yaml} and landscape/config.yaml.
+  const top = join(mkdtempSync(join(tmpdir(), 'keelson-import-')), `landscape-${suffix}`);
+  cpSync(CORPUS_BLUEPRINT, join(top, `app-${suffix}`), { recursive: true });
+  writeFileSync(join(top, 'config.yaml'), `apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: DataObject\nmetadata: {name: cfg-${suffix}, namespace: garden}\ndata: imported\n`);
+  mkdirSync(join(top, 'docs'));
+  writeFileSync(join(top, 'docs', 'README.md'), '# not policy');
+  await page.getByLabel(/Import folder/).setInputFiles(top);
+  const status = page.getByTestId('save-status');
+  await expect(status).toContainText(`Imported landscape-${suffix}/config.yaml, landscape-${suffix}/app-${suffix}/ (blueprint app-${suffix}, 2 files)`);
+  await expect(status).toContainText(`Not taken (only .yaml and .yml files, and blueprint folders): landscape-${suffix}/docs/README.md`);
+  await expect(editor.locator('.view-lines')).toContainText('deploy-execution.yaml:');
+  await expect(page.getByTestId('problem-count')).toHaveText('0');
+  await page.getByRole('button', { name: /^Create/ }).click();
+  await expect(status).toContainText(/Saved as generation \d+\./);
+  await expect(page.getByTestId('created-objects')).toContainText(`blueprint garden/app-${suffix}`);
+  await expect(page.getByTestId('created-objects')).toContainText(`dataobject garden/cfg-${suffix}`);
+
+  // The same blueprint's files zipped at the top: the blueprint is named after the zip.
+  await page.goto('/objects/new?kind=blueprint');
+  await expect(editor.locator('.view-lines')).toContainText('kind: Blueprint', { timeout: EDITOR_LOAD });
+  await page.locator('#namespace-select').selectOption('garden');
+  const zip = zipSync(Object.fromEntries(readdirSync(CORPUS_BLUEPRINT).map((f) => [f, strToU8(readFileSync(join(CORPUS_BLUEPRINT, f), 'utf8'))])));
+  await page.getByLabel(/Import files/).setInputFiles({ name: `zipped-${suffix}.zip`, mimeType: 'application/zip', buffer: Buffer.from(zip) });
+  await expect(status).toContainText(`Imported zipped-${suffix}/ (blueprint zipped-${suffix}, 2 files)`);
+  await expect(page.getByTestId('problem-count')).toHaveText('0');
+  await page.getByRole('button', { name: /^Create/ }).click();
+  await expect(page.getByTestId('created-objects')).toContainText(`blueprint garden/zipped-${suffix}`);
 });

@@ -16,7 +16,8 @@ import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { objectHref } from './links';
 import { claimHref, isRequestKind } from '../claims/status';
 import { newObjectChoices, newObjectTemplates, templateFor } from './templates';
-import { isYamlFile, joinImportedFiles } from './import-files';
+import { isZipFile, planImport, type ImportEntry } from './import-files';
+import { IMPORT_LIMITS, readZip } from './zip';
 import { RevisionPreview } from '../revisions/preview';
 import { CapactTryIt } from '../capact/try-it';
 
@@ -266,25 +267,54 @@ function EditorForm(props: {
     }
   };
 
-  // Imported files replace the text (after asking, if it was edited); Create then saves every object in them at once.
+  // Imported files, folders and zips replace the text (after asking, if it was edited); Create then saves every object in them at once.
   const onImport = async (input: HTMLInputElement) => {
-    const files = [...(input.files ?? [])];
+    const picked = [...(input.files ?? [])];
     input.value = '';
-    if (files.length === 0) return;
-    const taken = files.filter((f) => isYamlFile(f.name));
-    const skipped = files.filter((f) => !isYamlFile(f.name)).map((f) => f.name);
-    if (taken.length === 0) {
-      setStatus({ kind: 'error', text: `Nothing imported: ${skipped.join(', ')} — only .yaml and .yml files are taken.` });
+    if (picked.length === 0) return;
+    const size = picked.reduce((n, f) => n + f.size, 0);
+    if (picked.length > IMPORT_LIMITS.files || size > IMPORT_LIMITS.bytes) {
+      setStatus({ kind: 'error', text: `Nothing imported: ${picked.length} files of ${(size / 1024 / 1024).toFixed(1)} MiB — an import holds at most ${IMPORT_LIMITS.files} files and 10 MiB.` });
       return;
     }
     if (dirty && !window.confirm('Replace your changes with the imported files?')) return;
-    const next = joinImportedFiles(await Promise.all(taken.map(async (f) => ({ name: f.name, text: await f.text() }))));
-    textRef.current = next;
-    setText(next);
+    setStatus({ kind: 'info', text: `Reading ${picked.length} file${picked.length === 1 ? '' : 's'}…` });
+    const entries: ImportEntry[] = [];
+    const unread: string[] = [];
+    const problems: string[] = [];
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    for (const f of picked) {
+      // A folder's files carry their path below the folder picked (its name first).
+      const path = f.webkitRelativePath || f.name;
+      if (isZipFile(f.name)) {
+        const z = readZip(f.name, new Uint8Array(await f.arrayBuffer()));
+        if (z.problem) problems.push(z.problem);
+        const stem = path.replace(/\.zip$/i, '');
+        entries.push(...z.entries.map((e) => ({ path: `${stem}/${e.path}`, text: e.text })));
+        unread.push(...z.skipped.map((x) => `${stem}/${x}`));
+        continue;
+      }
+      try {
+        entries.push({ path, text: decoder.decode(await f.arrayBuffer()) });
+      } catch {
+        unread.push(`${path} (not text)`);
+      }
+    }
+    const plan = planImport(entries, { namespace: props.namespace });
+    problems.push(...plan.problems);
+    const skipped = [...unread, ...plan.skipped];
+    const notTaken = skipped.length ? ` Not taken (only .yaml and .yml files, and blueprint folders): ${skipped.join(', ')}.` : '';
+    if (plan.text.trim() === '' || plan.text.length > IMPORT_LIMITS.bytes) {
+      const why = plan.text.trim() === '' ? 'no objects in what was picked' : 'the objects are over the limit of 10 MiB';
+      setStatus({ kind: 'error', text: `Nothing imported: ${why}.${problems.length ? ` ${problems.join('; ')}.` : ''}${notTaken}` });
+      return;
+    }
+    textRef.current = plan.text;
+    setText(plan.text);
     setServerMarkers([]);
     setStatus({
-      kind: skipped.length ? 'warning' : 'info',
-      text: `Imported ${taken.map((f) => f.name).join(', ')}: check the problems below, then Create saves every object as one generation.${skipped.length ? ` Not taken (only .yaml and .yml): ${skipped.join(', ')}.` : ''}`,
+      kind: problems.length || skipped.length ? 'warning' : 'info',
+      text: `Imported ${plan.taken.join(', ')}: check the problems below, then Create saves every object as one generation.${problems.length ? ` Not imported: ${problems.join('; ')}.` : ''}${notTaken}`,
     });
   };
 
@@ -353,10 +383,17 @@ function EditorForm(props: {
             </>
           )}
           {!props.id && !readOnly && (
-            <label className="btn" title="Load .yaml files into the editor: every object in them is created as one generation">
-              Import files…
-              <input type="file" className="sr-only" multiple accept=".yaml,.yml" onChange={(e) => void onImport(e.currentTarget)} />
-            </label>
+            <>
+              <label className="btn" title="Load .yaml files or zips into the editor: every object in them is created as one generation">
+                Import files…
+                <input type="file" className="sr-only" multiple accept=".yaml,.yml,.zip" onChange={(e) => void onImport(e.currentTarget)} />
+              </label>
+              <label className="btn" title="Load a folder: its .yaml files, and each folder holding a blueprint.yaml as one Landscaper Blueprint">
+                Import folder…
+                {/* webkitdirectory: a folder picker in every browser we serve; React does not know the attribute, so it is passed as written. */}
+                <input type="file" className="sr-only" multiple {...{ webkitdirectory: '' }} onChange={(e) => void onImport(e.currentTarget)} />
+              </label>
+            </>
           )}
           {props.id && isRequestKind(props.id.kind) && (
             <Link className="btn" href={claimHref({ ...props.id, kind: props.id.kind })}>
