@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 
 /** Unknown addresses: Keelson's own 404 page. */
 export default function NotFound() {

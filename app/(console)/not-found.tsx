@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 
 /** A console page about something that does not exist: HTTP 404, inside the console, with a way back. */
 export default function ConsoleNotFound() {

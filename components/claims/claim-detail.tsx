@@ -6,7 +6,7 @@
  */
 import { DeploymentLayout } from '../dm/deployment-layout';
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { useTRPC } from '@/app/_trpc/client';
 import { formatPath, parseObjectRef, type Diagnostic } from '@/server/engine/diagnostics';
 import { objectHref } from '../objects/links';

@@ -1,7 +1,7 @@
 'use client';
 /** Every claim of a generation with its outcome: resolved, rejected (by policy) or error. */
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useTRPC } from '@/app/_trpc/client';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';

@@ -5,7 +5,7 @@
  * manifest and JSON path in the layout. Filter by typing.
  */
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { useId, useMemo, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { claimHref } from '../claims/status';

@@ -7,7 +7,7 @@
  * revision, node), so any graph can be linked to.
  */
 import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';

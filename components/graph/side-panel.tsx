@@ -6,7 +6,7 @@
  * target, claims, actual state and apply events.
  */
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { useEffect, useRef } from 'react';
 import { stringify } from 'yaml';
 import { useTRPC } from '@/app/_trpc/client';

@@ -4,7 +4,7 @@
  * difference between any two generations in Monaco's diff editor.
  */
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useTRPC } from '@/app/_trpc/client';
 import { DiffEditor } from '../editor';

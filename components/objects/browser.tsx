@@ -4,7 +4,7 @@
  * table of objects. Filters live in the URL so views can be shared.
  */
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';

@@ -6,7 +6,7 @@
  * nothing is lost: the text stays in the editor.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
@@ -18,7 +18,7 @@ import { claimHref, isRequestKind } from '../claims/status';
 import { newObjectChoices, newObjectTemplates, templateFor } from './templates';
 import { isZipFile, planImport, type ImportEntry } from './import-files';
 import { IMPORT_LIMITS, readZip } from './zip';
-import { RevisionPreview } from '../revisions/preview';
+import { RevisionPreview, useSettledText } from '../revisions/preview';
 import { CapactTryIt } from '../capact/try-it';
 
 type Id = { kind: string; namespace: string; name: string };
@@ -124,6 +124,7 @@ function EditorForm(props: {
   const pathname = usePathname();
   const schemas = useQuery(trpc.policy.schemas.queryOptions(undefined, { staleTime: Infinity }));
   const [text, setText] = useState(props.initialText);
+  const preview = useSettledText(props.initialText);
   const [saved, setSaved] = useState(props.initialText);
   const [base, setBase] = useState(props.baseGeneration);
   const [problems, setProblems] = useState<EditorProblem[]>([]);
@@ -311,6 +312,7 @@ function EditorForm(props: {
     }
     textRef.current = plan.text;
     setText(plan.text);
+    preview.replaced(plan.text);
     setServerMarkers([]);
     setStatus({
       kind: problems.length || skipped.length ? 'warning' : 'info',
@@ -426,6 +428,7 @@ function EditorForm(props: {
             onClick={() => {
               textRef.current = offer.text;
               setText(offer.text);
+              preview.replaced(offer.text);
               setOffer(null);
             }}
           >
@@ -494,6 +497,7 @@ function EditorForm(props: {
             // Save reads the ref: a click right after typing, before React renders, sends what was typed.
             textRef.current = t;
             setText(t);
+            preview.typed(t);
           }}
           schemas={schemas.data}
           readOnly={readOnly}
@@ -509,7 +513,7 @@ function EditorForm(props: {
             {/* A Capact policy is there to be tried: Try it comes first. */}
             {kind === 'policy' && <CapactTryIt text={text} />}
             {!readOnly && !dirty && <p className="muted preview-hint">Edit the YAML: what your change would deploy, and who must accept it, shows here as you type.</p>}
-            <RevisionPreview text={text} enabled={!readOnly && dirty && errors.length === 0} />
+            <RevisionPreview text={text} settled={preview.settled} enabled={!readOnly && dirty && errors.length === 0} />
           </aside>
         )}
       </div>

@@ -6,14 +6,14 @@
  * without writing anything, as the user types.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import type { Preview } from '@/server/services/revisions.types';
 import { claimHref } from '../claims/status';
 import { DiffEditor } from '../editor';
 import { Spinner } from '../ui/spinner';
 import { errorMessage } from '../ui/states';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { countsText, money, shortKey } from './format';
 
 /**
@@ -23,16 +23,36 @@ import { countsText, money, shortKey } from './format';
  */
 const DEBOUNCE_MS = 150;
 
+/**
+ * The text the preview asks about: the editor's text once no key was typed
+ * for DEBOUNCE_MS. The clock starts at the keystroke (`typed`, called from
+ * the editor's change event), not at the render that follows it: a render
+ * of the editor page and Monaco's own work after an edit delayed an effect's
+ * timer by another 150 ms. Text replaced whole (an import, a restored draft)
+ * is asked about at once (`replaced`).
+ */
+export function useSettledText(initial: string) {
+  const [settled, setSettled] = useState(initial);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const typed = useCallback((t: string) => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => setSettled(t), DEBOUNCE_MS);
+  }, []);
+  const replaced = useCallback((t: string) => {
+    clearTimeout(timer.current);
+    setSettled(t);
+  }, []);
+  return { settled, typed, replaced };
+}
+
 type Shown = Extract<Preview, { ok: true }>;
 
-export function RevisionPreview({ text, enabled }: { text: string; enabled: boolean }) {
+/** `text` is the editor's text now, `settled` what `useSettledText` says is worth asking about. */
+export function RevisionPreview({ text, settled, enabled }: { text: string; settled: string; enabled: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [debounced, setDebounced] = useState(text);
-  useEffect(() => {
-    const t = setTimeout(() => setDebounced(text), DEBOUNCE_MS);
-    return () => clearTimeout(t);
-  }, [text]);
+  const debounced = settled;
   // A keystroke makes the answer being computed stale: drop its request rather than wait for it.
   useEffect(() => {
     if (text !== debounced) void queryClient.cancelQueries({ queryKey: trpc.revisions.preview.queryKey({ text: debounced }) });

@@ -1,6 +1,6 @@
 'use client';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { useState } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';

@@ -1,7 +1,7 @@
 'use client';
 /** One tenant: members and their roles, pending invitations, namespaces, environments. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';

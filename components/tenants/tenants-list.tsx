@@ -1,7 +1,7 @@
 'use client';
 /** My tenants (all of them, for domain admins), pending invitations, and creating a tenant. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
 import { Alert, EmptyState, ErrorState, LoadingState, errorMessage } from '../ui/states';

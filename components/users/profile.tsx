@@ -1,6 +1,6 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
-import Link from 'next/link';
+import Link from '@/components/ui/link';
 import { useTRPC } from '@/app/_trpc/client';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
 import { ApiTokens } from './api-tokens';
