@@ -12,7 +12,7 @@
  * console as the seed left it, changing nothing.
  */
 import { expect, test } from '@playwright/test';
-import { signIn } from './fixtures';
+import { demoRevisionId, signIn } from './fixtures';
 
 test('a newcomer sees an example of each of the five sources, and the demo deployed', async ({ page }) => {
   await signIn(page, 'sam');
@@ -56,7 +56,7 @@ test('a newcomer sees an example of each of the five sources, and the demo deplo
   await expect(page.getByTestId('environments-table').getByTestId('environment-main-dev')).toBeVisible();
   await expect(page.getByTestId('tenant-links')).toHaveText('service web, client channel out → service api, server channel in');
 
-  // The demo starts deployed: revision #1 carries all of it and is applied.
-  await page.goto('/revisions/1');
+  // The demo starts deployed: its revision carries all of it and is applied.
+  await page.goto(`/revisions/${await demoRevisionId(page)}`);
   await expect(page.getByTestId('revision-status')).toHaveText('applied', { timeout: 60_000 });
 });

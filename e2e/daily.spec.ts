@@ -7,7 +7,7 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { editEditorText, editorText, setEditorText, signIn } from './fixtures';
+import { demoRevisionId, editEditorText, editorText, setEditorText, signIn } from './fixtures';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -252,7 +252,7 @@ test('axe-core finds no serious or critical violation on any page', async ({ pag
   test.setTimeout(180_000);
   await signIn(page, 'sam');
   const failures: string[] = [];
-  for (const path of [...PAGES, '/users', '/revisions/1', '/claims/social/prod', '/objects/new?kind=claim']) {
+  for (const path of [...PAGES, '/users', `/revisions/${await demoRevisionId(page)}`, '/claims/social/prod', '/objects/new?kind=claim']) {
     await page.goto(path);
     await expect(page.getByRole('main')).not.toBeEmpty();
     await page.waitForTimeout(300);

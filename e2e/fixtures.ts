@@ -36,3 +36,23 @@ export async function editEditorText(page: Page, edit: (text: string) => string)
   await setEditorText(page, next);
   return next;
 }
+
+/**
+ * The demo's deployed revision: the first one accepted. The seed accepts the
+ * revision of its newest generation before the console serves; it is #1
+ * when the demo tenant's two services were committed together (group commit,
+ * server/services/group-commit.ts), #2 when a busy machine committed them
+ * one after the other (then #1, of the first alone, was superseded).
+ * Accepted revisions stay accepted, applying or applied, and later ones have
+ * higher numbers, so this holds whatever other specs did before. `origin`:
+ * a console other than the configured one.
+ */
+export async function demoRevisionId(page: Page, origin = ''): Promise<number> {
+  for (let id = 1; id <= 20; id++) {
+    const res = await page.request.get(`${origin}/api/trpc/revisions.get?input=${encodeURIComponent(JSON.stringify({ json: { id } }))}`);
+    if (!res.ok()) continue;
+    const status = ((await res.json()) as { result: { data: { json: { status: string } } } }).result.data.json.status;
+    if (['accepted', 'applying', 'applied'].includes(status)) return id;
+  }
+  throw new Error('the demo has no accepted revision among its first 20');
+}

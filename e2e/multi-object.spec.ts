@@ -114,16 +114,17 @@ test('Import files loads several .yaml files into the editor; Create makes every
 const CORPUS_BLUEPRINT = 'corpus/landscaper/test/integration/testdata/import-export/v0.1.0/blueprint';
 
 test('Import folder takes a Landscaper blueprint folder as one Blueprint (its templates its files) beside the folder\'s objects; Import files opens a zip the same way', async ({ page }) => {
-  await signIn(page, 'sam');
+  // Frank, a namespace admin of platform: his revisions wait for acceptance, so the demo's applied revision stays the newest applied one.
+  await signIn(page, 'frank');
   await page.goto('/objects/new?kind=blueprint');
   const editor = page.getByTestId('yaml-editor');
   await expect(editor.locator('.view-lines')).toContainText('kind: Blueprint', { timeout: EDITOR_LOAD });
-  await page.locator('#namespace-select').selectOption('garden');
+  await page.locator('#namespace-select').selectOption('platform');
 
   // landscape/app-<suffix>/{blueprint.yaml, deploy-execution.yaml, export-execution.yaml} and landscape/config.yaml.
   const top = join(mkdtempSync(join(tmpdir(), 'keelson-import-')), `landscape-${suffix}`);
   cpSync(CORPUS_BLUEPRINT, join(top, `app-${suffix}`), { recursive: true });
-  writeFileSync(join(top, 'config.yaml'), `apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: DataObject\nmetadata: {name: cfg-${suffix}, namespace: garden}\ndata: imported\n`);
+  writeFileSync(join(top, 'config.yaml'), `apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: DataObject\nmetadata: {name: cfg-${suffix}, namespace: platform}\ndata: imported\n`);
   mkdirSync(join(top, 'docs'));
   writeFileSync(join(top, 'docs', 'README.md'), '# not policy');
   await page.getByLabel(/Import folder/).setInputFiles(top);
@@ -134,17 +135,17 @@ test('Import folder takes a Landscaper blueprint folder as one Blueprint (its te
   await expect(page.getByTestId('problem-count')).toHaveText('0');
   await page.getByRole('button', { name: /^Create/ }).click();
   await expect(status).toContainText(/Saved as generation \d+\./);
-  await expect(page.getByTestId('created-objects')).toContainText(`blueprint garden/app-${suffix}`);
-  await expect(page.getByTestId('created-objects')).toContainText(`dataobject garden/cfg-${suffix}`);
+  await expect(page.getByTestId('created-objects')).toContainText(`blueprint platform/app-${suffix}`);
+  await expect(page.getByTestId('created-objects')).toContainText(`dataobject platform/cfg-${suffix}`);
 
   // The same blueprint's files zipped at the top: the blueprint is named after the zip.
   await page.goto('/objects/new?kind=blueprint');
   await expect(editor.locator('.view-lines')).toContainText('kind: Blueprint', { timeout: EDITOR_LOAD });
-  await page.locator('#namespace-select').selectOption('garden');
+  await page.locator('#namespace-select').selectOption('platform');
   const zip = zipSync(Object.fromEntries(readdirSync(CORPUS_BLUEPRINT).map((f) => [f, strToU8(readFileSync(join(CORPUS_BLUEPRINT, f), 'utf8'))])));
   await page.getByLabel(/Import files/).setInputFiles({ name: `zipped-${suffix}.zip`, mimeType: 'application/zip', buffer: Buffer.from(zip) });
   await expect(status).toContainText(`Imported zipped-${suffix}/ (blueprint zipped-${suffix}, 2 files)`);
   await expect(page.getByTestId('problem-count')).toHaveText('0');
   await page.getByRole('button', { name: /^Create/ }).click();
-  await expect(page.getByTestId('created-objects')).toContainText(`blueprint garden/zipped-${suffix}`);
+  await expect(page.getByTestId('created-objects')).toContainText(`blueprint platform/zipped-${suffix}`);
 });

@@ -12,7 +12,7 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type BrowserContext, type Locator, type Page } from '@playwright/test';
-import { editEditorText, signIn } from './fixtures';
+import { demoRevisionId, editEditorText, signIn } from './fixtures';
 
 type Visit = {
   name: string;
@@ -27,6 +27,8 @@ type Visit = {
   anonymous?: boolean;
 };
 
+/** The demo's deployed revision, whose number is looked up when visited (fixtures.ts, demoRevisionId). */
+const DEMO_REVISION = '/revisions/(the demo\'s)';
 const editor = (page: Page) => page.getByTestId('yaml-editor').locator('.view-lines');
 const byTestId = (id: string) => (page: Page) => page.getByTestId(id).first();
 const graphNodes = (page: Page) => page.locator('.react-flow__node').first();
@@ -53,7 +55,7 @@ const VISITS: Visit[] = [
   { name: 'editor-axebow-service', path: '/objects/service/acme/webapp', ready: editor },
   { name: 'new-object', path: '/objects/new', ready: editor },
   { name: 'revisions', path: '/revisions', ready: byTestId('revisions-table') },
-  { name: 'revision', path: '/revisions/1', ready: byTestId('apply-events'), shot: true },
+  { name: 'revision', path: DEMO_REVISION, ready: byTestId('apply-events'), shot: true },
   { name: 'graph-policy', path: '/graphs?view=policy', ready: graphNodes, shot: true },
   { name: 'graph-desired', path: '/graphs?view=desired', ready: graphNodes, shot: true },
   { name: 'claims-aptomi', path: '/claims', ready: byTestId('claims-table'), shot: true },
@@ -87,7 +89,7 @@ async function openViewport(browser: Browser, viewport: { width: number; height:
 }
 
 async function visit(page: Page, v: Visit) {
-  await page.goto(v.path);
+  await page.goto(v.path === DEMO_REVISION ? `/revisions/${await demoRevisionId(page)}` : v.path);
   // Generous: monaco's first start on a loaded 2-core runner is slow, and speed is the benchmark's business.
   await expect(v.ready(page)).toBeVisible({ timeout: 60_000 });
   await v.act?.(page);

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { demoRevisionId } from './fixtures';
 
 const PORT = Number(process.env.E2E_PORT ?? 3999) + 3;
 const DEMO_URL = `http://localhost:${PORT}`;
@@ -106,8 +107,8 @@ test('carol sees "Roll back to this" disabled, with the reason, where sam may us
   test.setTimeout(180_000);
   const sam = await (await browser.newContext()).newPage();
   await signIn(sam, 'sam');
-  // An applied revision: the demo starts deployed, its revision #1 accepted before the console serves and applied by its worker.
-  await sam.goto(`${DEMO_URL}/revisions/1`);
+  // An applied revision: the demo starts deployed, its revision accepted before the console serves and applied by its worker.
+  await sam.goto(`${DEMO_URL}/revisions/${await demoRevisionId(sam, DEMO_URL)}`);
   await expect(sam.getByTestId('revision-status')).toHaveText('applied', { timeout: 120_000 });
   const url = sam.url();
   await expect(sam.getByRole('button', { name: 'Roll back to this' })).toBeEnabled();

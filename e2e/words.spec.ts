@@ -10,7 +10,7 @@
  * nothing deployed (no-op), so the specs after it find the demo as it was.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { setEditorText, signIn } from './fixtures';
+import { demoRevisionId, setEditorText, signIn } from './fixtures';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 // Two sign-ins, the editor's first load and a save each: more than the default minute on a busy machine.
@@ -133,7 +133,7 @@ test('an instance has one name in the revision plan, the apply events and the gr
   const key = 'system#k8s-example#east#platform#zookeeper#platform#zookeeper';
   const name = 'platform · zookeeper · platform · zookeeper';
   // The demo's first revision created it.
-  await page.goto('/revisions/1');
+  await page.goto(`/revisions/${await demoRevisionId(page)}`);
   await expect(page.getByTestId('revision-status')).toHaveText('applied', { timeout: 60_000 });
   await page.getByRole('searchbox', { name: 'Filter by instance key or claim' }).fill('zookeeper');
   await expect(page.getByTestId('plan-pages').getByRole('button', { name, exact: true }).first()).toBeVisible();

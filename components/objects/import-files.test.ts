@@ -84,6 +84,17 @@ describe('import: folders', () => {
     assert.deepEqual(objects.map((o) => `${o.namespace}/${o.name}`), ['other/named']);
   });
 
+  test("without a namespace offered (a domain admin's editor), a blueprint takes the one every other imported object names", () => {
+    const bp = { path: 'x/app/blueprint.yaml', text: 'apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: Blueprint\nimports: []\n' };
+    const obj = (ns: string) => ({ path: `x/${ns}.yaml`, text: `apiVersion: landscaper.gardener.cloud/v1alpha1\nkind: DataObject\nmetadata: {name: c, namespace: ${ns}}\ndata: 1\n` });
+    const named = (entries: { path: string; text: string }[]) => loadObjects(planImport(entries).text).objects.filter((o) => o.kind === 'blueprint').map((o) => o.namespace);
+    assert.deepEqual(named([bp, obj('garden')]), ['garden']);
+    // Two namespaces: no guess; the blueprint is where a Landscaper object without one is (Kubernetes' "default").
+    assert.deepEqual(named([bp, obj('garden'), obj('platform')]), ['default']);
+    // The namespace the editor offers wins.
+    assert.deepEqual(loadObjects(planImport([bp, obj('garden')], { namespace: 'platform' }).text).objects.find((o) => o.kind === 'blueprint')?.namespace, 'platform');
+  });
+
   test('a blueprint.yaml that is not YAML is named with its line, and the rest is still imported', () => {
     const plan = planImport([
       { path: 'bad/blueprint.yaml', text: 'imports:\n  - name: a\n   bad: [\n' },

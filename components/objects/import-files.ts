@@ -11,7 +11,7 @@
  * objects of their own. Elsewhere only `.yaml` and `.yml` files are read;
  * everything else is listed as skipped, by name.
  */
-import { parse, stringify } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { isNoise, type ImportEntry } from './zip';
 
 export type { ImportEntry } from './zip';
@@ -55,6 +55,21 @@ function objectName(folder: string): string {
 
 const dirOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 
+/** The one namespace the documents name, when they all name the same one (a domain admin's import picks none). */
+function commonNamespace(docs: readonly { text: string }[]): string | undefined {
+  const seen = new Set<string>();
+  for (const d of docs) {
+    for (const doc of parseAllDocuments(d.text)) {
+      const v: unknown = doc.errors.length ? undefined : doc.toJS();
+      for (const o of Array.isArray(v) ? v : [v]) {
+        const ns = (o as { metadata?: { namespace?: unknown } } | null)?.metadata?.namespace;
+        if (typeof ns === 'string') seen.add(ns);
+      }
+    }
+  }
+  return seen.size === 1 ? [...seen][0] : undefined;
+}
+
 /**
  * The import of `entries` (paths relative to what was picked: a zip's
  * entries under the zip's name, so a zip of one blueprint's files is a
@@ -90,6 +105,7 @@ export function planImport(entries: readonly ImportEntry[], opts: { namespace?: 
     } else skipped.push(e.path);
   }
 
+  const namespace = opts.namespace ?? commonNamespace(docs);
   for (const [root, b] of blueprints) {
     const where = `${root}/blueprint.yaml`;
     let definition: unknown;
@@ -109,7 +125,7 @@ export function planImport(entries: readonly ImportEntry[], opts: { namespace?: 
     const object = {
       apiVersion: typeof apiVersion === 'string' ? apiVersion : 'landscaper.gardener.cloud/v1alpha1',
       kind: 'Blueprint',
-      metadata: { ...md, name, ...(md.namespace === undefined && opts.namespace ? { namespace: opts.namespace } : {}) },
+      metadata: { ...md, name, ...(md.namespace === undefined && namespace ? { namespace } : {}) },
       ...rest,
       ...(Object.keys(b.files).length ? { files: b.files } : {}),
     };
