@@ -51,7 +51,7 @@ export async function demoRevisionId(page: Page, origin = ''): Promise<number> {
   for (let id = 1; id <= 20; id++) {
     const res = await page.request.get(`${origin}/api/trpc/revisions.get?input=${encodeURIComponent(JSON.stringify({ json: { id } }))}`);
     if (!res.ok()) continue;
-    const status = ((await res.json()) as { result: { data: { json: { status: string } } } }).result.data.json.status;
+    const status = ((await res.json()) as { result: { data: { json: { revision: { status: string } } } } }).result.data.json.revision.status;
     if (['accepted', 'applying', 'applied'].includes(status)) return id;
   }
   throw new Error('the demo has no accepted revision among its first 20');
