@@ -83,7 +83,7 @@ const CSS = `${[
   'body.keelson-reference { margin: 0; color: #1c2430; background: #fff; font: 15px/1.5 system-ui, sans-serif; }',
   '.keelson-reference main { max-width: 1000px; margin: 0 auto; padding: 8px 16px 48px; }',
   '.keelson-reference main, .keelson-reference code { overflow-wrap: anywhere; }',
-  '.keelson-reference a { color: #1f55c0; }',
+  '.keelson-reference main a { color: #1f55c0; }',
   '.keelson-reference code { font: 13px/1.4 ui-monospace, monospace; background: #f1f3f6; padding: 0 3px; border-radius: 3px; }',
   '.keelson-reference .version { color: #4a5563; }',
   '.keelson-reference section.tag { margin-top: 28px; }',
