@@ -69,7 +69,8 @@ const VISITS: Visit[] = [
   { name: 'history', path: '/history', ready: byTestId('generations-table') },
   { name: 'users', path: '/users', ready: byTestId('role-map') },
   { name: 'profile-tokens', path: '/profile', ready: byTestId('api-tokens') },
-  { name: 'rest-docs', path: '/api/1.0-beta/docs', ready: (page) => page.locator('.swagger-ui .opblock-tag').first() },
+  { name: 'rest-docs', path: '/api/1.0-beta/docs', ready: (page) => page.locator('[data-tag] h2').first() },
+  { name: 'rest-docs-try', path: '/api/1.0-beta/docs/try', ready: (page) => page.locator('.swagger-ui .opblock-tag').first() },
   { name: 'signin', path: '/signin', ready: (page) => page.getByLabel('User name'), anonymous: true },
 ];
 

@@ -62,7 +62,7 @@ test('a token made on the profile page works as a bearer credential until revoke
   expect((await after.json()).code).toBe('Unauthenticated');
 });
 
-test('the API docs page loads from the console alone and lists the operations', async ({ playwright }) => {
+test('the API docs (reference and Swagger UI) load from the console alone and list the operations', async ({ playwright }) => {
   const base = new URL(test.info().project.use.baseURL!);
   // Also under a name that is not loopback: Swagger UI treats localhost specially (its online validator).
   const alias = `keelson-docs.test:${base.port}`;
@@ -75,8 +75,18 @@ test('the API docs page loads from the console alone and lists the operations', 
       page.on('request', (r) => requests.push(r.url()));
       // Whatever tries to leave is recorded above and stopped here.
       await page.route((url) => url.origin !== origin, (route) => route.abort());
+      // The reference: rendered on the server, every group and operation on the page.
       await page.goto(`${origin}/api/1.0-beta/docs`);
       await expect(page).toHaveTitle('Keelson API');
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Keelson API');
+      expect(await page.locator('section[data-tag] h2').count()).toBeGreaterThan(5);
+      const platform = page.locator('section[data-tag="platform"] details[data-method="get"][data-path$="/platform"]');
+      await platform.locator('summary').click();
+      await expect(platform.locator('.op-body')).toContainText('Who may call it: anyone.');
+      await expect(platform.getByRole('heading', { name: 'Responses' })).toBeVisible();
+      // Swagger UI, for trying requests, one link away.
+      await page.getByRole('link', { name: 'Try requests in Swagger UI' }).click();
+      await expect(page).toHaveURL(`${origin}/api/1.0-beta/docs/try`);
       await expect(page.locator('.swagger-ui .info .title')).toContainText('Keelson API');
       // The page opens on its tags; a tag renders its operations when opened.
       await expect(page.locator('.opblock-tag[data-tag="platform"]')).toBeVisible();

@@ -122,7 +122,12 @@ test('the REST API docs are linked from the console, with a way back', async ({ 
   await signIn(page, 'alice');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'REST API docs' }).click();
   await expect(page).toHaveURL(/\/api\/1\.0-beta\/docs$/);
+  await expect(page.getByRole('heading', { name: 'Keelson API', level: 1 })).toBeVisible();
+  // Swagger UI, for trying requests, has the same ways back: to the reference and to the console.
+  await page.getByRole('link', { name: 'Try requests in Swagger UI' }).click();
   await expect(page.locator('#swagger-ui')).toContainText('Keelson', { timeout: 30_000 });
+  await page.getByRole('link', { name: 'API reference' }).click();
+  await expect(page).toHaveURL(/\/api\/1\.0-beta\/docs$/);
   await page.getByRole('link', { name: /Back to the Keelson console/ }).click();
   await expect(page).toHaveURL(/\/objects$/);
   await expect(page.getByTestId('current-user')).toBeVisible();

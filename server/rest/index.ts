@@ -60,8 +60,9 @@ export function restApi(opts: {
     rateLimit: opts.rateLimit,
     extra: (req, path) => {
       if (req.method !== 'GET') return undefined;
-      if (path === '/openapi.json') return Response.json((doc ??= openApiDocument(routes)));
-      return docsResponse(path);
+      const document = () => (doc ??= openApiDocument(routes));
+      if (path === '/openapi.json') return Response.json(document());
+      return docsResponse(path, document);
     },
   }));
   return Object.assign(webHandler(core), { node: nodeHandler(core) });

@@ -607,10 +607,10 @@ describe(`REST API: the envelope and every refusal (${transport})`, () => {
     assert.equal(((await again.json()) as { code: string }).code, 'Conflict');
   });
 
-  test('the OpenAPI document is valid OpenAPI 3.1, lists every route, and the docs page loads its assets', async () => {
+  test('the OpenAPI document is valid OpenAPI 3.1, lists every route; the docs page shows every operation; Swagger UI at /docs/try loads its assets', async () => {
     const res = await call('/openapi.json');
     assert.equal(res.status, 200);
-    const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await res.json()) as { paths: Record<string, Record<string, { summary: string; tags: string[] }>> };
     const validator = new Validator();
     const verdict = await validator.validate(doc as never);
     assert.ok(verdict.valid, JSON.stringify(verdict.errors, null, 2)?.slice(0, 2000));
@@ -619,17 +619,49 @@ describe(`REST API: the envelope and every refusal (${transport})`, () => {
       assert.ok(doc.paths[p]?.[r.method.toLowerCase()], `${r.method} ${p} is documented`);
     }
     assert.deepEqual(doc, JSON.parse(JSON.stringify(openApiDocument(REST_ROUTES))));
+
+    // The reference: plain HTML from the same document, no script needed to read it.
     const page = await call('/docs');
     assert.equal(page.status, 200);
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
     const html = await page.text();
-    // A reader who came from the console's navigation has a way back.
+    assert.doesNotMatch(html, /<script/);
+    // A reader who came from the console's navigation has a way back, and a way to try requests.
     assert.match(html, /<a href="\/objects"[^>]*>← Back to the Keelson console<\/a>/);
+    assert.match(html, new RegExp(`<a href="${API_PREFIX}/docs/try"[^>]*>Try requests in Swagger UI</a>`));
+    assert.equal(html.match(/<h1>/g)?.length, 1);
+    assert.match(html, /<h1>Keelson API<\/h1>/);
+    assert.match(html, /Profile page/);
+    let operations = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        operations++;
+        const at = html.indexOf(`<details class="op" data-method="${method}" data-path="${path}">`);
+        assert.ok(at >= 0, `${method} ${path} is on the page`);
+        const summary = html.slice(at, html.indexOf('</summary>', at));
+        assert.ok(summary.includes(`>${method.toUpperCase()}</span>`) && summary.includes(`>${path}</code>`), `${method} ${path}: method and path shown`);
+        // Under its tag's section.
+        const section = html.lastIndexOf('<section class="tag"', at);
+        assert.ok(html.slice(section, at).includes(`data-tag="${op.tags[0]}"`), `${method} ${path} under ${op.tags[0]}`);
+      }
+    }
+    assert.equal(html.match(/<details class="op"/g)?.length, operations);
+    // The same page each time: rendered once.
+    assert.equal(await (await call('/docs')).text(), html);
+
+    // Swagger UI, for trying requests, with ways back to the reference and the console.
+    const tryPage = await call('/docs/try');
+    assert.equal(tryPage.status, 200);
+    const tryHtml = await tryPage.text();
+    assert.match(tryHtml, /<a href="\/objects"[^>]*>← Back to the Keelson console<\/a>/);
+    assert.match(tryHtml, new RegExp(`<a href="${API_PREFIX}/docs"[^>]*>API reference</a>`));
     for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs-init.js', 'docs.css']) {
-      assert.ok(html.includes(`${API_PREFIX}/docs/${asset}`), asset);
+      assert.ok(tryHtml.includes(`${API_PREFIX}/docs/${asset}`), asset);
       const a = await call(`/docs/${asset}`);
       assert.equal(a.status, 200, asset);
       assert.ok((await a.arrayBuffer()).byteLength > 50, asset);
     }
+    assert.match(await (await call('/docs/docs-init.js')).text(), /withCredentials: true/);
     // Nothing else from the package (or the file system) is served.
     assert.equal((await call('/docs/package.json')).status, 404);
     assert.equal((await call('/docs/..%2F..%2Fpackage.json')).status, 404);
