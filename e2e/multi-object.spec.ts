@@ -148,5 +148,7 @@ test('Import folder takes a Landscaper blueprint folder as one Blueprint (its te
   await expect(status).toContainText(`Imported zipped-${suffix}/ (blueprint zipped-${suffix}, 2 files)`);
   await expect(page.getByTestId('problem-count')).toHaveText('0');
   await page.getByRole('button', { name: /^Create/ }).click();
-  await expect(page.getByTestId('created-objects')).toContainText(`blueprint platform/zipped-${suffix}`);
+  // One object: Create opens it, with its saved banner.
+  await expect(page).toHaveURL(new RegExp(`/objects/blueprint/platform/zipped-${suffix}\\?saved=\\d+$`));
+  await expect(page.getByTestId('save-status')).toContainText(/Saved as generation \d+/);
 });
