@@ -22,6 +22,7 @@ import { RevisionPreview, useSettledText } from '../revisions/preview';
 import { CapactTryIt } from '../capact/try-it';
 
 type Id = { kind: string; namespace: string; name: string };
+type ObjectData = import('zod').infer<typeof import('@/server/services/policy.types').objectOutput>;
 type Status = { kind: 'error' | 'success' | 'info' | 'warning'; text: string; action?: 'reload'; generation?: number; created?: Id[] } | null;
 
 interface TrpcErrorLike {
@@ -29,9 +30,10 @@ interface TrpcErrorLike {
   data?: { code?: string; diagnostics?: ServerMarker[] };
 }
 
-export function ObjectEditor({ id, reveal, savedGeneration }: { id: Id; reveal?: { line: number; column?: number }; savedGeneration?: number }) {
+export function ObjectEditor({ id, initial, reveal, savedGeneration }: { id: Id; initial?: ObjectData; reveal?: { line: number; column?: number }; savedGeneration?: number }) {
   const trpc = useTRPC();
-  const object = useQuery(trpc.policy.get.queryOptions(id, { refetchOnWindowFocus: false }));
+  // `initial`: the object as the server read it for this page, so the editor starts without asking again.
+  const object = useQuery(trpc.policy.get.queryOptions(id, { refetchOnWindowFocus: false, ...(initial ? { initialData: initial } : {}) }));
   // While the object's text is on its way: the editor's code and schemas too, not one after the other.
   useQuery(trpc.policy.schemas.queryOptions(undefined, { staleTime: Infinity }));
   useEffect(preloadEditor, []);

@@ -12,15 +12,16 @@ import type { Services } from '../services';
 import type { Actor } from '../services/actor';
 import { isAppError } from '../services/errors';
 
-export async function notFoundUnless(check: (services: Services, actor: Actor) => Promise<unknown>): Promise<void> {
+export async function notFoundUnless<T>(check: (services: Services, actor: Actor) => Promise<T>): Promise<T | undefined> {
   const actor = await actorFromSession(await getServerSession(authOptions()));
-  if (!actor) return; // the layout sends them to sign in
+  if (!actor) return undefined; // the layout sends them to sign in
   const { services } = await getRuntime();
   let missing = false;
   try {
-    await check(services, actor);
+    return await check(services, actor);
   } catch (e) {
     missing = isAppError(e) && e.code === 'NOT_FOUND';
   }
   if (missing) notFound();
+  return undefined;
 }
