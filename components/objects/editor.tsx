@@ -32,8 +32,10 @@ interface TrpcErrorLike {
 
 export function ObjectEditor({ id, initial, reveal, savedGeneration }: { id: Id; initial?: ObjectData; reveal?: { line: number; column?: number }; savedGeneration?: number }) {
   const trpc = useTRPC();
-  // `initial`: the object as the server read it for this page, so the editor starts without asking again.
-  const object = useQuery(trpc.policy.get.queryOptions(id, { refetchOnWindowFocus: false, ...(initial ? { initialData: initial } : {}) }));
+  // `initial`: the object as the server read it for this page, so the editor starts without asking again —
+  // and does not ask at once either (fresh for a few seconds: it was read for this very request). A cached
+  // copy from an earlier visit is older than that, so it is asked for again as before.
+  const object = useQuery(trpc.policy.get.queryOptions(id, { refetchOnWindowFocus: false, ...(initial ? { initialData: initial, staleTime: 5_000 } : {}) }));
   // While the object's text is on its way: the editor's code and schemas too, not one after the other.
   useQuery(trpc.policy.schemas.queryOptions(undefined, { staleTime: Infinity }));
   useEffect(preloadEditor, []);
