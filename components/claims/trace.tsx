@@ -3,7 +3,7 @@
  * matched and what they changed, the keys and the target chosen, indented
  * by service level. Shared by the claim page and the graph's side panel.
  */
-import type { TraceStep } from '@/server/engine/resolve/types';
+import type { TraceStep } from '@/server/engine/state/types';
 
 const KIND_LABEL: Record<TraceStep['kind'], string> = {
   claim: 'claim',

@@ -8,7 +8,7 @@
  */
 import { skipToken, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/app/_trpc/client';
-import type { Instance } from '@/server/engine/resolve/types';
+import type { Instance } from '@/server/engine/state/types';
 
 export type InstanceQuery =
   | { status: 'pending' }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import ELK from 'elkjs/lib/elk.bundled.js';
-import { installInputOf } from '@/server/engine/install';
+import { installInputOf } from '@/server/engine/landscaper/stage';
 import { installAll } from '@/server/engine/landscaper';
 import { scopeGraph } from '@/server/engine/landscaper/scope-graph';
 import { loadObjects } from '@/server/engine/model/validate';

@@ -1,7 +1,7 @@
 'use client';
 /**
  * A tenant's placement rules: the four selector lists that decide which
- * environments may take a new service (server/engine/axebow/select.ts).
+ * environments may take a new service (server/engine/axebow/stage.ts).
  * Edited as JSON; the draft is kept in this browser until it is saved, so
  * a reload or a refused save loses nothing. The server checks every
  * program and names the rule that cannot run.

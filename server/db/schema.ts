@@ -295,7 +295,7 @@ export const instanceStates = pgTable('instance_states', {
 export const tenants = pgTable('tenants', {
   id: serial('id').primaryKey(),
   name: text('name').notNull().unique(),
-  /** Axebow's four selector rule sets (server/engine/axebow/select.ts). */
+  /** Axebow's four selector rule sets (server/engine/axebow/stage.ts). */
   rules: jsonb('rules').$type<TenantRules>().notNull().default({}),
   createdBy: text('created_by').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

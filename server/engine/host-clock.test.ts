@@ -18,7 +18,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { stringify } from 'yaml';
 import { runEngine } from './index';
-import { selectEnvironment, type Candidate } from './axebow/select';
+import { selectEnvironment, type Candidate } from './axebow/stage';
 import { installAll } from './landscaper';
 import { loadObjects } from './model/validate';
 import type { PolicyUser } from './model/users';

@@ -9,7 +9,7 @@ import { parseDocument } from 'yaml';
 import { parseYamlObjects, type ParseResult } from '../engine/model/source';
 import { identifyParsed, loadObjects, loadParsed, type AnyLoadedObject, type IdentifyResult } from '../engine/model/validate';
 import type { Diagnostic } from '../engine/diagnostics';
-import { tryCapact, type TryItInput, type TryItResult } from '../engine/resolve/capact-try';
+import { tryCapact, type TryItInput, type TryItResult } from '../engine/capact/try';
 
 /** A loaded object; one that crossed threads has no `locate` (a function over the parse tree, which stays behind). */
 export type AdmittedObject = AnyLoadedObject;

@@ -11,11 +11,11 @@
  * process when the resolver is inline.
  */
 import type { EngineObject } from '../engine';
-import { selectEnvironment, type SelectionInput, type Selection } from '../engine/axebow/select';
-import { installInputOf, installOutputOf } from '../engine/install';
+import { selectEnvironment, type SelectionInput, type Selection } from '../engine/axebow/stage';
+import { installInputOf, installOutputOf } from '../engine/landscaper/stage';
 import { installAll, type InstallationResult } from '../engine/landscaper';
 import { removedInstallations, scopeGraph, type Removal, type ScopeGraph } from '../engine/landscaper/scope-graph';
-import { capactInputOf } from '../engine/resolve/capact';
+import { capactInputOf } from '../engine/capact/input';
 
 export type StoredReadRequest =
   /**

@@ -26,7 +26,7 @@ import { KINDS, MAX_REQUEST_BYTES } from '../engine/model/kinds';
 import { identifyObjects, loadObjects, objectKey, type IdentifyResult } from '../engine/model/validate';
 import { isResolverFailure, type Resolver } from '../resolver';
 import type { AdmittedObject, LoadAnswer } from '../resolver/admission-work';
-import type { TryItInput, TryItResult } from '../engine/resolve/capact-try';
+import type { TryItInput, TryItResult } from '../engine/capact/try';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, unauthorized } from './errors';

@@ -11,8 +11,8 @@
  * Reading the Hub is done on a resolver thread (server/resolver), like
  * every evaluation of stored policy, and kept per generation.
  */
-import { CAPACT_INPUT_KINDS } from '../engine/resolve/capact';
-import type { TryItInput, TryItResult } from '../engine/resolve/capact-try';
+import { CAPACT_INPUT_KINDS } from '../engine/capact/input';
+import type { TryItInput, TryItResult } from '../engine/capact/try';
 import { InlineResolver, isResolverFailure, type Resolver } from '../resolver';
 import type { Repos } from '../repo/types';
 import type { MaybeActor } from './actor';
@@ -20,7 +20,7 @@ import { AccessService } from './access';
 import { PolicyAdmission } from './admission';
 import { AppError, unauthorized } from './errors';
 
-export { GLOBAL_POLICY, type TryItInput, type TryItResult } from '../engine/resolve/capact-try';
+export { GLOBAL_POLICY, type TryItInput, type TryItResult } from '../engine/capact/try';
 
 export class CapactService {
   /** The Interfaces of the newest generation read. */

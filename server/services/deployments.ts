@@ -28,7 +28,7 @@ import { serviceSummaries } from './service-summaries';
 import { loadObjects } from '../engine/model/validate';
 import type { ByGenerationResult, DecideResult } from './revisions.types';
 import type { DesiredState } from '../engine/state';
-import type { Candidate, NeededResource, Selection } from '../engine/axebow/select';
+import type { Candidate, NeededResource, Selection } from '../engine/axebow/stage';
 import { millisToVcpu, type UsageAsk } from '../engine/plan';
 import { environmentLabel, environmentOfLabels, units, type Usage } from './estate';
 import { GroupCommit } from './group-commit';
@@ -527,7 +527,7 @@ export class DeploymentService {
    * environment in scope — the one named, or all of the tenant's — is
    * resolved with the service placed there, checked against its marks and
    * the tenant's selector rules, and one is chosen
-   * (server/engine/axebow/select.ts).
+   * (server/engine/axebow/stage.ts).
    */
   private async place(
     who: Actor,

@@ -75,7 +75,7 @@ export const serviceRevisionOutput = z.object({
 });
 export type ServiceRevision = z.infer<typeof serviceRevisionOutput>;
 
-/** Where a new service went: every environment in scope, with its outcome and reasons (server/engine/axebow/select.ts). */
+/** Where a new service went: every environment in scope, with its outcome and reasons (server/engine/axebow/stage.ts). */
 export const selectionOutput = z.object({
   chosen: z.object({ environment: z.string(), id: z.number().int(), outcome: z.enum(['accepted', 'requiring']) }).nullable(),
   table: z.array(

@@ -21,7 +21,7 @@ const ENGINE = join(SERVER, 'engine');
 const LAYERS = ['services', 'api', 'rest'];
 
 /** Engine modules that evaluate policy (paths under server/engine, without extension; a trailing `/` is a folder). */
-const EVALUATING = ['index', 'lang/', 'resolve/', 'landscaper/', 'capact/', 'dm/', 'axebow/', 'select', 'install', 'expand', 'whole-stage', 'model/validate', 'acl'];
+const EVALUATING = ['index', 'stage', 'lang/', 'aptomi/', 'resolve/', 'landscaper/', 'capact/', 'dm/', 'axebow/', 'model/validate', 'acl'];
 
 const LOOKUP = 'a lookup in roles already computed';
 
@@ -37,11 +37,11 @@ const ALLOWED: Record<string, Record<string, string>> = {
     canManageSomewhere: LOOKUP,
     canActFor: LOOKUP,
   },
-  'resolve/capact': { CAPACT_INPUT_KINDS: 'a set of kind names' },
+  'capact/input': { CAPACT_INPUT_KINDS: 'a set of kind names' },
   'lang/selector': { compileSelector: "compiles a resource's selector (at most 1,024 items, zod-bounded) to say at registration that it cannot run; runs none" },
   'landscaper/scope-graph': { withDelivery: "maps a computed scope graph's phases onto the revision's and apply's state: a walk over the graph, nothing evaluated" },
-  'resolve/capact-try': { GLOBAL_POLICY: "the Global policy's name" },
-  'axebow/select': { checkRules: 'compiles the selector programs a tenant admin sends (at most 200 of 1,024 items); runs none' },
+  'capact/try': { GLOBAL_POLICY: "the Global policy's name" },
+  'axebow/stage': { checkRules: 'compiles the selector programs a tenant admin sends (at most 200 of 1,024 items); runs none' },
   'model/validate': {
     objectKey: 'a key from an identity',
     identifyObjects: 'reads a small text to identities only (admission.ts), before rights are checked',

@@ -18,7 +18,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { memoryRepos } from '../repo/memory';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
-import { selectEnvironment, type Candidate } from '../engine/axebow/select';
+import { selectEnvironment, type Candidate } from '../engine/axebow/stage';
 import { unitDeadline, useEvaluationClock } from '../engine/host-clock';
 import { createResolver, ResolverFailure, type Resolver } from '../resolver';
 import type { Actor } from './actor';

@@ -10,7 +10,7 @@
  * there, plain members service consumers (see AccessService).
  */
 import { isDomainAdmin, roleIn } from '../engine/acl';
-import { checkRules } from '../engine/axebow/select';
+import { checkRules } from '../engine/axebow/stage';
 import { IDENTIFIER_RE } from '../engine/model/kinds';
 import type { PolicyUser } from '../engine/model/users';
 import { instanceKey } from '../engine/state/key';

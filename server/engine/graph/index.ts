@@ -5,7 +5,7 @@
  * comparison can match them.
  */
 import type { PolicyObjectInput } from '../resolve/policy';
-import type { DesiredState } from '../resolve/types';
+import type { DesiredState } from '../state';
 import type { Instance } from '../state/types';
 import { instanceKey } from '../state/key';
 import type { Bundle, Claim, Service } from '../model/kinds';

@@ -13,7 +13,7 @@
  *
  * A reconcile is milder: Landscaper's `operation: reconcile` annotation on a
  * root installation stamps its deploy items with RECONCILE_LABEL
- * (engine/install.ts); the apply asks the deployer to reconcile them now,
+ * (engine/landscaper/stage.ts); the apply asks the deployer to reconcile them now,
  * forcing and restarting nothing.
  */
 export const RESTART_LABEL = 'restart';

@@ -11,7 +11,7 @@ import { EngineSession } from '../index';
 import { loadObjects } from '../model/validate';
 import type { PolicyUser } from '../model/users';
 import { resolvePolicy } from './index';
-import { tryCapact } from './capact-try';
+import { tryCapact } from '../capact/try';
 import { stringify } from 'yaml';
 
 const users: PolicyUser[] = [{ name: 'dev', labels: { team: 'dev' }, secrets: {} }];

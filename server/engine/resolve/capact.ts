@@ -7,13 +7,10 @@
  * params are templates rendered in the claim's context, like any
  * component's. Choices are made once per Interface per input.
  */
-import { chooseImplementation, explain, loadHub, mergeResolvedPolicies, parsePolicy, type Hub, type Policy } from '../capact';
+import { chooseImplementation, explain, mergeResolvedPolicies } from '../capact';
+import { capactInputOf, type CapactInput } from '../capact/input';
 import type { Component } from '../model/kinds';
-import { mergeSettings, toHubManifest } from '../model/sources/capact';
 import { unitDeadline } from '../host-clock';
-
-/** The kinds this reads from the policy. */
-export const CAPACT_INPUT_KINDS: ReadonlySet<string> = new Set(['interface', 'implementation', 'type', 'attribute', 'typeinstance', 'policy']);
 
 /** A component as resolution uses it: with the code an Interface's Implementation gave it, or why none could. */
 export type EffectiveComponent = Component & {
@@ -31,49 +28,6 @@ export type EffectiveComponent = Component & {
   /** The choice ran out of its time: the claims failed by it are not kept (ClaimOutcome.timedOut). */
   interfaceTimedOut?: boolean;
 };
-
-/**
- * Capact's part of a policy, read once: the Hub built from the stored
- * manifests and TypeInstances, the Global policy (`policy/system/global`)
- * with its merge settings, and each Implementation's Keelson code. The
- * Aptomi stage, the select stage (actions) and the console's "Try it" all
- * start from this.
- */
-export interface CapactInput {
-  hub: Hub;
-  hubErrors: string[];
-  global: Policy | undefined;
-  globalErrors: string[];
-  settings: ReturnType<typeof mergeSettings>;
-  /** `path:revision` of an Implementation → its `spec.keelson.code`. */
-  keelsonCode(implementation: string): Component['code'] | undefined;
-}
-
-export function capactInputOf(objects: readonly { kind: string; namespace: string; name: string; spec: unknown }[]): CapactInput {
-  const manifests: unknown[] = [];
-  const keelson = new Map<string, unknown>();
-  let globalSpec: Record<string, unknown> | undefined;
-  for (const o of objects) {
-    if (!CAPACT_INPUT_KINDS.has(o.kind)) continue;
-    const spec = o.spec as Record<string, unknown>;
-    if (o.kind === 'policy') {
-      if (o.namespace === 'system' && o.name === 'global') globalSpec = spec;
-      continue;
-    }
-    manifests.push(toHubManifest(o.kind, spec));
-    if (o.kind === 'implementation') keelson.set(o.name, (spec.spec as { keelson?: unknown } | undefined)?.keelson);
-  }
-  const loaded = loadHub(manifests);
-  const parsed = globalSpec ? parsePolicy({ interface: globalSpec.interface, typeInstance: globalSpec.typeInstance }) : undefined;
-  return {
-    hub: loaded.hub,
-    hubErrors: loaded.errors.map((e) => e.message),
-    global: parsed?.policy ?? undefined,
-    globalErrors: (parsed?.errors ?? []).map((e) => e.message),
-    settings: mergeSettings(globalSpec),
-    keelsonCode: (impl) => (keelson.get(impl) as { code?: Component['code'] } | undefined)?.code ?? undefined,
-  };
-}
 
 type Choice =
   | { ok: true; code: NonNullable<Component['code']>; implementation: string; injected: NonNullable<EffectiveComponent['injected']> }

@@ -33,7 +33,7 @@ import type { SecretAudience } from '../state/types';
 import { paramsEqual, qualifiedReference } from '../values';
 import type { ClaimRef, InstanceNames, Level, PolicyIndex } from './policy';
 export { sortComponents } from './policy';
-import type { ClaimOutcome, ClaimStatus, InstanceCode, Target, TraceStep } from './types';
+import type { ClaimOutcome, ClaimStatus, InstanceCode, Target, TraceStep } from '../state/types';
 
 /** Deeper service chains are treated as cycles whose keys change each round. */
 export const MAX_SERVICE_DEPTH = 32;

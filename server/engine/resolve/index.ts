@@ -10,9 +10,9 @@ import type { PolicyUser } from '../model/users';
 import { claimKey, resolveClaim, type ClaimResult } from './claim';
 import { DesiredStateBuilder } from './merge';
 import { PolicyIndex, type ClaimRef, type PolicyInput, type PolicyObjectInput } from './policy';
-import type { ClaimOutcome, DesiredState } from './types';
+import type { ClaimOutcome, DesiredState } from '../state/types';
 
-export type { ClaimOutcome, ClaimStatus, DesiredState, Instance, InstanceCode, Target, TraceStep } from './types';
+export type { ClaimOutcome, ClaimStatus, DesiredState, Instance, InstanceCode, Target, TraceStep } from '../state/types';
 export type { PolicyInput, PolicyObjectInput } from './policy';
 export { MAX_SERVICE_DEPTH, sortComponents } from './claim';
 

@@ -19,7 +19,7 @@
 import { paramsEqual } from '../values';
 import type { ClaimResult, Contribution } from './claim';
 import type { InstanceNames } from './policy';
-import type { ClaimOutcome, DesiredState, Instance } from './types';
+import type { ClaimOutcome, DesiredState, Instance } from '../state/types';
 import { strictestAudience, type SecretAudience } from '../state/types';
 
 /**

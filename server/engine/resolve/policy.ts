@@ -14,7 +14,8 @@ import { SYSTEM_NAMESPACE } from '../model/kinds';
 import { USER_SECRETS_AUDIENCE, type PolicyUser } from '../model/users';
 import { credentialsOf } from '../model/credentials';
 import { strictestAudience, type SecretAudience } from '../state/types';
-import { CAPACT_INPUT_KINDS, CapactChooser, type EffectiveComponent } from './capact';
+import { CAPACT_INPUT_KINDS } from '../capact/input';
+import { CapactChooser, type EffectiveComponent } from './capact';
 
 export interface PolicyObjectInput<K extends Kind = Kind> {
   kind: K;

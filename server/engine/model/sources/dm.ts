@@ -4,7 +4,7 @@
  * properties?}]}`) and, inline, the files it imports — templates, their
  * `.schema` files, helpers — as DM's client bundled them (the CLI's
  * `keelson expand` reads them beside a configuration; the editor keeps them
- * in the object). The expand stage (engine/expand.ts) turns its Kubernetes
+ * in the object). The expand stage (engine/dm/stage.ts) turns its Kubernetes
  * primitives into instances on the deployment's cluster.
  *
  * A bare configuration (no kind) is recognised and pointed at the

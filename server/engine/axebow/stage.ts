@@ -21,6 +21,12 @@
  * replaced by another environment.
  *
  * A selector that fails to run counts as false, and its reason is kept.
+ *
+ * This is Axebow's stage, and none of ENGINE_STAGES: a service is written
+ * as an Aptomi claim whose `target` label names its environment, which
+ * Aptomi's resolve stage turns into instances; placement chooses that
+ * environment when the service is created, on the resolver's threads
+ * (server/resolver/stored-work.ts).
  */
 import { compileSelector, evaluateSelector, type SelectorError } from '../lang/selector';
 import { unitDeadline } from '../host-clock';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type Candidate, checkRules, type NeededResource, type Rules, type SelectionInput, selectEnvironment } from './select';
+import { type Candidate, checkRules, type NeededResource, type Rules, type SelectionInput, selectEnvironment } from './stage';
 
 function env(id: number, name: string, freeMillis: number | null, over: Candidate['over'] = [], meta: Record<string, unknown> = {}): Candidate {
   return { id, name, info: { id, name, meta, labels: {} }, over, freeVcpuMillisAfter: freeMillis };

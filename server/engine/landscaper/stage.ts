@@ -17,14 +17,13 @@
  * A root installation's outcome is reported like a claim's.
  */
 import { stringify } from 'yaml';
-import type { EngineObject, SourceStage, StageOutput } from './index';
-import { wholeStage } from './whole-stage';
-import { objectRef, type Diagnostic } from './diagnostics';
-import { RECONCILE_LABEL } from './plan/restart';
-import { installAll, type InstallationResult, type InstallInput, type InstallRun } from './landscaper';
-import type { Cluster } from './model/kinds';
-import { blueprintFilesystem, LANDSCAPER_KINDS } from './model/sources/landscaper';
-import { sourceInstance, type ClaimOutcome, type Instance, type InstanceCode, type TraceStep } from './state';
+import { wholeStage, type EngineObject, type SourceStage, type StageOutput } from '../stage';
+import { objectRef, type Diagnostic } from '../diagnostics';
+import { RECONCILE_LABEL } from '../plan/restart';
+import { installAll, type InstallationResult, type InstallInput, type InstallRun } from './index';
+import type { Cluster } from '../model/kinds';
+import { blueprintFilesystem, LANDSCAPER_KINDS } from '../model/sources/landscaper';
+import { sourceInstance, type ClaimOutcome, type Instance, type InstanceCode, type TraceStep } from '../state';
 
 const READS = new Set<string>([...LANDSCAPER_KINDS, 'cluster']);
 /** Landscaper's operation annotation (reference landscaper.md §10). */

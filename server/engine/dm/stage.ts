@@ -13,12 +13,11 @@
  * deployment's trace. A deployment's outcome is reported like a claim's.
  */
 import { stringify } from 'yaml';
-import type { EngineObject, SourceStage, StageOutput } from './index';
-import { wholeStage } from './whole-stage';
-import { expandDeployment, referenceProblems, type JsonObject, type LayoutResource } from './dm';
-import type { Cluster } from './model/kinds';
-import { deploymentEnv, DM_KINDS, type Deployment } from './model/sources/dm';
-import { sourceInstance, type ClaimOutcome, type Instance, type TraceStep } from './state';
+import { wholeStage, type EngineObject, type SourceStage, type StageOutput } from '../stage';
+import { expandDeployment, referenceProblems, type JsonObject, type LayoutResource } from './index';
+import type { Cluster } from '../model/kinds';
+import { deploymentEnv, DM_KINDS, type Deployment } from '../model/sources/dm';
+import { sourceInstance, type ClaimOutcome, type Instance, type TraceStep } from '../state';
 
 const READS = new Set<string>([...DM_KINDS, 'cluster']);
 

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { EngineSession } from './index';
-import { loadObjects } from './model/validate';
-import { plugTemplateSandbox } from '../dm-python';
+import { EngineSession } from '../index';
+import { loadObjects } from '../model/validate';
+import { plugTemplateSandbox } from '../../dm-python';
 
 // DM's Jinja templates render in the sandbox, as on every server thread that expands them (Python is left unplugged here).
 plugTemplateSandbox({ python: false });

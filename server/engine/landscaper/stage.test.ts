@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { EngineSession } from './index';
-import { loadObjects } from './model/validate';
+import { EngineSession } from '../index';
+import { loadObjects } from '../model/validate';
 
 function load(yaml: string) {
   const r = loadObjects(yaml);
@@ -99,7 +99,7 @@ describe('Landscaper installations in the pipeline', () => {
   });
 
   test('`operation: reconcile` on a root: the revision that adds it re-applies that root’s deploy items, and only then', async () => {
-    const { planRevision } = await import('./plan');
+    const { planRevision } = await import('../plan');
     const state = (yaml: string) => new EngineSession({ objects: load(yaml), users: [] }).state();
     const plain = BASE + install('application') + install('application2');
     const annotated = plain.replace('metadata: {name: application, namespace: demo}', 'metadata: {name: application, namespace: demo, annotations: {landscaper.gardener.cloud/operation: reconcile}}');

@@ -5,9 +5,9 @@
  * policy merged in. Pure: the console's request runs it on a thread that
  * reads request text (server/resolver), never on the one answering requests.
  */
-import { chooseImplementation, explain, type Explanation, type MergeMode, mergeResolvedPolicies, parsePolicy, type Policy, type PolicyKind } from '../capact';
+import { chooseImplementation, explain, type Explanation, type MergeMode, mergeResolvedPolicies, parsePolicy, type Policy, type PolicyKind } from './index';
 import { loadObjects } from '../model/validate';
-import { capactInputOf } from './capact';
+import { capactInputOf } from './input';
 import { unitDeadline } from '../host-clock';
 
 export const GLOBAL_POLICY = { kind: 'policy', namespace: 'system', name: 'global' } as const;

@@ -10,14 +10,13 @@
  * Pure; re-run whole when a Capact object or a cluster changes (an action
  * is one choice, cheap next to Aptomi's resolution).
  */
-import { chooseImplementation, explain, mergeResolvedPolicies, parsePolicy } from './capact';
-import type { EngineObject, SourceStage, StageOutput } from './index';
-import { wholeStage } from './whole-stage';
-import { unitDeadline } from './host-clock';
-import type { Cluster } from './model/kinds';
-import type { CapactActionObject } from './model/sources/capact';
-import { CAPACT_INPUT_KINDS, capactInputOf } from './resolve/capact';
-import { sourceInstance, type ClaimOutcome, type Instance, type TraceStep } from './state';
+import { chooseImplementation, explain, mergeResolvedPolicies, parsePolicy } from './index';
+import { wholeStage, type EngineObject, type SourceStage, type StageOutput } from '../stage';
+import { unitDeadline } from '../host-clock';
+import type { Cluster } from '../model/kinds';
+import type { CapactActionObject } from '../model/sources/capact';
+import { CAPACT_INPUT_KINDS, capactInputOf } from './input';
+import { sourceInstance, type ClaimOutcome, type Instance, type TraceStep } from '../state';
 
 const READS = new Set([...CAPACT_INPUT_KINDS, 'action', 'cluster']);
 
