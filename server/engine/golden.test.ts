@@ -59,7 +59,7 @@ import type { PolicyUser } from './model/users';
 import { loadObjects } from './model/validate';
 import { resolvePolicy } from './resolve';
 import type { DesiredState } from './state';
-import { plugTemplateSandbox } from '../dm-python';
+import { plugTemplateSandbox, pythonSandbox } from '../dm-python';
 
 // DM's Jinja and Python templates render in the sandbox, as on every server thread that expands them.
 plugTemplateSandbox();
@@ -312,7 +312,9 @@ const expandStage: StageRunner = {
   run(raw) {
     const c = raw as unknown as ExpandCase;
     // As a deployment is expanded for deploying: references the configuration answers filled in.
-    const r = expandDm({ config: c.config, imports: c.imports ?? {} }, { env: { deployment: 'golden', project: 'golden', ...c.env }, resolveReferences: true, ...c.options });
+    // Python templates run in this thread's sandbox, as a deployment's do (expandDeployment's host runner).
+    const runPython: ExpandOptions['runPython'] = (source, context, modules) => pythonSandbox().run(source, context, modules);
+    const r = expandDm({ config: c.config, imports: c.imports ?? {} }, { env: { deployment: 'golden', project: 'golden', ...c.env }, resolveReferences: true, runPython, ...c.options });
     // Through JSON, as the layout reaches the GitOps renderer and the API.
     return {
       got: JSON.parse(
@@ -321,7 +323,8 @@ const expandStage: StageRunner = {
           layout: r.layout,
           // Left for the cluster (edges), naming no resource (unknown), and cycles among them.
           references: { edges: r.references.edges, unknown: r.references.unknown, cycles: r.references.cycles, order: r.references.order },
-          errors: r.errors.map((e) => e.message),
+          // Each error with its code (template, properties, limit…), as the editor and the API report it.
+          errors: r.errors.map((e) => `${e.code}: ${e.message}`),
         }),
       ) as Record<string, unknown>,
     };
