@@ -29,8 +29,10 @@
  *
  * A case reads the corpus (the repository's corpus/) where its input is
  * there already, rather than copying it: `{$file: corpus/…}` stands for a
- * file's text, `{$dir: corpus/…}` for a folder's files (path → text), and
- * in a list `{$docs: corpus/…}` for a YAML file's documents (or the same
+ * file's text, `{$doc: corpus/…}` for a YAML file read (with the mapping's
+ * other entries added, when it has any), `{$dir: corpus/…}`
+ * for a folder's files (path → text), and in a list `{$docs: corpus/…}`
+ * for a YAML file's documents, or those of every .yaml file in a folder (or the same
  * under server/engine/testdata/fixtures/, for input several cases share).
  *
  * Every case is its own test, and every entry of `want` (a claim, an
@@ -448,15 +450,33 @@ const place: StageRunner = {
 
 /**
  * A case's input with its corpus references read: `{$file}` → the file's
- * text, `{$dir}` → the folder's files by relative path, `{$docs}` in a list →
- * the YAML file's documents in its place. Paths are the repository's.
+ * text, `{$doc}` → its YAML (plus the mapping's other entries), `{$dir}` → the folder's files by relative path,
+ * `{$docs}` in a list → the YAML documents of the file (or the folder's
+ * .yaml files) in its place. Paths are the repository's.
  */
 function withCorpus(x: unknown, file: string): unknown {
-  if (Array.isArray(x)) return x.flatMap((v) => (isMapping(v) && typeof v.$docs === 'string' ? parseYamlDocuments(readRepo(v.$docs, file)) : [withCorpus(v, file)]));
+  if (Array.isArray(x)) return x.flatMap((v) => (isMapping(v) && typeof v.$docs === 'string' ? docsAt(v.$docs, file) : [withCorpus(v, file)]));
   if (!isMapping(x)) return x;
   if (typeof x.$file === 'string') return readRepo(x.$file, file);
+  if (typeof x.$doc === 'string') {
+    // The document, with the mapping's other entries added (e.g. the envelope a corpus policy lacks).
+    const { $doc, ...rest } = x;
+    const doc = parseYamlDocuments(readRepo($doc, file))[0];
+    if (Object.keys(rest).length === 0) return doc;
+    assert.ok(isMapping(doc), `${file}: ${$doc} is no mapping to add entries to`);
+    return { ...doc, ...(withCorpus(rest, file) as Record<string, unknown>) };
+  }
   if (typeof x.$dir === 'string') return filesUnder(join(REPO, repoPath(x.$dir, file)), '');
   return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, withCorpus(v, file)]));
+}
+
+/** A YAML file's documents, or every document of the .yaml files under a folder (by path). */
+function docsAt(path: string, file: string): unknown[] {
+  const abs = join(REPO, repoPath(path, file));
+  if (!statSync(abs).isDirectory()) return parseYamlDocuments(readRepo(path, file));
+  return Object.entries(filesUnder(abs, ''))
+    .filter(([name]) => name.endsWith('.yaml'))
+    .flatMap(([, text]) => parseYamlDocuments(text));
 }
 
 function readRepo(path: string, file: string): string {
