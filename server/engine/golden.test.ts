@@ -13,9 +13,27 @@
  *             once per merge mode (the Global policy's `merge.mode` set to
  *             each): per action its outcome, the Implementation chosen and
  *             what the merged policy injected
- *   expand    (DM) `config` (YAML text), `imports`, `env` → DM's expansion:
- *             config, layout, references left (for the cluster, unknown,
- *             cycles), errors
+ *   install   (Landscaper) `objects` (Landscaper's documents), `blueprints`
+ *             (name → files), `clusters` (Keelson clusters the Targets
+ *             name) → the install engine's run (order, per installation
+ *             its scope, phases, errors and deploy items, the data objects
+ *             written) and the install stage's output (per root
+ *             installation its outcome, per instance its code)
+ *   expand    (DM) `config` (YAML text), `imports`, `env`, `options` → DM's
+ *             expansion: config, layout, references left (for the cluster,
+ *             unknown, cycles) and the creation order, errors
+ *   place     (Axebow) `rules`, `tenant`, `user`, `service`, `resources`,
+ *             `candidates` → environment selection: the environment chosen,
+ *             every candidate's outcome and reasons, and the save-time
+ *             problems of the rules
+ *
+ * A case reads the corpus (the repository's corpus/) where its input is
+ * there already, rather than copying it: `{$file: corpus/…}` stands for a
+ * file's text, `{$doc: corpus/…}` for a YAML file read (with the mapping's
+ * other entries added, when it has any), `{$dir: corpus/…}`
+ * for a folder's files (path → text), and in a list `{$docs: corpus/…}`
+ * for a YAML file's documents, or those of every .yaml file in a folder (or the same
+ * under server/engine/testdata/fixtures/, for input several cases share).
  *
  * Every case is its own test, and every entry of `want` (a claim, an
  * instance, a diagnostic) its own subtest, so one difference does not hide
@@ -27,25 +45,31 @@
  * before committing.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseDocument, stringify } from 'yaml';
+import { selectEnvironment, checkRules, type Candidate, type NeededResource, type Rules } from './axebow/stage';
 import { formatDiagnostic, hasErrors, type Diagnostic } from './diagnostics';
-import { expand as expandDm } from './dm';
-import { runEngine, STAGE_ORDER } from './index';
+import { expand as expandDm, type ExpandInput, type ExpandOptions } from './dm';
+import { runEngine, STAGE_ORDER, type EngineObject } from './index';
+import { installOutputOf } from './landscaper/stage';
+import { installAll, parseYamlDocuments, type BlueprintStore, type LandscaperError } from './landscaper';
 import type { Cluster } from './model/kinds';
 import { planRevision } from './plan';
 import type { PolicyUser } from './model/users';
 import { loadObjects } from './model/validate';
 import { resolvePolicy } from './resolve';
 import type { DesiredState } from './state';
-import { plugTemplateSandbox } from '../dm-python';
+import { plugTemplateSandbox, pythonSandbox } from '../dm-python';
 
 // DM's Jinja and Python templates render in the sandbox, as on every server thread that expands them.
 plugTemplateSandbox();
 
-const ROOT = join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'testdata');
+const HERE = import.meta.dirname ?? new URL('.', import.meta.url).pathname;
+const ROOT = join(HERE, 'testdata');
+/** The repository, whose corpus/ cases read through `$file`, `$dir` and `$docs`. */
+const REPO = join(HERE, '..', '..');
 const UPDATE = process.env.KEELSON_UPDATE_GOLDEN === '1';
 
 /**
@@ -279,8 +303,10 @@ interface ExpandCase {
   /** The configuration's YAML text, as DM's client sent it. */
   config: string;
   /** The files it imports, by import name (templates, schemas). */
-  imports?: Record<string, string>;
+  imports?: ExpandInput['imports'];
   env?: Record<string, string>;
+  /** DM's switches where a case departs from Keelson's defaults (e.g. `validateSchema: false`, as DM shipped). */
+  options?: Pick<ExpandOptions, 'validateSchema' | 'outputs' | 'intAlias' | 'uniquePrimitiveNames' | 'resolveReferences'>;
 }
 
 const expandStage: StageRunner = {
@@ -288,7 +314,9 @@ const expandStage: StageRunner = {
   run(raw) {
     const c = raw as unknown as ExpandCase;
     // As a deployment is expanded for deploying: references the configuration answers filled in.
-    const r = expandDm({ config: c.config, imports: c.imports ?? {} }, { env: { deployment: 'golden', project: 'golden', ...c.env }, resolveReferences: true });
+    // Python templates run in this thread's sandbox, as a deployment's do (expandDeployment's host runner).
+    const runPython: ExpandOptions['runPython'] = (source, context, modules) => pythonSandbox().run(source, context, modules);
+    const r = expandDm({ config: c.config, imports: c.imports ?? {} }, { env: { deployment: 'golden', project: 'golden', ...c.env }, resolveReferences: true, runPython, ...c.options });
     // Through JSON, as the layout reaches the GitOps renderer and the API.
     return {
       got: JSON.parse(
@@ -296,16 +324,187 @@ const expandStage: StageRunner = {
           config: r.config,
           layout: r.layout,
           // Left for the cluster (edges), naming no resource (unknown), and cycles among them.
-          references: { edges: r.references.edges, unknown: r.references.unknown, cycles: r.references.cycles },
-          errors: r.errors.map((e) => e.message),
+          references: { edges: r.references.edges, unknown: r.references.unknown, cycles: r.references.cycles, order: r.references.order },
+          // Each error with its code (template, properties, limit…), as the editor and the API report it.
+          errors: r.errors.map((e) => `${e.code}: ${e.message}`),
         }),
       ) as Record<string, unknown>,
     };
   },
 };
 
-/** One runner per stage; a stage folder not listed here fails the run. */
-const RUNNERS: Partial<Record<(typeof STAGE_ORDER)[number], StageRunner>> = { validate, select, resolve, expand: expandStage, plan };
+// ---------------------------------------------------------------- install (Landscaper)
+
+interface InstallCase {
+  /** Landscaper's documents as written: Installations, DataObjects, Targets, Contexts. */
+  objects: Record<string, unknown>[];
+  /** The blueprint store: a blueprint's name (or `cd://` reference) → its files. */
+  blueprints?: BlueprintStore;
+  /** Keelson clusters (in `system`) the Targets name: with them, deploy items become instances. */
+  clusters?: string[];
+}
+
+/** Landscaper's root documents as the install stage holds them: Keelson objects of their kind. */
+function installObjects(c: InstallCase): EngineObject[] {
+  const clusters = (c.clusters ?? []).map((name) => ({ kind: 'cluster', namespace: 'system', name, spec: { type: 'kubernetes', config: {} } }));
+  const installations = c.objects
+    .filter((o) => o.kind === 'Installation')
+    .map((o) => {
+      const md = (o.metadata ?? {}) as { name?: string; namespace?: string };
+      return { kind: 'installation', namespace: md.namespace ?? 'default', name: md.name ?? '', spec: o };
+    });
+  return [...clusters, ...installations];
+}
+
+const install: StageRunner = {
+  minimum: 3,
+  run(raw) {
+    const c = raw as unknown as InstallCase;
+    assert.ok(Array.isArray(c.objects), 'an install case needs `objects`, Landscaper documents');
+    const run = installAll({ objects: c.objects, blueprints: c.blueprints ?? {} });
+    // An error as a caller reads it: its code and line, and the cycle or the exporters it names.
+    const errorText = (e: LandscaperError) => ({ code: e.code, message: e.message, ...(e.path ? { path: e.path } : {}), ...(e.cycle ? { cycle: e.cycle } : {}), ...(e.exportedBy ? { exportedBy: e.exportedBy } : {}) });
+    const got: Record<string, unknown> = {
+      order: run.order,
+      installations: Object.fromEntries(
+        run.installations.map((i) => [
+          i.name,
+          {
+            scope: i.scope,
+            // Each phase with why, as the console's installation page lists them.
+            phases: i.phases.map((p) => `${p.phase}${p.reason ? `: ${p.reason}` : ''}`),
+            ...(i.errors.length ? { errors: i.errors.map(errorText) } : {}),
+            ...(Object.keys(i.imports).length ? { imports: i.imports } : {}),
+            ...(Object.keys(i.exports).length ? { exports: i.exports } : {}),
+            ...(i.deployItems.length
+              ? {
+                  deployItems: Object.fromEntries(
+                    i.deployItems.map((d) => [d.name, { type: d.type, phase: d.phase, config: d.config, ...(Object.keys(d.exports).length ? { exports: d.exports } : {}), ...(d.note ? { note: d.note } : {}) }]),
+                  ),
+                }
+              : {}),
+          },
+        ]),
+      ),
+      dataObjects: run.dataObjects,
+      errors: run.errors.map(errorText),
+    };
+    if (c.clusters) {
+      // The stage over the same run: what a revision would deploy, and each root's outcome.
+      const out = installOutputOf(installObjects(c), run);
+      got.outcomes = Object.fromEntries(
+        out.claims.map((o) => [`${o.namespace}/${o.name}`, { status: o.status, ...(o.errors.length ? { errors: o.errors } : {}), ...(o.instances.length ? { instances: o.instances } : {}) }]),
+      );
+      got.instances = Object.fromEntries(out.instances.map((i) => [i.key, { target: `${i.target.cluster}/${i.target.namespace}`, ...(i.code ? { code: i.code } : {}), ...(i.labels && Object.keys(i.labels).length ? { labels: i.labels } : {}) }]));
+    }
+    return { got: JSON.parse(JSON.stringify(got)) as Record<string, unknown> };
+  },
+};
+
+// ---------------------------------------------------------------- place (Axebow)
+
+interface PlaceCase {
+  rules?: Rules;
+  tenant?: Record<string, unknown>;
+  user: Record<string, unknown>;
+  /** `$.service`, the same wherever it lands, unless `services` names a candidate. */
+  service: Record<string, unknown>;
+  /** `$.service` on a candidate, by its name (the cost where it lands). */
+  services?: Record<string, Record<string, unknown>>;
+  resources?: NeededResource[];
+  /** Candidates; `info` defaults to `{id, name, meta, labels: {}}`, `over` to none, `free` is freeVcpuMillisAfter. */
+  candidates: { id: number; name: string; free: number | null; meta?: Record<string, unknown>; info?: Record<string, unknown>; over?: Candidate['over'] }[];
+}
+
+const place: StageRunner = {
+  minimum: 4,
+  run(raw) {
+    const c = raw as unknown as PlaceCase;
+    assert.ok(Array.isArray(c.candidates), 'a place case needs `candidates`');
+    const rules = c.rules ?? {};
+    const s = selectEnvironment({
+      rules,
+      tenant: c.tenant ?? { name: 'acme' },
+      user: c.user,
+      service: (cand) => c.services?.[cand.name] ?? c.service,
+      resources: c.resources ?? [],
+      candidates: c.candidates.map((x) => ({
+        id: x.id,
+        name: x.name,
+        info: x.info ?? { id: x.id, name: x.name, meta: x.meta ?? {}, labels: {} },
+        over: x.over ?? [],
+        freeVcpuMillisAfter: x.free,
+      })),
+    });
+    return {
+      got: {
+        chosen: s.chosen,
+        table: s.table,
+        problems: checkRules(rules).map((p) => `${p.path}: ${p.message}`),
+      },
+    };
+  },
+};
+
+// ---------------------------------------------------------------- corpus references
+
+/**
+ * A case's input with its corpus references read: `{$file}` → the file's
+ * text, `{$doc}` → its YAML (plus the mapping's other entries), `{$dir}` → the folder's files by relative path,
+ * `{$docs}` in a list → the YAML documents of the file (or the folder's
+ * .yaml files) in its place. Paths are the repository's.
+ */
+function withCorpus(x: unknown, file: string): unknown {
+  if (Array.isArray(x)) return x.flatMap((v) => (isMapping(v) && typeof v.$docs === 'string' ? docsAt(v.$docs, file) : [withCorpus(v, file)]));
+  if (!isMapping(x)) return x;
+  if (typeof x.$file === 'string') return readRepo(x.$file, file);
+  if (typeof x.$doc === 'string') {
+    // The document, with the mapping's other entries added (e.g. the envelope a corpus policy lacks).
+    const { $doc, ...rest } = x;
+    const doc = parseYamlDocuments(readRepo($doc, file))[0];
+    if (Object.keys(rest).length === 0) return doc;
+    assert.ok(isMapping(doc), `${file}: ${$doc} is no mapping to add entries to`);
+    return { ...doc, ...(withCorpus(rest, file) as Record<string, unknown>) };
+  }
+  if (typeof x.$dir === 'string') return filesUnder(join(REPO, repoPath(x.$dir, file)), '');
+  return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, withCorpus(v, file)]));
+}
+
+/** A YAML file's documents, or every document of the .yaml files under a folder (by path). */
+function docsAt(path: string, file: string): unknown[] {
+  const abs = join(REPO, repoPath(path, file));
+  if (!statSync(abs).isDirectory()) return parseYamlDocuments(readRepo(path, file));
+  return Object.entries(filesUnder(abs, ''))
+    .filter(([name]) => name.endsWith('.yaml'))
+    .flatMap(([, text]) => parseYamlDocuments(text));
+}
+
+function readRepo(path: string, file: string): string {
+  return readFileSync(join(REPO, repoPath(path, file)), 'utf8');
+}
+
+/** A case reads the corpus, or fixtures several cases and tests share (testdata/fixtures/). */
+function repoPath(path: string, file: string): string {
+  assert.ok(/^(corpus|server\/engine\/testdata\/fixtures)\/[^]*$/.test(path) && !path.split('/').includes('..'), `${file}: ${path}: a case reads only corpus/ and server/engine/testdata/fixtures/`);
+  return path;
+}
+
+function filesUnder(dir: string, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) Object.assign(out, filesUnder(p, `${prefix}${name}/`));
+    else out[`${prefix}${name}`] = readFileSync(p, 'utf8');
+  }
+  return out;
+}
+
+/**
+ * One runner per stage; a stage folder not listed here fails the run.
+ * Axebow's placement is no stage of the policy engine (a service is placed
+ * when it is deployed), so it has a name of its own.
+ */
+const RUNNERS: Partial<Record<(typeof STAGE_ORDER)[number] | 'place', StageRunner>> = { validate, select, resolve, install, expand: expandStage, plan, place };
 
 // ---------------------------------------------------------------- the walk
 
@@ -402,7 +601,8 @@ for (const folder of folders) {
         const path = join(folder.dir, f);
         const text = readFileSync(path, 'utf8');
         const c = parseDocument(text).toJS() as Record<string, unknown>;
-        const { got, checks = {} } = runner.run(c, f);
+        const { want, ...input } = c;
+        const { got, checks = {} } = runner.run({ ...(withCorpus(input, f) as Record<string, unknown>), want }, f);
         // Only a case whose result changed is rewritten: the others keep their layout as written.
         if (UPDATE && JSON.stringify(c.want) !== JSON.stringify(got)) {
           const doc = parseDocument(text);

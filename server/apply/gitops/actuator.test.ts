@@ -7,7 +7,7 @@ import type { PlanStep } from '../../engine/plan';
 import type { ApplyContext, ApplyStep } from '../actuator';
 import { GitOpsActuator, commitLog, commitMessage, readTrackedFiles } from './actuator';
 import { renderStep } from './render';
-import { corpusSteps, ctx, helmStep, rawStep } from './test-fixtures';
+import { corpusSteps, ctx, helmStep, rawStep } from '../../testing/gitops-steps';
 
 const dirs: string[] = [];
 after(() => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { validateFluxObject } from './flux-schema';
 import { helmObjects, parseRenderedFile, renderStep } from './render';
-import { corpusSteps, helmStep } from './test-fixtures';
+import { corpusSteps, helmStep } from '../../testing/gitops-steps';
 
 /** A valid pair to break one field at a time. */
 function objects() {

@@ -18,7 +18,7 @@ import { startGitServer, type GitServer } from '../../testing/git-server';
 import type { ApplyStep } from '../actuator';
 import { runOnce, StopWorker } from '../worker';
 import { GitOpsActuator, readTrackedFiles } from './actuator';
-import { rawStep } from './test-fixtures';
+import { rawStep } from '../../testing/gitops-steps';
 
 const configMap = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  n: "${name}"\n`;
 const stepFor = (name: string, index = 0): ApplyStep => rawStep(configMap(name), { index, key: `system#k8s-example#west#main#${name}`, deployName: name, claims: ['main/c'], waitsFor: [] } as Partial<ApplyStep>);

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { kindScope, planRevision } from '../../engine/plan';
-import { EMPTY_STATE, clustersOf, load, resolveYaml, user } from '../../engine/plan/test-helpers';
+import { EMPTY_STATE, clustersOf, load, resolveYaml, user } from '../../testing/policy-state';
 import { parseRenderedFile, renderStep, type RenderedChange } from './render';
 
 type K8sObject = { apiVersion: string; kind: string; metadata: { name?: string; namespace?: string; labels?: Record<string, string> } };

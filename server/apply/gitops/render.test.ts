@@ -11,7 +11,7 @@ import {
   renderStep,
   type RenderedChange,
 } from './render';
-import { byKey, corpusSteps, helmStep, rawStep, stepFor } from './test-fixtures';
+import { byKey, corpusSteps, helmStep, rawStep, stepFor } from '../../testing/gitops-steps';
 
 type K8sObject = {
   apiVersion: string;

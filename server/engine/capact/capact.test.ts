@@ -1,8 +1,10 @@
 /**
- * Golden tests for the Capact policy engine, driven by the corpus files as
- * data (shared/corpus/capact/derived/*.yaml and the Hub fixtures they
- * reference), plus the Capact unit tests' error texts and the places where
- * Keelson's documented mode departs from Capact's code.
+ * Tests for the Capact policy engine, driven by the corpus files as data
+ * (corpus/capact/derived/*.yaml and the Hub fixtures they reference), plus
+ * the Capact unit tests' error texts and the places where Keelson's
+ * documented mode departs from Capact's code. Whole selections through the
+ * select stage, over the same Hub, are golden cases in
+ * testdata/capact/select/ (golden.test.ts).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -324,18 +326,6 @@ describe('policy testdata (valid.yaml / invalid.yaml)', () => {
     assert.equal(errors[0]?.code, 'invalid_policy');
     assert.match(errors[0]!.message, /policy must be a mapping/);
   });
-
-  test('valid.yaml against the fixture Hub: its ids are unknown, so evaluation reports them with Capact\'s text', () => {
-    const { policy } = parsePolicy(readYaml(join(POLICY_TESTDATA, 'valid.yaml')));
-    const choice = chooseImplementation(fixtureHub(true), policy!, { interface: { path: 'cap.interface.database.postgresql.install' } });
-    assert.equal(choice.implementation, null);
-    assert.deepEqual(
-      choice.errors.map((e) => e.message),
-      [
-        'while validating Policy rule:\n- Metadata for "AdditionalTypeInstance":\n    * missing Type reference for ID: "sample-uuid", name: "sample-name"\n- Metadata for "RequiredTypeInstance":\n    * missing Type reference for ID: "sample-uuid", description: "Google Cloud Platform Service Account"',
-      ],
-    );
-  });
 });
 
 // ------------------------------------------------ default global policy
@@ -536,27 +526,6 @@ describe('rule lookup and filters', () => {
 });
 
 // ------------------------------------- documented vs capact-compat, end to end
-
-describe('merge mode as a user sees it: which default TypeInstance is injected', () => {
-  // A second Helm template storage, so Global and Action can name different TypeInstances of the same Type.
-  const base = fixtureHub(true);
-  const hub: Hub = { ...base, typeInstances: { ...base.typeInstances, 'action-helm-template': { id: 'action-helm-template', typeRef: { path: 'cap.type.helm.template.storage', revision: '0.1.0' } } } };
-  const allow = [{ interface: { path: 'cap.*' }, oneOf: [{ implementationConstraints: {} }] }];
-  const global: Policy = { interface: { default: { inject: { requiredTypeInstances: [{ id: 'b1fcdf4c-f3e3-4b90-ba37-f8ca40c620e2' }] } }, rules: allow } };
-  const action: Policy = { interface: { default: { inject: { requiredTypeInstances: [{ id: 'action-helm-template' }] } } } };
-  const injectedFor = (mode: MergeMode) => {
-    const plan = planRender(hub, { global, action }, { interface: { path: 'cap.interface.productivity.mattermost.install' } }, { mode, maxDepth: 50 });
-    assert.equal(plan.ok, true, JSON.stringify(plan.errors));
-    assert.equal(at(plan.root?.implementation), 'cap.implementation.mattermost.mattermost-team-edition.install@0.2.0');
-    return injectedAsMaps(plan.root!.injected).requiredTypeInstances;
-  };
-  test('documented (default order ACTION, GLOBAL, WORKFLOW): the Action policy\'s TypeInstance', () => {
-    assert.deepEqual(injectedFor('documented'), { 'helm-template-storage': 'action-helm-template' });
-  });
-  test('capact-compat: the Global policy\'s, because the lower-priority default replaces the higher one', () => {
-    assert.deepEqual(injectedFor('capact-compat'), { 'helm-template-storage': 'b1fcdf4c-f3e3-4b90-ba37-f8ca40c620e2' });
-  });
-});
 
 describe('memoised lookups stay per Hub and per policy', () => {
   const iface = { ocfVersion: '0.0.1', kind: 'Interface', revision: '0.1.0', metadata: { prefix: 'cap.interface.memo', name: 'install' }, spec: {} };

@@ -14,7 +14,7 @@ import { formatDiagnostic, hasErrors } from '../diagnostics';
 import { parseUsers } from '../model/users';
 import { resolvePolicy, type DesiredState, type PolicyObjectInput } from '../resolve';
 import { CostCalculator, planRevision, type RevisionPlan } from './index';
-import { EMPTY_STATE, clustersOf } from './test-helpers';
+import { EMPTY_STATE, clustersOf } from '../../testing/policy-state';
 
 const CORPUS = join(process.cwd(), 'corpus/aptomi');
 const PRICED = join(process.cwd(), 'server/engine/testdata/fixtures/plan/priced-k8s-example.yaml');

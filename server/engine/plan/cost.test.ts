@@ -10,7 +10,7 @@ import { jsonSchemaForKind, type Cluster } from '../model/kinds';
 import { loadObjects } from '../model/validate';
 import type { DesiredState, Instance, InstanceCode } from '../resolve';
 import { CostCalculator, planRevision } from './index';
-import { clustersOf, load, resolveYaml, user } from './test-helpers';
+import { clustersOf, load, resolveYaml, user } from '../../testing/policy-state';
 
 const Mi = 1024 ** 2;
 const Gi = 1024 ** 3;

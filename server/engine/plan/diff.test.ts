@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { DesiredState } from '../resolve';
 import { appliedState, diffSortedLists, planRevision, type ActionKind, type RevisionPlan } from './index';
-import { EMPTY_STATE, clustersOf, load, resolveYaml, user } from './test-helpers';
+import { EMPTY_STATE, clustersOf, load, resolveYaml, user } from '../../testing/policy-state';
 
 // Aptomi's makePolicyBuilder: one service whose bundle has one code component
 // with `param: {{ .Labels.param }}`, a cluster, and a rule placing everything there.

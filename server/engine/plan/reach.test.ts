@@ -10,7 +10,7 @@ import { loadObjects } from '../model/validate';
 import type { Cluster } from '../model/kinds';
 import type { DesiredState, Instance } from '../resolve';
 import { instanceReach, planRevision, type RevisionPlan } from './index';
-import { EMPTY_STATE, clustersOf, load, resolveYaml, user } from './test-helpers';
+import { EMPTY_STATE, clustersOf, load, resolveYaml, user } from '../../testing/policy-state';
 
 const users = [user('ann'), user('bo')];
 

@@ -8,11 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { formatDiagnostic, hasErrors } from '../../engine/diagnostics';
-import { parseUsers } from '../../engine/model/users';
-import { resolvePolicy, type Instance } from '../../engine/resolve';
-import { loadPolicyFiles } from '../../loader/files';
-import type { ApplyContext, ApplyStep } from '../actuator';
+import { formatDiagnostic, hasErrors } from '../engine/diagnostics';
+import { parseUsers } from '../engine/model/users';
+import { resolvePolicy, type Instance } from '../engine/resolve';
+import { loadPolicyFiles } from '../loader/files';
+import type { ApplyContext, ApplyStep } from '../apply/actuator';
 
 const CORPUS = join(process.cwd(), 'corpus/aptomi');
 

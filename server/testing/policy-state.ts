@@ -1,12 +1,13 @@
 /**
- * Shared helpers for the plan tests: load policy text and resolve it. Only
- * tests import this; it stays pure like the rest of the engine.
+ * Shared helpers for the plan and GitOps tests: load policy text and resolve
+ * it. Only tests import this, so it lives with the test helpers rather than
+ * in the engine; it stays pure like the engine it drives.
  */
-import { loadObjects } from '../model/validate';
-import type { Cluster } from '../model/kinds';
-import type { PolicyUser } from '../model/users';
-import { resolvePolicy, type DesiredState } from '../resolve';
-import type { PolicyObjectInput } from '../resolve';
+import { loadObjects } from '../engine/model/validate';
+import type { Cluster } from '../engine/model/kinds';
+import type { PolicyUser } from '../engine/model/users';
+import { resolvePolicy, type DesiredState } from '../engine/resolve';
+import type { PolicyObjectInput } from '../engine/resolve';
 
 export const EMPTY_STATE: DesiredState = { claims: [], instances: [], errors: [] };
 
