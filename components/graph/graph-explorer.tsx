@@ -11,7 +11,7 @@ import Link from '@/components/ui/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTRPC } from '@/app/_trpc/client';
-import { decodeView } from '@/server/services/graph-view';
+import { decodeView } from '@/server/engine/graph/view';
 import { ErrorState, LoadingState } from '../ui/states';
 import { BUDGET_CHOICES, DEFAULT_BUDGET } from './budget';
 import { GraphCanvas, type GraphCanvasApi } from './graph-canvas';

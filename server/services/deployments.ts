@@ -33,7 +33,7 @@ import { millisToVcpu, type UsageAsk } from '../engine/plan';
 import { environmentLabel, environmentOfLabels, units, type Usage } from './estate';
 import { GroupCommit } from './group-commit';
 import { readBundle } from './bundle';
-import { transition, type RevisionStatus } from './revision-state';
+import { transition, type RevisionStatus } from '../engine/plan/revision-state';
 import { restartLabelFor } from '../engine/plan/restart';
 import { isResolverFailure, type Resolver } from '../resolver';
 

@@ -22,7 +22,7 @@ import { backends } from '../testing/backends';
 import type { Actor } from './actor';
 import { AppError } from './errors';
 import { instanceKey } from '../engine/state/key';
-import { decodeView } from './graph-view';
+import { decodeView } from '../engine/graph/view';
 import { shortKey } from '../../components/revisions/format';
 import { createServices, type Services } from './index';
 import { loadLocalUsers } from '../auth/users';

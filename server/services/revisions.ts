@@ -19,7 +19,7 @@ import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from './errors';
 import { stringify } from 'yaml';
 import { toPolicyInput, type ResolutionService } from './resolution';
-import { transition } from './revision-state';
+import { transition } from '../engine/plan/revision-state';
 import type {
   ByGenerationResult,
   Carries,
