@@ -4,7 +4,7 @@
  * the console's session. A header that is present but wrong — malformed, an
  * unknown, revoked or expired token — is 401 UNAUTHORIZED, never a silent
  * fall-back to anonymous; a write through the session from another origin
- * is 403 FORBIDDEN (api/same-origin.ts). The same rules as the REST API
+ * is 403 FORBIDDEN (http/same-origin.ts). The same rules as the REST API
  * (`bearerOrSession`).
  */
 import { TRPCError } from '@trpc/server';

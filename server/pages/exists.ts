@@ -10,7 +10,7 @@ import { actorFromSession, authOptions } from '../auth/options';
 import { getRuntime } from '../runtime';
 import type { Services } from '../services';
 import type { Actor } from '../services/actor';
-import { isAppError } from '../services/errors';
+import { isAppError } from '../errors';
 
 export async function notFoundUnless<T>(check: (services: Services, actor: Actor) => Promise<T>): Promise<T | undefined> {
   const actor = await actorFromSession(await getServerSession(authOptions()));

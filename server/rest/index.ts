@@ -2,7 +2,7 @@
  * The REST API as the server runs it: the route table, the OpenAPI document
  * and docs page, and authentication by bearer token or console session.
  */
-import { crossSiteRefusal } from '../api/same-origin';
+import { crossSiteRefusal } from '../http/same-origin';
 import { createRestCore, nodeHandler, webHandler, type Authenticate, type RestApi } from './dispatch';
 import { docsResponse } from './docs';
 import { answeringDbOutage } from './errors';
@@ -21,7 +21,7 @@ export { REST_ROUTES };
  * header, the console's session. A header that is present but wrong is a
  * 401, never a silent fall-back to anonymous. Every API route (REST, DM,
  * tRPC) authenticates here, so each gets the cross-site rule
- * (api/same-origin.ts) by construction: a write through the session cookie
+ * (http/same-origin.ts) by construction: a write through the session cookie
  * from another origin is 403 before the session is even read.
  */
 export function bearerOrSession(

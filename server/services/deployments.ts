@@ -15,7 +15,7 @@ import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import type { ClaimService } from './claims';
 import type { BundleObjects, CreateServiceInput, ServiceLogs, ServiceRevision, ServiceSummary, ServiceWrite } from './deployments.types';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import type { PolicyService } from './policy';
 import type { ResolutionService } from './resolution';
 import type { ClaimView } from './resolution.types';

@@ -9,7 +9,7 @@ import type { RevisionPlan } from '../engine/plan';
 import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { MaybeActor } from './actor';
-import { notFound, unauthorized } from './errors';
+import { notFound, unauthorized } from '../errors';
 import { budgetView, drillView, UnknownBucket } from '../engine/graph/view';
 import type {
   DesiredBucketAnswer,

@@ -20,7 +20,7 @@ import type { Repos, RevisionRepository } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import { backends } from '../testing/backends';
 import type { Actor } from './actor';
-import { AppError } from './errors';
+import { AppError } from '../errors';
 import { instanceKey } from '../engine/state/key';
 import { decodeView } from '../engine/graph/view';
 import { shortKey } from '../../components/revisions/format';
