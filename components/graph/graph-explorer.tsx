@@ -10,7 +10,7 @@ import { skipToken, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { decodeView } from '@/server/engine/graph/view';
 import { ErrorState, LoadingState } from '../ui/states';
 import { BUDGET_CHOICES, DEFAULT_BUDGET } from './budget';

@@ -8,7 +8,7 @@
  * (`bearerOrSession`).
  */
 import { TRPCError } from '@trpc/server';
-import { bearerOrSession } from '../rest';
+import { bearerOrSession } from '../auth/bearer';
 import { APP_ERROR_TO_TRPC } from './errors';
 import type { MaybeActor } from '../services/actor';
 import type { Services } from '../services';

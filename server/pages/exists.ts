@@ -6,7 +6,7 @@
  */
 import { notFound } from 'next/navigation';
 import { getServerSession } from 'next-auth';
-import { actorFromSession, authOptions } from '../auth/options';
+import { actorFromSession, authOptions } from '../console-auth';
 import { getRuntime } from '../runtime';
 import type { Services } from '../services';
 import type { Actor } from '../services/actor';
