@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from 'next/server';
-import { encodingProblem } from '@/server/api/percent-encoding';
+import { encodingProblem } from '@/server/http/percent-encoding';
 
 /**
  * Passes the requested path to server layouts (so sign-in can return there).

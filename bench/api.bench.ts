@@ -48,7 +48,8 @@ registerBenchmark({
       const { drizzleRepos } = await import('../server/repo/drizzle');
       const { seedDemo } = await import('../server/seed/demo');
       const { createServices } = await import('../server/services');
-      const { bearerOrSession, restApi } = await import('../server/rest');
+      const { bearerOrSession } = await import('../server/auth/bearer');
+      const { restApi } = await import('../server/rest');
       const { RateLimiter } = await import('../server/rest/rate-limit');
       const { loadLocalUsers } = await import('../server/auth/users');
       const h = await openDb({ pgliteDir: 'memory://' });

@@ -30,7 +30,7 @@
  *   worker, cold, in a fresh page);
  * - graph.20000.bytes: what the console's `graphs.desiredView` sends for
  *   the 20000 input (superjson's JSON, as on the wire before compression):
- *   budgeted on the server (server/services/graph-view.ts), ≤ 2,000,000.
+ *   budgeted on the server (server/engine/graph/view.ts), ≤ 2,000,000.
  *   The table also shows the unbudgeted `graphs.desired` answer.
  *
  * `GRAPH_BENCH_SHOTS=DIR npm run bench -- graph` also saves a screenshot of
@@ -43,7 +43,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import superjson from 'superjson';
 import { desiredGraph, policyGraph, type GraphModel } from '../server/engine/graph';
-import { budgetView } from '../server/services/graph-view';
+import { budgetView } from '../server/engine/graph/view';
 import { resolvePolicy } from '../server/engine/resolve';
 import { describeInput, generatePolicy, toPolicyInput } from './generator';
 import type { BenchState } from './graph-page';

@@ -2,11 +2,11 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { getServerSession } from 'next-auth';
 import type { ReactNode } from 'react';
-import { TRPCReactProvider } from '@/app/_trpc/client';
+import { TRPCReactProvider } from '@/components/trpc/client';
 import { Nav } from '@/components/shell/nav';
 import { ScrollRegions } from '@/components/shell/scroll-regions';
 import { isDomainAdmin } from '@/server/engine/acl';
-import { actorFromSession, authOptions } from '@/server/auth/options';
+import { actorFromSession, authOptions } from '@/server/console-auth';
 import { getRuntime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';

@@ -7,7 +7,7 @@
 import { DeploymentLayout } from '../dm/deployment-layout';
 import { useQuery } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { formatPath, parseObjectRef, type Diagnostic } from '@/server/engine/diagnostics';
 import { objectHref } from '../objects/links';
 import { Alert, ErrorState, LoadingState } from '../ui/states';

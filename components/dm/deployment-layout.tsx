@@ -7,7 +7,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Alert, ErrorState, LoadingState } from '../ui/states';
 
 type LayoutNode = { name: string; type: string; resources?: LayoutNode[] };

@@ -7,7 +7,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
 import { useId, useMemo, useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { claimHref } from '../claims/status';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
 

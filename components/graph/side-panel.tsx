@@ -9,7 +9,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
 import { useEffect, useRef } from 'react';
 import { stringify } from 'yaml';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { claimHref, ClaimStatus } from '../claims/status';
 import { DecisionTrace } from '../claims/trace';
 import { DiffEditor, YamlEditor } from '../editor';

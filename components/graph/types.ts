@@ -7,7 +7,7 @@
  */
 import type { Edge, Node } from '@xyflow/react';
 import type { ActualStatus, GraphEdge, GraphGroup, GraphModel, GraphNode, Overlay } from '@/server/engine/graph';
-import type { RemoteBucket } from '@/server/services/graph-view';
+import type { RemoteBucket } from '@/server/engine/graph/view';
 
 export type { ActualStatus, GraphEdge, GraphGroup, GraphModel, GraphNode, Overlay, RemoteBucket };
 

@@ -7,7 +7,7 @@
  * Both hooks read the same `graphs.instance` query, so the panel asks once.
  */
 import { skipToken, useQuery } from '@tanstack/react-query';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import type { Instance } from '@/server/engine/state/types';
 
 export type InstanceQuery =

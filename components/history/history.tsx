@@ -6,7 +6,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { DiffEditor } from '../editor';
 import { objectHref } from '../objects/links';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';

@@ -13,7 +13,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Background, Controls, Handle, MarkerType, Position, ReactFlow, ReactFlowProvider, useReactFlow, useStore, type Edge, type Node, type NodeProps, type NodeTypes, type OnMoveStart } from '@xyflow/react';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { memo, useCallback, useEffect, useId, useMemo, useRef, useState, type MouseEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import type { ScopeGraphView } from '@/server/services/landscaper.types';
 import { firstView, lodFor, MIN_FIRST_ZOOM, refitAfterResize, union, type Rect } from '../graph/readable';
 import { objectHref } from '../objects/links';

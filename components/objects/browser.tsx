@@ -7,7 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { preloadEditorWhenIdle } from '../editor';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
 import { objectHref } from './links';

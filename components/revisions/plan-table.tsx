@@ -9,7 +9,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
 import { useEffect, useId, useRef, useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import type { AppRouter } from '@/server/api/root';
 import { ErrorState } from '../ui/states';
 import { ACTION_KINDS, shortKey, statusClass } from './format';

@@ -7,7 +7,7 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import type { Preview } from '@/server/services/revisions.types';
 import { claimHref } from '../claims/status';
 import { DiffEditor } from '../editor';

@@ -10,7 +10,7 @@ import Link from '@/components/ui/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { restoreRefusal } from '@/server/engine/acl-words';
 import type { AppRouter } from '@/server/api/root';
 import { claimHref } from '../claims/status';

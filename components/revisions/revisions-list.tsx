@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
 import { Time } from '../ui/time';
 import { ACTION_KINDS, carriedText, carriesOthers, money, statusClass } from './format';

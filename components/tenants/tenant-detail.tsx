@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { ConfirmDialog } from '../ui/confirm';
 import { TenantEnvironments } from './tenant-environments';
 import { TenantRules } from './tenant-rules';

@@ -7,7 +7,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import type { AppRouter } from '@/server/api/root';
 import { gib } from '../revisions/format';
 import { ErrorState, LoadingState } from '../ui/states';

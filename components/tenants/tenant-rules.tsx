@@ -8,7 +8,7 @@
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Alert, errorMessage } from '../ui/states';
 
 const EXAMPLE = {

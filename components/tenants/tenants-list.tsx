@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
 import { useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Alert, EmptyState, ErrorState, LoadingState, errorMessage } from '../ui/states';
 
 export function TenantsList() {

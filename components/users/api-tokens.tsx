@@ -7,7 +7,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { ConfirmDialog } from '../ui/confirm';
 import { Alert, EmptyState, ErrorState, LoadingState, errorMessage } from '../ui/states';
 import { Time } from '../ui/time';

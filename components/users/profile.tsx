@@ -1,7 +1,7 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { EmptyState, ErrorState, LoadingState } from '../ui/states';
 import { ApiTokens } from './api-tokens';
 

@@ -2,7 +2,7 @@
 /** Domain admins: every user's roles and which ACL rule or tenant granted each; ending a user's console sessions. */
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useTRPC } from '@/app/_trpc/client';
+import { useTRPC } from '@/components/trpc/client';
 import { Alert, ErrorState, LoadingState, errorMessage } from '../ui/states';
 
 export function RoleMap() {

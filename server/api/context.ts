@@ -2,7 +2,7 @@
 import { TRPCError } from '@trpc/server';
 import { getServerSession } from 'next-auth';
 import { dbUnavailableError } from '../db/unavailable';
-import { actorFromSession, authOptions } from '../auth/options';
+import { actorFromSession, authOptions } from '../console-auth';
 import { getRuntime } from '../runtime';
 import { APP_ERROR_TO_TRPC } from './errors';
 import { contextForRequest } from './request-context';

@@ -2,7 +2,7 @@
  * The one table from domain error codes to tRPC codes and HTTP statuses.
  */
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import type { AppErrorCode } from '../services/errors';
+import type { AppErrorCode } from '../errors';
 
 export const APP_ERROR_TO_TRPC: Record<AppErrorCode, { trpc: TRPC_ERROR_CODE_KEY; http: number }> = {
   UNAUTHORIZED: { trpc: 'UNAUTHORIZED', http: 401 },

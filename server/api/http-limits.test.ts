@@ -100,7 +100,7 @@ describe('HTTP request limits', () => {
   test('tRPC itself refuses more than MAX_BATCH decoded calls with the options every console handler passes', async () => {
     const { fetchRequestHandler } = await import('@trpc/server/adapters/fetch');
     const { appRouter } = await import('./root');
-    const { TRPC_HANDLER_LIMITS } = await import('./batch');
+    const { TRPC_HANDLER_LIMITS } = await import('../http/batch');
     let contexts = 0;
     const encoded = Array.from({ length: MAX_BATCH + 1 }, () => 'policy.head').join('%2C');
     const res = await fetchRequestHandler({

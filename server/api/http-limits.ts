@@ -11,11 +11,11 @@
 import { MAX_REQUEST_BYTES } from '../engine/model/kinds';
 import type { AccessService } from '../services/access';
 import type { MaybeActor } from '../services/actor';
-import { isAppError, unauthorized, type AppError } from '../services/errors';
-import { MAX_BATCH } from './batch';
-import { BAD_PATH_ENCODING, decodesCleanly } from './percent-encoding';
+import { isAppError, unauthorized, type AppError } from '../errors';
+import { MAX_BATCH } from '../http/batch';
+import { BAD_PATH_ENCODING, decodesCleanly } from '../http/percent-encoding';
 import { APP_ERROR_TO_TRPC } from './errors';
-import { readCapped } from './read-capped';
+import { readCapped } from '../http/read-capped';
 
 export { MAX_BATCH };
 

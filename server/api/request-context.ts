@@ -4,11 +4,11 @@
  * the console's session. A header that is present but wrong — malformed, an
  * unknown, revoked or expired token — is 401 UNAUTHORIZED, never a silent
  * fall-back to anonymous; a write through the session from another origin
- * is 403 FORBIDDEN (api/same-origin.ts). The same rules as the REST API
+ * is 403 FORBIDDEN (http/same-origin.ts). The same rules as the REST API
  * (`bearerOrSession`).
  */
 import { TRPCError } from '@trpc/server';
-import { bearerOrSession } from '../rest';
+import { bearerOrSession } from '../auth/bearer';
 import { APP_ERROR_TO_TRPC } from './errors';
 import type { MaybeActor } from '../services/actor';
 import type { Services } from '../services';

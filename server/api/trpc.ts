@@ -14,7 +14,7 @@ import { ZodError } from 'zod';
 import type { Diagnostic } from '../engine/diagnostics';
 import type { Actor } from '../services/actor';
 import { dbUnavailableError } from '../db/unavailable';
-import { isAppError } from '../services/errors';
+import { isAppError } from '../errors';
 import type { Services } from '../services';
 import { APP_ERROR_TO_TRPC } from './errors';
 import { wire } from './wire';

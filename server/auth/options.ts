@@ -11,10 +11,8 @@
 import type { NextAuthOptions, User } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import type { OAuthConfig } from 'next-auth/providers/oauth';
-import { env, type Env } from '../env';
-import { getRuntime } from '../runtime';
-import type { Services } from '../services';
-import type { Actor } from '../services/actor';
+import type { PolicyUser } from '../engine/model/users';
+import type { Env } from '../env';
 import { LOCAL_PROVIDER_ID, OIDC_PROVIDER_ID, oidcAccount } from './identity';
 import { clientAddress, signInLimiter } from './rate-limit';
 import { passwordCredential, verifyLocalUser } from './users';
@@ -49,16 +47,28 @@ function labelsFromClaims(profile: OidcProfile, claims: readonly string[]): Reco
 // A CommonJS module with a default export: Next.js's bundler hands over the function, Node's own loader (test console processes) the module.
 const CredentialsProvider = (Credentials as unknown as { default?: typeof Credentials }).default ?? Credentials;
 
-let cached: NextAuthOptions | undefined;
-
-/** The console's next-auth options, over the process's runtime. */
-export function authOptions(): NextAuthOptions {
-  cached ??= buildAuthOptions(env(), async () => (await getRuntime()).services);
-  return cached;
+/**
+ * What signing in needs of the services (services/users.ts,
+ * services/sessions.ts). Declared here, not imported: services use auth, so
+ * auth knows them only by this; the console's runtime hands them over
+ * (server/console-auth.ts).
+ */
+export interface SignInServices {
+  users: {
+    localUsers(): PolicyUser[];
+    recordSignIn(u: { id: string; name: string; email: string | null; provider: string; labels: Record<string, string> }): Promise<unknown>;
+    recorded(id: string): Promise<{ name: string; labels: Record<string, string> } | undefined>;
+    linkedUser(subject: string): Promise<string | undefined>;
+  };
+  sessions: {
+    begin(input: { userId: string; credential: string | null; seconds: number }): Promise<string>;
+    live(id: unknown, userId: string, credential: string | null): Promise<boolean>;
+    end(id: unknown): Promise<void>;
+  };
 }
 
-/** next-auth's options over any services (a test console process serves next-auth's routes with them too). */
-export function buildAuthOptions(e: Pick<Env, 'authSecret' | 'authUrl' | 'sessionSeconds' | 'oidc'>, services: () => Promise<Services>): NextAuthOptions {
+/** next-auth's options over any services (the console's: server/console-auth.ts; a test console process serves next-auth's routes with them too). */
+export function buildAuthOptions(e: Pick<Env, 'authSecret' | 'authUrl' | 'sessionSeconds' | 'oidc'>, services: () => Promise<SignInServices>): NextAuthOptions {
   const providers: NextAuthOptions['providers'] = [
     CredentialsProvider({
       id: LOCAL_PROVIDER_ID,
@@ -174,19 +184,13 @@ interface SessionLike {
   keelson?: { id?: string; provider?: string; displayName?: string; sid?: string };
 }
 
-/** The acting user of a session, with current labels; null when anonymous or when the session has ended. */
-export async function actorFromSession(session: unknown): Promise<Actor | null> {
-  if (!session) return null;
-  return sessionActor((await getRuntime()).services, session);
-}
-
-/** `actorFromSession` over any services. */
-export async function sessionActor(services: Services, session: unknown): Promise<Actor | null> {
+/** The acting user (an Actor, services/actor.ts) of a session, with current labels, over any services; null when anonymous or when the session has ended. */
+export async function sessionActor(services: SignInServices, session: unknown) {
   const s = session as SessionLike | null;
   const id = s?.keelson?.id;
   const name = s?.user?.name;
   if (!s || !id || !name) return null;
-  const provider = s.keelson?.provider === 'oidc' ? 'oidc' : 'local';
+  const provider: 'local' | 'oidc' = s.keelson?.provider === 'oidc' ? 'oidc' : 'local';
   let labels: Record<string, string> = {};
   let credential: string | null = null;
   if (provider === 'local') {

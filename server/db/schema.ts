@@ -8,8 +8,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, customType, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { Marks } from '../repo/estate.types';
-import type { TenantRules } from '../repo/tenants.types';
+import type { Marks, TenantRules } from './columns';
 import { fromGzJson, toGzJson } from './gz-json';
 
 /**
@@ -388,7 +387,7 @@ export const tenantResources = pgTable(
     kind: text('kind').notNull(),
     name: text('name').notNull(),
     spec: jsonb('spec').$type<Record<string, unknown>>().notNull(),
-    /** AES-256-GCM sealed secret material (server/services/secret-box.ts). */
+    /** AES-256-GCM sealed secret material (server/db/secret-box.ts). */
     sealed: text('sealed'),
     claim: text('claim'),
     createdBy: text('created_by').notNull(),

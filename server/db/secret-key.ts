@@ -14,7 +14,7 @@
  * open (server/db/backup.ts).
  */
 import { eq, getTableName, isNotNull } from 'drizzle-orm';
-import { SecretBox } from '../services/secret-box';
+import { SecretBox } from './secret-box';
 import type { Db } from './client';
 import { settings, tenantResources } from './schema';
 

@@ -14,7 +14,7 @@ import { appRouter, createCaller } from '../api/root';
 import { createRestCore, createRestHandler, webHandler, API_PREFIX } from '../rest/dispatch';
 import { answeringDbOutage, REST_ERRORS } from '../rest/errors';
 import { route } from '../rest/route';
-import { AppError } from '../services/errors';
+import { AppError } from '../errors';
 import type { Services } from '../services';
 import { DB_RETRY_AFTER_SECONDS, DB_UNAVAILABLE_MESSAGE, dbUnavailableError, dbUnavailableReason, isDbUnavailable } from './unavailable';
 

@@ -5,7 +5,7 @@
  * of counting it as a failed apply. postgres.js reconnects by itself on
  * the next query once the server is back, so nothing here holds state.
  */
-import { AppError, isAppError } from '../services/errors';
+import { AppError, isAppError } from '../errors';
 
 export const DB_UNAVAILABLE_MESSAGE = 'The database is unreachable; try again shortly.';
 /** What clients are told to wait: a restart or failover usually takes a few seconds. */

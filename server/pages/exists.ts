@@ -6,11 +6,11 @@
  */
 import { notFound } from 'next/navigation';
 import { getServerSession } from 'next-auth';
-import { actorFromSession, authOptions } from '../auth/options';
+import { actorFromSession, authOptions } from '../console-auth';
 import { getRuntime } from '../runtime';
 import type { Services } from '../services';
 import type { Actor } from '../services/actor';
-import { isAppError } from '../services/errors';
+import { isAppError } from '../errors';
 
 export async function notFoundUnless<T>(check: (services: Services, actor: Actor) => Promise<T>): Promise<T | undefined> {
   const actor = await actorFromSession(await getServerSession(authOptions()));

@@ -5,15 +5,9 @@
  * labels and metadata that selectors read. `estate.ts` keeps it on drizzle,
  * `memory-estate.ts` in one process; both run `estate.test.ts`.
  */
+import type { Marks } from '../db/columns';
 
-/** Per-dimension limits; an absent dimension is unlimited. Quantities as written (numbers or Kubernetes quantities). */
-export interface Marks {
-  vcpu?: number | string;
-  memory?: number | string;
-  storage?: number | string;
-  instances?: number;
-  services?: number;
-}
+export type { Marks };
 
 export interface AccountRow {
   id: number;

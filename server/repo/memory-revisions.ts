@@ -8,7 +8,7 @@
  * stored by changing what they got.
  */
 import type { ReconcileMemory } from '../engine/landscaper/auto-reconcile';
-import { edgesOf, mustTransition, transition, type ApplyEvent, type RevisionEvent, type RevisionStatus, type Transition } from '../services/revision-state';
+import { edgesOf, mustTransition, transition, type ApplyEvent, type RevisionEvent, type RevisionStatus, type Transition } from '../engine/plan/revision-state';
 import type {
   DecideResult,
   DeploymentHead,

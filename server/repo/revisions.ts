@@ -14,7 +14,7 @@ import { generationsTouching } from './policy-changes';
 import { sendNow } from './send-now';
 import { applySteps, deploymentHead, instanceStates, jobs, reconcileMemory, revisionEvents, revisions, revisionSections } from '../db/schema';
 import type { ReconcileMemory } from '../engine/landscaper/auto-reconcile';
-import { edgesOf, mustTransition, transition, type ApplyEvent, type RevisionEvent, type RevisionStatus, type Transition } from '../services/revision-state';
+import { edgesOf, mustTransition, transition, type ApplyEvent, type RevisionEvent, type RevisionStatus, type Transition } from '../engine/plan/revision-state';
 import type {
   DecideResult,
   DeploymentHead,

@@ -6,11 +6,11 @@
  * run the same contract tests (`revisions.test.ts`).
  *
  * A revision's status changes only through the state machine
- * (`services/revision-state.ts`): `insert` creates a revision in an initial
+ * (`engine/plan/revision-state.ts`): `insert` creates a revision in an initial
  * status, `decide` moves it by the people's decisions and `transition` by
  * the apply worker's events; nothing else writes it.
  */
-import type { ApplyEvent, InitialStatus, RevisionStatus, Transition } from '../services/revision-state';
+import type { ApplyEvent, InitialStatus, RevisionStatus, Transition } from '../engine/plan/revision-state';
 
 export interface RevisionRow {
   id: number;

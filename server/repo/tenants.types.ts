@@ -5,23 +5,13 @@
  * `memory-tenants.ts` in one process; both run the same contract tests
  * (`tenants.test.ts`).
  */
+import type { TenantRules } from '../db/columns';
+
+export type { SelectorRule, TenantRules } from '../db/columns';
+
 export type TenantRole = 'owner' | 'admin' | 'plain';
 export const TENANT_ROLES: readonly TenantRole[] = ['owner', 'admin', 'plain'];
 export const ROLE_RANK: Record<TenantRole, number> = { owner: 3, admin: 2, plain: 1 };
-
-/** One selector rule: a stack program and what it stands for (reported when it fails). */
-export interface SelectorRule {
-  reason: string;
-  sel: unknown[];
-}
-
-/** Axebow's tenant rules: four lists of selectors run at fixed points of placing a service. */
-export interface TenantRules {
-  selectEnvironmentService?: SelectorRule[];
-  selectAcceptEnvironmentService?: SelectorRule[];
-  validateEnvironmentResource?: SelectorRule[];
-  validateEnvironmentUser?: SelectorRule[];
-}
 
 export interface TenantRow {
   id: number;

@@ -40,7 +40,7 @@ export class ResolverFailure extends Error {
   }
 }
 
-/** By name, not class: Next.js may load this module twice (see services/errors.ts). */
+/** By name, not class: Next.js may load this module twice (see server/errors.ts). */
 export function isResolverFailure(e: unknown): e is ResolverFailure {
   return e instanceof Error && e.name === 'ResolverFailure';
 }

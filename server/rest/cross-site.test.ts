@@ -22,7 +22,8 @@ import type { Actor } from '../services/actor';
 import { serveForTests, type TestServer } from '../testing/rest';
 import { API_PREFIX } from './dispatch';
 import { DM_PREFIX, dmApi } from './dm';
-import { bearerOrSession, restApi } from './index';
+import { bearerOrSession } from '../auth/bearer';
+import { restApi } from './index';
 import { RateLimiter } from './rate-limit';
 
 const alice = (): Actor => ({ id: 'local:Alice', name: 'Alice', labels: loadLocalUsers().find((u) => u.name === 'Alice')!.labels, provider: 'local' });

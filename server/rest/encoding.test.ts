@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BAD_PATH_ENCODING, BAD_QUERY_ENCODING } from '../api/percent-encoding';
+import { BAD_PATH_ENCODING, BAD_QUERY_ENCODING } from '../http/percent-encoding';
 import { memoryRepos } from '../repo/memory';
 import { seedDemo } from '../seed/demo';
 import { createServices, type Services } from '../services';

@@ -4,7 +4,7 @@
  */
 import { dbUnavailableError } from '../db/unavailable';
 import type { RestCore, RestReply } from './dispatch';
-import type { AppErrorCode } from '../services/errors';
+import type { AppErrorCode } from '../errors';
 
 export const REST_ERRORS: Record<AppErrorCode, { status: number; code: string }> = {
   UNAUTHORIZED: { status: 401, code: 'Unauthenticated' },

@@ -13,7 +13,8 @@ import { createServices, type Services } from '../services';
 import { TokenService } from '../services/tokens';
 import { serveForTests, type TestServer } from '../testing/rest';
 import { API_PREFIX } from './dispatch';
-import { bearerOrSession, restApi } from './index';
+import { bearerOrSession } from '../auth/bearer';
+import { restApi } from './index';
 import { RateLimiter } from './rate-limit';
 
 describe('REST API: API tokens', () => {

@@ -11,7 +11,7 @@ import { credentialsOf, holdsCredentials, mayReadCredentials, redactObject } fro
 import { audienceOf } from '../engine/state';
 import type { ObjectId, Repos } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
-import { AppError, unauthorized } from './errors';
+import { AppError, unauthorized } from '../errors';
 
 export class AccessService {
   constructor(

@@ -29,7 +29,7 @@ import type { AdmittedObject, LoadAnswer } from '../resolver/admission-work';
 import type { TryItInput, TryItResult } from '../engine/capact/try';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
-import { AppError, unauthorized } from './errors';
+import { AppError, unauthorized } from '../errors';
 
 export type { AdmittedObject } from '../resolver/admission-work';
 

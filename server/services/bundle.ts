@@ -16,7 +16,7 @@ import type { Diagnostic } from '../engine/diagnostics';
 import type { PolicyObjectInput } from '../engine/resolve';
 import type { AdmittedObject } from './admission';
 import { readZip, ZipError } from '../loader/zip';
-import { AppError } from './errors';
+import { AppError } from '../errors';
 import { noPlacementLabels, PLACEMENT_LABELS_MESSAGE, type BundleObjects } from './deployments.types';
 
 export interface BundleDeployment {

@@ -18,7 +18,7 @@ import type { Repos } from '../repo/types';
 import type { MaybeActor } from './actor';
 import { AccessService } from './access';
 import { PolicyAdmission } from './admission';
-import { AppError, unauthorized } from './errors';
+import { AppError, unauthorized } from '../errors';
 
 export { GLOBAL_POLICY, type TryItInput, type TryItResult } from '../engine/capact/try';
 

@@ -7,7 +7,7 @@
  */
 import type { AccessService } from './access';
 import type { MaybeActor } from './actor';
-import { unauthorized } from './errors';
+import { unauthorized } from '../errors';
 import type { ResolutionService } from './resolution';
 import type { ClaimInput, ClaimsInput, ClaimsView, ClaimView } from './resolution.types';
 

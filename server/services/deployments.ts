@@ -15,7 +15,7 @@ import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import type { ClaimService } from './claims';
 import type { BundleObjects, CreateServiceInput, ServiceLogs, ServiceRevision, ServiceSummary, ServiceWrite } from './deployments.types';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import type { PolicyService } from './policy';
 import type { ResolutionService } from './resolution';
 import type { ClaimView } from './resolution.types';
@@ -33,7 +33,7 @@ import { millisToVcpu, type UsageAsk } from '../engine/plan';
 import { environmentLabel, environmentOfLabels, units, type Usage } from './estate';
 import { GroupCommit } from './group-commit';
 import { readBundle } from './bundle';
-import { transition, type RevisionStatus } from './revision-state';
+import { transition, type RevisionStatus } from '../engine/plan/revision-state';
 import { restartLabelFor } from '../engine/plan/restart';
 import { isResolverFailure, type Resolver } from '../resolver';
 

@@ -15,7 +15,7 @@ import { runOnce } from '../apply/worker';
 import { memoryRepos } from '../repo/memory';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
-import { AppError } from './errors';
+import { AppError } from '../errors';
 import { createServices, type Services } from './index';
 
 const deployment = (configMapData: string) => `kind: deployment

@@ -20,8 +20,8 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { ExpandResult } from '../engine/dm';
-import { readCapped } from '../api/read-capped';
-import { AppError } from './errors';
+import { readCapped } from '../http/read-capped';
+import { AppError } from '../errors';
 
 export interface TemplateFetchOptions {
   /** `host` or `host:port` values that may be fetched from; empty: nothing is fetched. */

@@ -15,7 +15,7 @@ import type { Repos } from '../repo/types';
 import type { ResolutionService } from './resolution';
 import { AccessService } from './access';
 import type { MaybeActor } from './actor';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import type { DmDeployment, DmManifest, DmTemplate, DmTypeInstance } from './dm.types';
 
 /** How far back manifests are looked for (generations). */

@@ -20,7 +20,7 @@ import { ROLE_RANK, type TenantRole } from '../repo/tenants.types';
 import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import type { AccountInput, AccountUpdateInput, AccountView, EnvironmentInput, EnvironmentUpdateInput, EnvironmentView } from './estate.types';
 import type { RevisionService } from './revisions';
 

@@ -9,8 +9,8 @@ import type { RevisionPlan } from '../engine/plan';
 import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { MaybeActor } from './actor';
-import { notFound, unauthorized } from './errors';
-import { budgetView, drillView, UnknownBucket } from './graph-view';
+import { notFound, unauthorized } from '../errors';
+import { budgetView, drillView, UnknownBucket } from '../engine/graph/view';
 import type {
   DesiredBucketAnswer,
   DesiredBucketInput,
@@ -74,7 +74,7 @@ export class GraphService {
   /**
    * The desired-state graph as the console draws it: the same graph as
    * `desired` (same readers, same fields), budgeted and compact, so it stays
-   * under 2 MB whatever the size of the state (graph-view.ts).
+   * under 2 MB whatever the size of the state (engine/graph/view.ts).
    */
   async desiredView(actor: MaybeActor, input: DesiredViewInput): Promise<DesiredViewAnswer> {
     const d = await this.desiredModel(actor, input);

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { GraphModel } from '../engine/graph';
 import { engineRecord, engineValue, generation, instanceKey, instanceOutput } from './common.types';
-import { VIEW_MAX_BUDGET, type CompactGraph } from './graph-view';
+import { VIEW_MAX_BUDGET, type CompactGraph } from '../engine/graph/view';
 
 // ---- requests
 
@@ -16,7 +16,7 @@ export const policyGraphInput = z.object({ generation: generation.optional() });
 export const desiredGraphInput = z.object({ generation: generation.optional(), revisionId: z.number().int().min(1).optional() });
 export const graphInstanceInput = z.object({ key: instanceKey, generation: generation.optional() });
 
-/** The budgeted desired-state graph the console draws (`graph-view.ts`): `budget` nodes in full, the rest counted in buckets. */
+/** The budgeted desired-state graph the console draws (`engine/graph/view.ts`): `budget` nodes in full, the rest counted in buckets. */
 export const desiredViewInput = desiredGraphInput.extend({ budget: z.number().int().min(1).max(VIEW_MAX_BUDGET).optional() });
 /** One bucket of a budgeted view opened; `budget` is the one that view answered with, so the bucket means the same nodes. */
 export const desiredBucketInput = desiredViewInput.extend({ bucket: z.string().min(1).max(4000) });

@@ -22,7 +22,7 @@ import { ResourceService } from './resources';
 import { SessionService } from './sessions';
 import { TokenService } from './tokens';
 import { signInLimiter } from '../auth/rate-limit';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '../db/secret-box';
 import { randomBytes } from 'node:crypto';
 import { PlatformService } from './platform';
 import { PolicyService } from './policy';

@@ -22,7 +22,7 @@ import { isResolverFailure, type Resolver } from '../resolver';
 import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
-import { AppError, unauthorized } from './errors';
+import { AppError, unauthorized } from '../errors';
 import type { ScopeGraphView } from './landscaper.types';
 
 const KEEP = 8;

@@ -13,7 +13,7 @@ import type { LinkRow } from '../repo/links.types';
 import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 
 export type ChannelRole = 'client' | 'server' | 'duplex';
 const CHANNEL_PREFIX = 'channel-';

@@ -7,7 +7,7 @@ import { beforeEach, describe, test } from 'node:test';
 import { memoryRepos } from '../repo/memory';
 import type { Repos } from '../repo/types';
 import type { Actor } from './actor';
-import { AppError } from './errors';
+import { AppError } from '../errors';
 import { AccessService } from './access';
 import { PolicyService } from './policy';
 

@@ -16,7 +16,7 @@ import { InlineResolver } from '../resolver';
 import type { Actor, MaybeActor } from './actor';
 import { AccessService } from './access';
 import { PolicyAdmission, refuseErrors } from './admission';
-import { AppError, isAppError, notFound, unauthorized } from './errors';
+import { AppError, isAppError, notFound, unauthorized } from '../errors';
 import type {
   ApplyTextInput,
   DeleteInput,

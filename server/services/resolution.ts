@@ -17,7 +17,7 @@ import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/u
 import { createResolver, isResolverFailure, type Resolver } from '../resolver';
 import type { Repos, ResolutionSummary, StoredObject } from '../repo/types';
 import type { MaybeActor } from './actor';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import type { RequestKind } from './resolution.types';
 import { loggable } from '../db/log-safe';
 

@@ -12,12 +12,12 @@ import { ROLE_RANK, type TenantRole } from '../repo/tenants.types';
 import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import { compileSelector } from '../engine/lang/selector';
 import { environmentOfLabels } from './estate';
 import { checkCa, checkCertificate } from './resource-pem';
 import { DATA_FIELD, RESOURCE_DOCUMENT_BODIES, RESOURCE_SPECS, SEALED_DATA, type ResourceView } from './resources.types';
-import type { SecretBox } from './secret-box';
+import type { SecretBox } from '../db/secret-box';
 
 /** Which field of a kind's body is secret, and which gives its platform-wide unique key. */
 const SECRET_FIELD: Partial<Record<ResourceKind, string>> = { certificate: 'key', secret: 'value' };

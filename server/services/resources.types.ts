@@ -4,7 +4,7 @@
  * returned only with `reveal`, to owners and admins of the tenant.
  */
 import { z } from 'zod';
-import { QUANTITY_MESSAGE, QUANTITY_RE } from '../engine/plan/quantity';
+import { QUANTITY_MESSAGE, QUANTITY_RE } from '../engine/model/quantity';
 import { RESOURCE_KINDS } from '../repo/resources.types';
 
 const pem = z.string().min(1).max(64 * 1024).regex(/-----BEGIN [A-Z ]+-----/, 'must be PEM text (-----BEGIN …-----)');

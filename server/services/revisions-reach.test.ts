@@ -12,7 +12,7 @@ import { drizzleRepos } from '../repo/drizzle';
 import type { Repos } from '../repo/types';
 import { seedDemo } from '../seed/demo';
 import type { Actor } from './actor';
-import { AppError } from './errors';
+import { AppError } from '../errors';
 import { createServices, type Services } from './index';
 
 const person = (name: string): Actor => {

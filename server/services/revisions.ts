@@ -16,10 +16,10 @@ import type { DesiredState, PolicyObjectInput } from '../engine/resolve';
 import { instanceKey, type ClaimOutcome, type Instance } from '../engine/state';
 import type { EventRow, Repos, RevisionRow, SectionRow, StepRow } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import { stringify } from 'yaml';
 import { toPolicyInput, type ResolutionService } from './resolution';
-import { transition } from './revision-state';
+import { transition } from '../engine/plan/revision-state';
 import type {
   ByGenerationResult,
   Carries,

@@ -8,7 +8,7 @@ import { ACTION_KINDS, type PlanStep, type RevisionPlan, type RevisionSection, t
 import type { QuotaCheck } from '../engine/plan/cost';
 import type { Instance } from '../engine/state';
 import { engineRecord, engineValue, instanceKey, name, note, yamlText } from './common.types';
-import { REVISION_STATUSES } from './revision-state';
+import { REVISION_STATUSES } from '../engine/plan/revision-state';
 
 // ---- requests
 

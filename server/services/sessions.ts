@@ -13,7 +13,7 @@ import { findUser } from '../engine/model/users';
 import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { MaybeActor } from './actor';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import type { UserService } from './users';
 
 export class SessionService {

@@ -18,7 +18,7 @@ import { ROLE_RANK, type Repos, type TenantRole } from '../repo/types';
 import type { TenantRules } from '../repo/tenants.types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import type {
   AddNamespaceInput,
   AnswerInput,

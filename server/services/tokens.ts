@@ -12,7 +12,7 @@ import type { Repos } from '../repo/types';
 import type { TokenRow } from '../repo/tokens.types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import type { CreateTokenInput, NewToken, TokenView } from './tokens.types';
 import type { UserService } from './users';
 

@@ -8,7 +8,7 @@ import type { Env } from '../env';
 import type { Repos } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
 import { IdentityRefused, type IdentityVerifier, type VerifiedIdentity } from '../auth/oidc-verify';
-import { AppError, notFound, unauthorized } from './errors';
+import { AppError, notFound, unauthorized } from '../errors';
 import type { Profile, RegisterInput, UserSummary } from './users.types';
 
 export type { Profile } from './users.types';

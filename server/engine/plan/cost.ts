@@ -31,7 +31,7 @@ import { TextMemo } from './text-memo';
 import type { Cluster, ClusterDefaults } from '../model/kinds';
 import type { CodeType } from '../state/code';
 import type { Instance, InstanceCode } from '../state/types';
-import { bytesToGiB, millisToVcpu, parseBytes, parseCpuMillis, type QuantityResult } from './quantity';
+import { bytesToGiB, millisToVcpu, parseBytes, parseCpuMillis, type QuantityResult } from '../model/quantity';
 
 export interface ResourceTotals {
   cpuMillis: number;

@@ -24,7 +24,7 @@ export { CostCalculator, costAndQuota, DEFAULT_CURRENCY, MIXED_CURRENCY } from '
 export { orderSteps } from './order';
 export { holdBackTimedOut } from './timed-out';
 export { allowedKubernetesNamespaces, globMatch, chartRepoAllowed, instanceReach, kindScope, manifestObjects, MAX_REACH_REASONS, type SectionDeploys } from './reach';
-export * from './quantity';
+export * from '../model/quantity';
 export { claimUsage, measure, tenantUsage, type ProbeMeasure, type ProbeMeasured, type UsageAsk, type UsageTotals } from './usage';
 
 export interface RevisionSection {

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { getServerSession } from 'next-auth';
 import { TenantDetail } from '@/components/tenants/tenant-detail';
-import { actorFromSession, authOptions } from '@/server/auth/options';
+import { actorFromSession, authOptions } from '@/server/console-auth';
 import { notFoundUnless } from '@/server/pages/exists';
 
 export async function generateMetadata({ params }: { params: Promise<{ name: string }> }): Promise<Metadata> {

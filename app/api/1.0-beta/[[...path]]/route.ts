@@ -1,6 +1,7 @@
 import { getServerSession } from 'next-auth';
-import { actorFromSession, authOptions } from '@/server/auth/options';
-import { bearerOrSession, restApi } from '@/server/rest';
+import { actorFromSession, authOptions } from '@/server/console-auth';
+import { bearerOrSession } from '@/server/auth/bearer';
+import { restApi } from '@/server/rest';
 import { env } from '@/server/env';
 import { getRuntime } from '@/server/runtime';
 

@@ -1,6 +1,6 @@
 import NextAuth from 'next-auth';
 import { NextRequest } from 'next/server';
-import { authOptions } from '@/server/auth/options';
+import { authOptions } from '@/server/console-auth';
 import { guardRequest } from '@/server/api/http-limits';
 import { refuseOverLimit } from '@/server/auth/rate-limit';
 

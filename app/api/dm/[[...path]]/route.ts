@@ -1,6 +1,6 @@
 import { getServerSession } from 'next-auth';
-import { actorFromSession, authOptions } from '@/server/auth/options';
-import { bearerOrSession } from '@/server/rest';
+import { actorFromSession, authOptions } from '@/server/console-auth';
+import { bearerOrSession } from '@/server/auth/bearer';
 import { dmApi } from '@/server/rest/dm';
 import { env } from '@/server/env';
 import { getRuntime } from '@/server/runtime';

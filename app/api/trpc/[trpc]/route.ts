@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { appRouter } from '@/server/api/root';
 import { createRequestContext } from '@/server/api/context';
-import { TRPC_HANDLER_LIMITS } from '@/server/api/batch';
+import { TRPC_HANDLER_LIMITS } from '@/server/http/batch';
 import { guardRequest, OPEN_BODY_BYTES, trpcBodyRefusal } from '@/server/api/http-limits';
 import type { TrpcContext } from '@/server/api/trpc';
 import { DB_RETRY_AFTER_SECONDS } from '@/server/db/unavailable';

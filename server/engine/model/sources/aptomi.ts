@@ -8,7 +8,7 @@
  * such as `defaultnamespace`), so Aptomi users can bring their files as is.
  */
 import { z } from 'zod';
-import { QUANTITY_MESSAGE, QUANTITY_RE, quantityInRange, type QuantityScale } from '../../plan/quantity';
+import { QUANTITY_MESSAGE, QUANTITY_RE, quantityInRange, type QuantityScale } from '../quantity';
 import { CODE_TYPE_NAMES, describeCodeTypes } from '../../state/code';
 import { checkBundle, checkExpressionsAndTemplates } from './aptomi-checks';
 import { defineSource, metadataIdentity } from './types';

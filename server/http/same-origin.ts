@@ -27,7 +27,7 @@
 /** Methods that change nothing. */
 export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-interface RequestLike {
+export interface RequestLike {
   readonly method: string;
   readonly headers: { get(name: string): string | null };
 }

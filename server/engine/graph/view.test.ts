@@ -1,18 +1,18 @@
 /**
- * The budgeted desired-state graph (graph-view.ts): a small graph comes
+ * The budgeted desired-state graph (engine/graph/view.ts): a small graph comes
  * back exactly as the engine made it; a 20,000-instance one fits 2 MB, its
  * buckets open into smaller ones and then into their members, and every
  * instance is reachable that way.
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { generatePolicy, toPolicyInput } from '../../bench/generator';
-import { applyBudget } from '../../components/graph/budget';
-import { openBucket } from '../../components/graph/model';
-import type { ServerModel } from '../../components/graph/types';
-import { desiredGraph, type GraphModel } from '../engine/graph';
-import { resolvePolicy } from '../engine/resolve';
-import { budgetView, decodeView, DRILL_PAGE, drillView, jsonBytes, VIEW_DEFAULT_BUDGET } from './graph-view';
+import { generatePolicy, toPolicyInput } from '../../../bench/generator';
+import { applyBudget } from '../../../components/graph/budget';
+import { openBucket } from '../../../components/graph/model';
+import type { ServerModel } from '../../../components/graph/types';
+import { desiredGraph, type GraphModel } from './index';
+import { resolvePolicy } from '../resolve';
+import { budgetView, decodeView, DRILL_PAGE, drillView, jsonBytes, VIEW_DEFAULT_BUDGET } from './view';
 
 /** The bench's 20,000-instance input (bench/graph.bench.ts): seed 239, 2,700 bundles, 20,000 claims; every 800th instance failed. */
 function big(): GraphModel {

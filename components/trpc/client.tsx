@@ -4,7 +4,7 @@ import { createTRPCClient, httpBatchLink, splitLink, type Operation } from '@trp
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import superjson from 'superjson';
-import { MAX_BATCH } from '@/server/api/batch';
+import { MAX_BATCH } from '@/server/http/batch';
 import type { AppRouter } from '@/server/api/root';
 import { makeQueryClient } from './query-client';
 

@@ -1,10 +1,12 @@
 /**
  * Domain errors. Services throw AppError with a code; only the API layer
- * (server/api/errors.ts) turns codes into tRPC/HTTP statuses.
+ * (server/api/errors.ts) turns codes into tRPC/HTTP statuses. It sits below
+ * every server layer, since the lower ones answer with it too (db/ turns an
+ * outage into UNAVAILABLE).
  * `message` is shown to users, so it must say what to do, and never leak
  * internals or secrets.
  */
-import type { Diagnostic } from '../engine/diagnostics';
+import type { Diagnostic } from './engine/diagnostics';
 
 export const AppErrorCode = {
   /** Not signed in. */

@@ -63,7 +63,7 @@ describe('cross-site writes', () => {
       const text = readFileSync(file, 'utf8');
       if (file.includes(join('api', 'auth', '[...nextauth]'))) continue; // next-auth checks its own CSRF token
       const viaTrpc = /createContext:[^\n]*\bcreateRequestContext\b/.test(text);
-      assert.ok(/bearerOrSession\(/.test(text) || viaTrpc, `${file} must authenticate through bearerOrSession (server/rest/index.ts)`);
+      assert.ok(/bearerOrSession\(/.test(text) || viaTrpc, `${file} must authenticate through bearerOrSession (server/auth/bearer.ts)`);
       assert.ok(!/getServerSession\(/.test(text) || /bearerOrSession\(/.test(text), `${file} reads the session outside bearerOrSession`);
     }
     // tRPC's context is the same function.

@@ -14,10 +14,10 @@
  * against a byte limit (the budget shrinks until it fits), so the answer
  * stays under 2 MB whatever the size of the state.
  *
- * Pure and free of server imports: the console decodes with `decodeView`.
+ * Pure (an engine module), so the browser runs it too: the console decodes with `decodeView`.
  */
-import type { GraphEdge, GraphGroup, GraphModel, GraphNode } from '../engine/graph';
-import { instanceKey } from '../engine/state/key';
+import type { GraphEdge, GraphGroup, GraphModel, GraphNode } from './index';
+import { instanceKey } from '../state/key';
 
 /** Bytes an answer may take as JSON; 2 MB is the promise, the rest is superjson's envelope and headroom. */
 export const VIEW_MAX_BYTES = 1_900_000;
