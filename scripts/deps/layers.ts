@@ -57,7 +57,7 @@ export const LAYERS: Record<string, Layer> = {
   'server/seed': { may: ['server/services', 'server/repo', 'server/loader', ENGINE], why: 'the demo data' },
   'server/services': { may: ['server/resolver', 'server/repo', 'server/auth', 'server/loader', 'server/http', 'server/db', 'server/errors.ts', 'server/env.ts', ENGINE], why: 'use cases: load through repo → engine → persist; throw AppError' },
   'server/apply': { may: ['server/repo', 'server/loader', 'server/db', 'server/errors.ts', 'server/env.ts', ENGINE], why: 'actuators (GitOps, Kubernetes) and the job loop' },
-  'server/resolver': { may: ['server/dm-python', 'server/db', ENGINE], why: 'the worker pool where policy is evaluated off the request thread' },
+  'server/resolver': { may: ['server/dm-python', 'server/db', 'server/errors.ts', ENGINE], why: 'the worker pool where policy is evaluated off the request thread' },
   'server/auth': { may: ['server/http', 'server/db', 'server/errors.ts', 'server/env.ts', ENGINE], why: 'identities, passwords, sign-in limits, bearer tokens and next-auth\'s options; services use it, so it knows them only by the small interfaces it declares' },
   'server/repo': { may: ['server/db', 'server/errors.ts', ENGINE], why: 'the data access seam: interfaces in domain terms, drizzle and in-memory implementations' },
   'server/db': { may: ['server/errors.ts', 'server/env.ts', ENGINE], why: 'drizzle schema, clients, migrations, backups, the secret key' },

@@ -20,6 +20,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { parseRemembered, rememberText } from '../db/gz-json';
+import { AppError } from '../errors';
 import { createSandboxKeeper, plugTemplateSandbox, type SandboxKeeper } from '../dm-python';
 import { isAdmissionRequest } from './admission-work';
 import { SessionResolver, type ResolverAnswer, type ResolverRequest } from './session';
@@ -32,11 +33,18 @@ export interface Resolver {
   close(): Promise<void>;
 }
 
-/** A resolution that could not finish: over its time or memory budget, or its thread failed. */
-export class ResolverFailure extends Error {
-  constructor(message: string) {
-    super(message);
+/**
+ * A resolution that could not finish: over its time or memory budget, or its thread failed.
+ * It is an AppError, so a door that does not put it in its own words still answers with it
+ * (over a budget: 422, the thread gone: 503) rather than with a 500; `reason` is the clause
+ * services build their own sentences from.
+ */
+export class ResolverFailure extends AppError {
+  readonly reason: string;
+  constructor(reason: string, code: 'LIMIT_EXCEEDED' | 'UNAVAILABLE' = 'LIMIT_EXCEEDED') {
+    super(code, `The server stopped this work: ${reason}.`);
     this.name = 'ResolverFailure';
+    this.reason = reason;
   }
 }
 
@@ -149,7 +157,7 @@ class WorkerPool implements Resolver {
   }
 
   run<R extends ResolverRequest>(req: R): Promise<ResolverAnswer<R>> {
-    if (this.closed) return Promise.reject(new ResolverFailure('the resolver is shut down'));
+    if (this.closed) return Promise.reject(new ResolverFailure('the resolver is shut down', 'UNAVAILABLE'));
     const slot = this.slotFor(req);
     slot.waiting++;
     const run = slot.tail.then(() => this.exec(slot, req));
@@ -190,7 +198,7 @@ class WorkerPool implements Resolver {
       };
       const onError = (e: Error) => {
         this.forget(slot, worker);
-        reject(new ResolverFailure(`the resolver thread could not start: ${e.message}`));
+        reject(new ResolverFailure(`the resolver thread could not start: ${e.message}`, 'UNAVAILABLE'));
       };
       worker.on('message', onMessage);
       worker.once('error', onError);
@@ -246,6 +254,7 @@ class WorkerPool implements Resolver {
               e.code === 'ERR_WORKER_OUT_OF_MEMORY'
                 ? `it needed more than ${this.opts.memoryMb} MiB of memory (KEELSON_RESOLVE_MEMORY_MB)`
                 : `its thread failed: ${e.message}`,
+              e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'LIMIT_EXCEEDED' : 'UNAVAILABLE',
             ),
           );
         };

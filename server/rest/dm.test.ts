@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { stringify } from 'yaml';
 import { DM } from '../engine/model/sources/dm';
 import { memoryRepos } from '../repo/memory';
+import { ResolverFailure } from '../resolver';
 import { seedDemo } from '../seed/demo';
 import { createServices, type Services } from '../services';
 import { serveForTests, testAuth, type TestServer } from '../testing/rest';
@@ -99,6 +100,23 @@ describe('Deployment Manager API (/api/dm)', () => {
       const r = await post('/expand', costly, user);
       assert.equal(r.status, 403, `${user}: ${JSON.stringify(r.body)}`);
       assert.match(r.body.content.message, /may not expand Deployment Manager templates: you have no role that lets you change deployments in any namespace/);
+    }
+  });
+
+  test('an expand the server gives up on (over its time budget, or its thread gone) is answered with the reason, never a 500', async () => {
+    const own = services.resolution.expandDm;
+    const template = { name: 'try', content: 'resources: [{name: a, type: t.jinja}]', imports: [{ name: 't.jinja', content: 'resources: []' }] };
+    try {
+      services.resolution.expandDm = () => Promise.reject(new ResolverFailure('it took longer than 20 s (expanding a template)'));
+      const slow = await post('/expand', template, 'John');
+      assert.equal(slow.status, 422, JSON.stringify(slow.body));
+      assert.equal(slow.body.content.message, 'The server stopped this work: it took longer than 20 s (expanding a template).');
+      services.resolution.expandDm = () => Promise.reject(new ResolverFailure('its thread stopped (exit code 1)', 'UNAVAILABLE'));
+      const gone = await post('/expand', template, 'John');
+      assert.equal(gone.status, 503, JSON.stringify(gone.body));
+      assert.match(gone.body.content.message, /its thread stopped/);
+    } finally {
+      services.resolution.expandDm = own;
     }
   });
 

@@ -119,7 +119,7 @@ export class PolicyAdmission {
       return await this.reader.run(req);
     } catch (e) {
       // Over the lane's time or memory budget: the text is refused, the thread replaced; the server carries on.
-      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `The server stopped reading this policy: ${e.message}. Nothing was saved.`);
+      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `The server stopped reading this policy: ${e.reason}. Nothing was saved.`);
       throw e;
     }
   }

@@ -57,7 +57,7 @@ export class CapactService {
     try {
       return await this.resolver.run({ op: 'capactInterfaces', objects });
     } catch (e) {
-      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `The stored Hub could not be read: ${e.message}.`);
+      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `The stored Hub could not be read: ${e.reason}.`);
       throw e;
     }
   }

@@ -606,7 +606,7 @@ export class DeploymentService {
     try {
       selection = await this.resolver.run({ op: 'placement', input: placement });
     } catch (e) {
-      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `Tenant ${t.name}'s rules could not be run for service ${input.name}: ${e.message}.`);
+      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `Tenant ${t.name}'s rules could not be run for service ${input.name}: ${e.reason}.`);
       throw e;
     }
     // A named environment keeps its admission even when refused: the client asked about that one.

@@ -116,7 +116,7 @@ export class LandscaperService {
       const { timedOut, ...graph } = await this.resolver.run({ op: 'landscaperScopes', objects, ...(applied ? { applied } : {}) });
       return { view: { generation, ...graph }, objects: read, ...(timedOut ? { timedOut } : {}) };
     } catch (e) {
-      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `The installations of generation ${generation} could not be run: ${e.message}.`);
+      if (isResolverFailure(e)) throw new AppError('LIMIT_EXCEEDED', `The installations of generation ${generation} could not be run: ${e.reason}.`);
       throw e;
     }
   }

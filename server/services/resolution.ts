@@ -416,7 +416,7 @@ export class ResolutionService {
       const { input } = await this.fullInput(generation);
       return (await this.resolver.run({ op: 'explainDraft', key, input }))?.outcome;
     } catch (e) {
-      if (isResolverFailure(e)) throw new AppError('INVALID_INPUT', `The decision trace of ${key} could not be computed: resolving generation ${generation} ${e.message}.`);
+      if (isResolverFailure(e)) throw new AppError('INVALID_INPUT', `The decision trace of ${key} could not be computed: resolving generation ${generation} ${e.reason}.`);
       throw e;
     }
   }

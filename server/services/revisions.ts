@@ -582,7 +582,7 @@ export class RevisionService {
     try {
       after = await this.resolution.resolveDraft(objects);
     } catch (e) {
-      if (isResolverFailure(e)) return { ok: false as const, message: `No preview: resolving the policy with this change ${e.message}. Saving it would leave every claim unresolved.` };
+      if (isResolverFailure(e)) return { ok: false as const, message: `No preview: resolving the policy with this change ${e.reason}. Saving it would leave every claim unresolved.` };
       throw e;
     }
     const head = await this.revisions.head();
