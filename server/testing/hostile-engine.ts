@@ -81,3 +81,44 @@ export function hostileTemplatesPolicy(): string {
 export function resolutionKey(i: number): string {
   return `system#cluster-${i % 7}#ns#platform#service-${i}#ctx#component-${i % 13}`;
 }
+const component = (params: string) => `- {kind: bundle, metadata: {namespace: main, name: hb}, components: [{name: x, code: {type: helm, params: {${params}}}}]}`;
+const serviceAndClaim = (name: string, extra = '') => `
+- {kind: service, metadata: {namespace: main, name: hs}, contexts: [{name: c, allocation: {bundle: hb}}]}
+- {kind: claim, metadata: {namespace: main, name: ${name}}, user: Sam, service: hs, labels: {target: k8s-example.west${extra}}}`;
+
+function serviceFanOut(levels: number): string {
+  let y = '';
+  for (let i = 0; i < levels; i++) {
+    y += `\n- {kind: bundle, metadata: {namespace: main, name: fb${i}}, components: [{name: l, service: fs${i + 1}}, {name: r, service: fs${i + 1}}]}`;
+    y += `\n- {kind: service, metadata: {namespace: main, name: fs${i}}, contexts: [{name: c, allocation: {bundle: fb${i}, keys: ['{{ .Labels.k }}']}}]}`;
+  }
+  y += `\n- {kind: bundle, metadata: {namespace: main, name: fb${levels}}, components: [{name: leaf, code: {type: helm}}]}`;
+  y += `\n- {kind: service, metadata: {namespace: main, name: fs${levels}}, contexts: [{name: c, allocation: {bundle: fb${levels}}}]}`;
+  y += `\n- {kind: claim, metadata: {namespace: main, name: fan}, user: Sam, service: fs0, labels: {k: v, target: k8s-example.west}}`;
+  return y;
+}
+
+/**
+ * Hostile Aptomi payloads a user with the right saves or previews (in the
+ * demo's namespace `main`, as Sam): each must end as an error on its claim,
+ * `error` naming the engine's cap that stopped it. The service tests check
+ * that (server/services/hostile.test.ts); the `hostile.policy` benchmark
+ * times them and the server's answers meanwhile.
+ */
+export const HOSTILE_SAVES: readonly { name: string; claim: string; yaml: string; error: RegExp }[] = [
+  {
+    name: 'huge printf widths in nested ranges',
+    claim: 'printf',
+    yaml: component(`a: '{{ range $i, $x := .Labels }}{{ range $j, $y := $.Labels }}{{ printf "%0900000d" 1 }}{{ end }}{{ end }}'`) + serviceAndClaim('printf'),
+    error: /larger than|exceeded/,
+  },
+  { name: '2^30 fan-out through services (traced)', claim: 'fan', yaml: serviceFanOut(30), error: /walks more than 20000 service levels/ },
+  { name: 'NUL in the output', claim: 'nul', yaml: component(`a: '{{ printf "%c" 0 }}'`) + serviceAndClaim('nul'), error: /rendered a NUL character, which cannot be stored/ },
+  {
+    name: 'catastrophic =~ on a long label',
+    claim: 'regex',
+    yaml: component('a: b') + serviceAndClaim('regex', `, long: '${'a'.repeat(20000)}!'`).replace('allocation: {bundle: hb}', () => `criteria: {require-all: ["long =~ '(a+)+$'"]}, allocation: {bundle: hb}`),
+    error: /unable to find matching context/,
+  },
+];
+
