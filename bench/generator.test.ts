@@ -171,11 +171,9 @@ describe('bench generator', () => {
     for (const preset of ['small', 'medium'] as const) checkShape(preset, generatePolicy(preset));
   });
 
-  test('large preset: sizes and structure, generated in well under 2 s', () => {
-    const t = performance.now();
+  // How fast it is generated is the figure generate.large.ms (`npm run bench -- generate`), not an assertion here.
+  test('large preset: sizes and structure', () => {
     const g = generatePolicy('large');
-    const ms = performance.now() - t;
-    assert.ok(ms < 2000, `large took ${ms.toFixed(0)} ms`);
     checkShape('large', g);
     assert.equal(g.stats.bundles, 1000);
     assert.equal(g.stats.claims, 20_000);

@@ -28,6 +28,9 @@
  *   ELK's layout replaced the first one;
  * - graph.2000.elk_ms: navigation start → ELK's layout on screen (the
  *   worker, cold, in a fresh page);
+ * - graph.2000.quick_layout_ms: the quick layout (the one drawn before
+ *   ELK's) of the 2000 input, budgeted as the console does, median of 5 runs
+ *   in Node (target 500; components/graph/graph.test.ts checks its result);
  * - graph.20000.bytes: what the console's `graphs.desiredView` sends for
  *   the 20000 input (superjson's JSON, as on the wire before compression):
  *   budgeted on the server (server/engine/graph/view.ts), ≤ 2,000,000.
@@ -44,6 +47,9 @@ import { fileURLToPath } from 'node:url';
 import superjson from 'superjson';
 import { desiredGraph, policyGraph, type GraphModel } from '../server/engine/graph';
 import { budgetView } from '../server/engine/graph/view';
+import { applyBudget } from '../components/graph/budget';
+import { toLayoutRequest } from '../components/graph/flow';
+import { quickLayout } from '../components/graph/layout-core';
 import { resolvePolicy } from '../server/engine/resolve';
 import { describeInput, generatePolicy, toPolicyInput } from './generator';
 import type { BenchState } from './graph-page';
@@ -129,6 +135,14 @@ registerBenchmark({
       const ms = performance.now() - started;
       return { input, nodes: model.nodes.length, sent: view.sent, buckets: view.graph.b.length, ms, budgeted: wire(view), whole: wire({ generation: 1, ...model }) };
     },
+    /** The quick layout of the 2000 input, as the console computes it before ELK's. */
+    quick(): MeasureResult {
+      const { model, input } = generate(INPUTS.find((s) => s.key === '2000')!);
+      const req = toLayoutRequest(applyBudget(model, { budget: 2000 }));
+      const times: number[] = [];
+      for (let i = 0; i < 6; i++) times.push(quickLayout(req).ms);
+      return { input, nodes: req.nodes.length, ms: median(times.slice(1)) };
+    },
     async browser(): Promise<MeasureResult> {
       const { chromium } = await import('@playwright/test');
       const files = await bundle();
@@ -190,6 +204,8 @@ registerBenchmark({
     },
   },
   async run(ctx) {
+    const quick = (await ctx.inChild('quick')).result;
+    ctx.note(`quick layout of the 2000 input (${quick.nodes} nodes): ${round(Number(quick.ms), 1)} ms`);
     const b = (await ctx.inChild('bytes')).result;
     ctx.table([
       ['graph', 'nodes', 'sent in full', 'buckets', 'budgeted bytes', 'whole graph bytes', 'budgeting ms', 'input'],
@@ -223,6 +239,7 @@ registerBenchmark({
       figure('graph.20000.pan_frame_ms', round(n('20000.pan'), 1)),
       figure('graph.20000_policy.first_frame_ms', round(n('20000_policy.first'), 0)),
       figure('graph.20000.bytes', Number(b.budgeted)),
+      figure('graph.2000.quick_layout_ms', round(Number(quick.ms), 1)),
     ];
     return figures;
   },

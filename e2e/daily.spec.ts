@@ -78,7 +78,8 @@ test('leaving an edited object through the sidebar asks first, and the text is o
   await expect(page.getByRole('heading', { name: /platform\/zookeeper/ })).toContainText('unsaved');
   // Discarding is explicit too: undo the edit, and the draft is gone on the next visit.
   await setEditorText(page, edited.replace('# not saved yet\n', ''));
-  await page.waitForTimeout(400); // the draft store is debounced by 250 ms
+  // The draft store is debounced: wait until it has dropped the draft (this page's only one), however long that takes.
+  await expect.poll(() => page.evaluate(() => Object.keys(window.localStorage).filter((k) => k.startsWith('keelson:draft:')))).toEqual([]);
   await page.goto('/objects/bundle/platform/zookeeper');
   await expect(page.getByTestId('yaml-editor').locator('.view-lines')).toContainText('kind: bundle');
   await expect(page.getByTestId('draft-offer')).toHaveCount(0);

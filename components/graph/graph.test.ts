@@ -198,13 +198,13 @@ describe('layout', () => {
     }
   });
 
-  test('quick layout of 2,000 nodes is fast and survives cycles', () => {
+  // How fast is the figure graph.2000.quick_layout_ms (`npm run bench -- graph`), not an assertion here.
+  test('quick layout of 2,000 nodes places every node apart and survives cycles', () => {
     const m = synthetic(2000);
     m.edges.push({ id: 'cycle', source: 'instance:7', target: 'instance:0', kind: 'depends' });
     const req = toLayoutRequest(applyBudget(m, { budget: 2000 }));
     const r = quickLayout(req);
     check(req, r.positions, r.groups);
-    assert.ok(r.ms < 500, `${r.ms} ms`);
   });
 
   test('ELK per group (as the worker runs it) gives positions inside the groups; the policy groups go users → social → platform', async () => {

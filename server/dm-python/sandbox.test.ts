@@ -18,7 +18,9 @@ import { Worker } from 'node:worker_threads';
 import { expandDeployment, parseYaml, usePythonRunner, type TemplateContext } from '../engine/dm';
 import { createPythonSandbox, PYYAML_MISSING } from './index';
 
-const sandbox = createPythonSandbox({ runMs: 3000, memoryMb: 400 });
+// Limits far away: a test of what templates can do must not be stopped by a limit on a loaded machine.
+// Each limit test has a sandbox of its own, where the limit under test is the only one that can fire.
+const sandbox = createPythonSandbox({ runMs: 120_000, memoryMb: 1024 });
 after(() => sandbox.close());
 
 const ctx = (project: string, properties: TemplateContext['properties'] = {}): TemplateContext => ({
@@ -32,12 +34,16 @@ const ctx = (project: string, properties: TemplateContext['properties'] = {}): T
 const run = (source: string, project = 'tenant-a', modules: Record<string, string> = {}) => sandbox.run(source, ctx(project), modules);
 
 describe('Python sandbox: limits', () => {
-  test('a template that loops forever is stopped at its time limit, and the next one runs', () => {
-    const t0 = Date.now();
-    const r = run('def GenerateConfig(c):\n  while True:\n    pass\n');
-    assert.deepEqual(r, { ok: false, message: 'ran over its time limit of 3 s and was stopped', reason: 'limit', timedOut: true });
-    assert.ok(Date.now() - t0 < 3000 + 120_000, 'stopped, not left running');
-    assert.deepEqual(run("def GenerateConfig(c):\n  return {'resources': []}\n"), { ok: true, value: { resources: [] } });
+  test('a template that loops forever is stopped at its time limit, and the next one runs', async () => {
+    // A sandbox of its own with a memory limit far away, so that only the time limit can stop it.
+    const own = createPythonSandbox({ runMs: 3000, memoryMb: 4096, processes: 1 });
+    try {
+      const r = own.run('def GenerateConfig(c):\n  while True:\n    pass\n', ctx('tenant-a'), {});
+      assert.deepEqual(r, { ok: false, message: 'ran over its time limit of 3 s and was stopped', reason: 'limit', timedOut: true });
+      assert.deepEqual(own.run("def GenerateConfig(c):\n  return {'resources': []}\n", ctx('tenant-a'), {}), { ok: true, value: { resources: [] } });
+    } finally {
+      await own.close();
+    }
   });
 
   test('a template that grows without end is stopped at its memory limit', async () => {
@@ -442,7 +448,7 @@ describe('Python sandbox: none of the server is inside', () => {
     const planted = { NEXTAUTH_SECRET: 'planted-nextauth-7f3a', KEELSON_SECRET_KEY: 'planted-secret-key-7f3a', DATABASE_URL: 'postgres://planted:7f3a@db/keelson', KEELSON_PLANTED_OTHER: 'planted-other-7f3a' };
     const before = new Set(sandboxChildren());
     Object.assign(process.env, planted);
-    const own = createPythonSandbox({ runMs: 5000, processes: 1 });
+    const own = createPythonSandbox({ runMs: 120_000, processes: 1 });
     try {
       const r = own.run(
         [
@@ -511,16 +517,17 @@ describe('Python sandbox: none of the server is inside', () => {
 
 describe('Python sandbox: time is the sandbox’s own, per expansion', () => {
   test("one expansion's Python templates share the limit: the one that runs it out is stopped, named, with the sandbox's limit as the reason", async () => {
-    const own = createPythonSandbox({ runMs: 1500, processes: 1 });
+    // The parent template has most of the 4 s to itself however loaded the machine; the six children spin 6 s of wall time.
+    const own = createPythonSandbox({ runMs: 4000, processes: 1 });
     usePythonRunner(own.run);
     try {
       // Each child template stays under the limit on its own; together they would not.
-      const spin = "import time\ndef GenerateConfig(c):\n  t = time.time()\n  while time.time() - t < 0.6:\n    pass\n  return {'resources': []}\n";
+      const spin = "import time\ndef GenerateConfig(c):\n  t = time.time()\n  while time.time() - t < 1.0:\n    pass\n  return {'resources': []}\n";
       const parent = "def GenerateConfig(c):\n  return {'resources': [{'name': 'w%d' % i, 'type': 'spin.py'} for i in range(6)]}\n";
       const r = expandDeployment({ config: 'resources:\n- {name: top, type: parent.py}\n', imports: { 'parent.py': parent, 'spin.py': spin } }, { deployment: 'd', project: 'tenant-time' });
       assert.equal(r.errors.length, 1, JSON.stringify(r.errors));
       assert.equal(r.errors[0]!.code, 'limit');
-      assert.match(r.errors[0]!.message, /Python template 'spin\.py' ran over the Python sandbox's time limit of 1\.5 s, which one deployment's Python templates share, and was stopped/);
+      assert.match(r.errors[0]!.message, /Python template 'spin\.py' ran over the Python sandbox's time limit of 4 s, which one deployment's Python templates share, and was stopped/);
     } finally {
       usePythonRunner(undefined);
       await own.close();
@@ -530,7 +537,8 @@ describe('Python sandbox: time is the sandbox’s own, per expansion', () => {
 
 describe('Python sandbox: a pool of warm processes', () => {
   test("a tenant's expansions reuse one warm process, each starting from a clean interpreter; a timeout recycles it; closing ends them all", async () => {
-    const own = createPythonSandbox({ runMs: 2000, warm: true });
+    // 5 s: a clean start and a short template fit many times over on a loaded machine; the endless loop does not.
+    const own = createPythonSandbox({ runMs: 5000, warm: true });
     try {
       const mark = "import json\ndef GenerateConfig(c):\n  seen = getattr(json, 'keelson_mark', None)\n  json.keelson_mark = c.properties['n']\n  return {'resources': [], 'seen': seen}\n";
       const seen = (n: number, expansion: number) => {
@@ -547,7 +555,7 @@ describe('Python sandbox: a pool of warm processes', () => {
       assert.ok(started <= 2, `${started} processes started for one tenant's three expansions (one in use, one spare)`);
 
       const stuck = own.run('def GenerateConfig(c):\n  while True:\n    pass\n', { ...ctx('tenant-pool'), expansion: 104 }, {});
-      assert.deepEqual(stuck, { ok: false, message: 'ran over its time limit of 2 s and was stopped', reason: 'limit', timedOut: true });
+      assert.deepEqual(stuck, { ok: false, message: 'ran over its time limit of 5 s and was stopped', reason: 'limit', timedOut: true });
       assert.equal(seen(5, 105), null);
       assert.ok(own.stats().started > started, 'the stopped process was replaced');
 

@@ -446,8 +446,9 @@ describe('a commit on a base behind a head already read (PostgreSQL)', () => {
         });
         await held;
         const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms))]);
-        // The page was loaded at generation 1: the head read since (2) says it conflicts, whoever holds the lock.
-        assert.deepEqual(await within(editor.commit({ baseGeneration: 1, author: 'e', message: '', upserts: [bundle('c')], deletes: [] }), 2000), { status: 'conflict', head: 2 });
+        // The page was loaded at generation 1: the head read since (2) says it conflicts, whoever holds the lock. (The
+        // lock is held until release() below: a commit that waited for it would still be waiting after any time.)
+        assert.deepEqual(await within(editor.commit({ baseGeneration: 1, author: 'e', message: '', upserts: [bundle('c')], deletes: [] }), 60_000), { status: 'conflict', head: 2 });
         const onHead = editor.commit({ baseGeneration: 2, author: 'e', message: '', upserts: [bundle('c')], deletes: [] });
         assert.equal(await within(onHead, 300), 'still waiting', 'on the head it read, it waits for the lock as before');
         release();

@@ -17,11 +17,14 @@ describe('a Python template that never ends, on a serving server', () => {
   let services: Services;
   const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
   before(async () => {
-    // Read by each resolver thread's sandbox when it starts.
-    process.env.KEELSON_DM_PYTHON_TIMEOUT_S = '2';
+    // Read by each resolver thread's sandbox when it starts. 4 s: a sound template, or the parent template below, fits
+    // many times over on a loaded machine, so the limit stops only the templates meant to run into it.
+    process.env.KEELSON_DM_PYTHON_TIMEOUT_S = '4';
     const repos = memoryRepos();
     await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: ['Sam'], resolver: { threads: 1, timeoutMs: 120_000, memoryMb: 512 } });
+    // The resolution's budget far away (it counts the sandbox's boot, which takes a minute on a loaded machine): only
+    // the sandbox's own time limit, the limit under test, can stop these templates.
+    services = createServices(repos, { usersFile: undefined, domainAdmins: ['Sam'], resolver: { threads: 1, timeoutMs: 900_000, memoryMb: 512 } });
   });
   after(async () => {
     delete process.env.KEELSON_DM_PYTHON_TIMEOUT_S;
@@ -53,7 +56,7 @@ describe('a Python template that never ends, on a serving server', () => {
     }
     const outcome = (await resolving).state.claims.find((c) => c.kind === 'deployment' && c.name === 'spin')!;
     assert.equal(outcome.status, 'error');
-    assert.match(outcome.errors.join('\n'), /Python template 'app\.py' ran over its time limit of 2 s and was stopped/);
+    assert.match(outcome.errors.join('\n'), /Python template 'app\.py' ran over its time limit of 4 s and was stopped/);
     assert.equal(outcome.timedOut, true, 'a time limit decided it: the next generation expands it again');
     assert.ok(reads > 0, 'reads answered while it ran');
 
@@ -67,8 +70,8 @@ describe('a Python template that never ends, on a serving server', () => {
   });
 
   test("a deployment's Python templates share the sandbox's time limit: it, not the resolution's, stops them, naming the template", async () => {
-    // Each child spins 0.8 s, under the 2 s limit; eight of them would run 6.4 s.
-    const spin = "import time\ndef GenerateConfig(c):\n  t = time.time()\n  while time.time() - t < 0.8:\n    pass\n  return {'resources': []}\n";
+    // Each child spins 1.5 s, under the 4 s limit; eight of them would run 12 s.
+    const spin = "import time\ndef GenerateConfig(c):\n  t = time.time()\n  while time.time() - t < 1.5:\n    pass\n  return {'resources': []}\n";
     const parent = "def GenerateConfig(c):\n  return {'resources': [{'name': 'w%d' % i, 'type': 'spin.py'} for i in range(8)]}\n";
     const text = stringify({
       kind: 'deployment',
@@ -80,7 +83,7 @@ describe('a Python template that never ends, on a serving server', () => {
     const w = await services.policy.apply(sam, { text, baseGeneration: await services.policy.head(sam) });
     const many = (await services.resolution.ensure(w.generation)).state.claims.find((c) => c.kind === 'deployment' && c.name === 'many')!;
     assert.equal(many.status, 'error');
-    assert.match(many.errors.join('\n'), /Python template 'spin\.py' ran over the Python sandbox's time limit of 2 s, which one deployment's Python templates share, and was stopped/);
+    assert.match(many.errors.join('\n'), /Python template 'spin\.py' ran over the Python sandbox's time limit of 4 s, which one deployment's Python templates share, and was stopped/);
     assert.equal(many.timedOut, true);
   });
 });

@@ -21,7 +21,6 @@ import { installationContext } from './naming';
 import {
   constructExports,
   constructImports,
-  dependencyGraph,
   ObjectStore,
   resolveBlueprint,
   runInstallation,
@@ -29,11 +28,14 @@ import {
   type BlueprintStore,
   type Run,
 } from './resolve';
+import { dependencyGraph } from './order';
 import type { Installation, InstallationResult, LandscaperError } from './types';
 
 export { parseYamlDocuments, loadObjects, loadBlueprint, normalizeFilesystem, type LoadedObjects } from './load';
 export { dataObjectName, installationContext } from './naming';
-export { dependencyGraph, deployOffline, runExecution, type BlueprintStore, type GraphResult } from './resolve';
+export { runExecution, type BlueprintStore } from './resolve';
+export { dependencyGraph, type GraphResult } from './order';
+export { deployOffline } from './deploy';
 export * from './types';
 
 export interface InstallInput {

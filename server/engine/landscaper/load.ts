@@ -26,8 +26,8 @@ import type {
 const ENCOMPASSED_BY = 'landscaper.gardener.cloud/encompassed-by';
 const TARGET_TYPE_PREFIX = 'landscaper.gardener.cloud/';
 
-type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
+export type Rec = Record<string, unknown>;
+export const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const rec = (v: unknown): Rec => (isRec(v) ? v : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);

@@ -18,7 +18,9 @@ import { formatPath } from '../diagnostics';
 import { compileTemplate, renderTemplate, SPRIG_FUNCTIONS } from '../lang/gotemplate';
 import { evaluateDataMappings, evaluateSpiff } from '../lang/spiff';
 import { parse } from 'yaml';
-import { loadBlueprint, readInstallationTemplate, type LoadedObjects } from './load';
+import { isRec, loadBlueprint, readInstallationTemplate, type LoadedObjects, type Rec } from './load';
+import { dependencyGraph } from './order';
+import { deployOffline, readDeployItems } from './deploy';
 import { dataObjectName, installationContext } from './naming';
 import type {
   Blueprint,
@@ -34,8 +36,6 @@ import type {
   Wire,
 } from './types';
 
-type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Blueprint filesystems by reference: a `resourceName`, or the `cd://...` URI a template uses. */
 export type BlueprintStore = Record<string, Filesystem>;
@@ -297,152 +297,6 @@ export function constructImports(store: ObjectStore, inst: Installation, bluepri
     if (isRec(r.value.bindings)) current = { ...current, ...r.value.bindings };
   }
   return { ok: true, imports: current, loaded: loaded.values };
-}
-
-// ---------------------------------------------------------------------------
-// Ordering (dependencies.go): predecessors from data flow, duplicates, cycles
-
-export interface GraphResult {
-  order: string[];
-  predecessors: Map<string, string[]>;
-  errors: LandscaperError[];
-}
-
-export function dependencyGraph(nodes: readonly Installation[], what = 'subinstallations'): GraphResult {
-  const exporters = new Map<string, string[]>();
-  const add = (key: string, name: string) => exporters.set(key, [...(exporters.get(key) ?? []), name]);
-  for (const n of nodes) {
-    for (const e of n.exports.data) add(`data:${e.dataRef}`, n.name);
-    for (const e of n.exports.targets) add(`target:${e.target}`, n.name);
-  }
-  const errors: LandscaperError[] = [];
-  const duplicates = [...exporters].filter(([, names]) => names.length > 1);
-  for (const [key, names] of duplicates) {
-    const k = key.slice(key.indexOf(':') + 1);
-    errors.push({
-      code: 'duplicate_export',
-      message: `the following exports are exported by multiple nested installations: '${k}' is exported by [${names.join(', ')}]`,
-      exportedBy: { key: k, installations: names },
-    });
-  }
-  const predecessors = new Map<string, string[]>();
-  for (const n of nodes) {
-    const keys = [
-      ...n.imports.data.flatMap((d) => (d.dataRef !== undefined ? [`data:${d.dataRef}`] : [])),
-      ...n.imports.targets.flatMap((t) => [...(t.target !== undefined ? [t.target] : []), ...(t.targets ?? []), ...Object.values(t.targetMap ?? {})].map((x) => `target:${x}`)),
-    ];
-    const preds = new Set<string>();
-    for (const k of keys) for (const p of exporters.get(k) ?? []) if (p !== n.name) preds.add(p);
-    predecessors.set(n.name, [...preds]);
-  }
-  // Cycles: depth-first along "depends on" edges, in declaration order.
-  const state = new Map<string, 'active' | 'done'>();
-  const stack: string[] = [];
-  let cycle: string[] | null = null;
-  const visit = (name: string): void => {
-    if (cycle) return;
-    state.set(name, 'active');
-    stack.push(name);
-    for (const p of predecessors.get(name) ?? []) {
-      if (state.get(p) === 'active') {
-        cycle = [...stack.slice(stack.indexOf(p)), p];
-        return;
-      }
-      if (!state.has(p)) visit(p);
-      if (cycle) return;
-    }
-    stack.pop();
-    state.set(name, 'done');
-  };
-  for (const n of nodes) if (!state.has(n.name)) visit(n.name);
-  if (cycle) {
-    const path: string[] = cycle;
-    errors.push({ code: 'cycle', message: `the ${what} have a cycle: ${path.join(' -{depends_on}-> ')}`, cycle: path });
-  }
-  // Order: whatever has all predecessors placed, ties in declaration order.
-  const order: string[] = [];
-  const placed = new Set<string>();
-  for (let progress = true; progress; ) {
-    progress = false;
-    for (const n of nodes) {
-      if (placed.has(n.name) || !(predecessors.get(n.name) ?? []).every((p) => placed.has(p))) continue;
-      placed.add(n.name);
-      order.push(n.name);
-      progress = true;
-      break;
-    }
-  }
-  return { order, predecessors, errors };
-}
-
-// ---------------------------------------------------------------------------
-// Deploy items and the offline deployer
-
-function readDeployItems(out: Rec[]): DeployItem[] {
-  return out.flatMap((o) =>
-    (Array.isArray(o.deployItems) ? o.deployItems : []).filter(isRec).map((d) => ({
-      name: String(d.name ?? ''),
-      type: String(d.type ?? ''),
-      ...(isRec(d.target) ? { target: { import: String(d.target.import ?? d.target.name ?? ''), ...(d.target.key !== undefined ? { key: String(d.target.key) } : {}) } } : {}),
-      config: d.config ?? {},
-      dependsOn: Array.isArray(d.dependsOn) ? d.dependsOn.map(String) : [],
-      phase: 'Succeeded' as const,
-      exports: {},
-    })),
-  );
-}
-
-/** `.a.b` / `{.a.b}` JSON paths over a manifest. */
-function jsonPath(obj: unknown, path: string): unknown {
-  let v = obj;
-  for (const seg of path.replace(/^\{|\}$/g, '').split('.').filter(Boolean)) v = isRec(v) ? v[seg] : undefined;
-  return v;
-}
-
-/**
- * What a deployer would do, offline: `mock` items apply their config
- * (`phase`, `export`) verbatim, as Landscaper's mock deployer does;
- * `kubernetes-manifest` items "apply" their manifests in memory and export
- * by jsonPath from them; other types cannot run offline and export nothing.
- * Items run in `dependsOn` order; after a failure nothing new starts.
- */
-export function deployOffline(items: DeployItem[]): { items: DeployItem[]; error?: string } {
-  const byName = new Map(items.map((i) => [i.name, i]));
-  const done = new Set<string>();
-  let failed = false;
-  for (let progress = true; progress && !failed; ) {
-    progress = false;
-    for (const item of items) {
-      if (done.has(item.name) || !item.dependsOn.every((d) => done.has(d) || !byName.has(d))) continue;
-      done.add(item.name);
-      progress = true;
-      const config = isRec(item.config) ? item.config : {};
-      if (item.type === 'landscaper.gardener.cloud/mock') {
-        item.phase = config.phase === 'Failed' ? 'Failed' : 'Succeeded';
-        item.exports = isRec(config.export) ? config.export : {};
-      } else if (item.type === 'landscaper.gardener.cloud/kubernetes-manifest') {
-        const manifests = (Array.isArray(config.manifests) ? config.manifests : []).map((m) => (isRec(m) && 'manifest' in m ? m.manifest : m)).filter(isRec);
-        const exportsDef = isRec(config.exports) && Array.isArray(config.exports.exports) ? config.exports.exports.filter(isRec) : [];
-        for (const e of exportsDef) {
-          const from = isRec(e.fromResource) ? e.fromResource : {};
-          const m = manifests.find((x) => x.apiVersion === from.apiVersion && x.kind === from.kind && isRec(x.metadata) && x.metadata.name === from.name && (from.namespace === undefined || x.metadata.namespace === from.namespace));
-          if (m) item.exports[String(e.key)] = jsonPath(m, String(e.jsonPath ?? ''));
-        }
-        item.note = `${manifests.length} manifest(s) applied in memory`;
-      } else {
-        item.note = `no ${item.type} deployer in an offline run: nothing deployed, nothing exported`;
-      }
-      if (item.phase === 'Failed') failed = true;
-      break;
-    }
-  }
-  const stuck = items.filter((i) => !done.has(i.name));
-  if (failed) return { items, error: `deploy item(s) failed: ${items.filter((i) => i.phase === 'Failed').map((i) => i.name).join(', ')}` };
-  if (stuck.length > 0) {
-    for (const i of stuck) i.phase = 'Failed';
-    return { items, error: `deploy items wait for each other (dependsOn cycle): ${stuck.map((i) => i.name).join(', ')}` };
-  }
-  return { items };
 }
 
 // ---------------------------------------------------------------------------

@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  compareGoStrings,
-  formatGoFloat,
-  formatValueV,
-  goQuote,
-  goSprint,
-  goSprintf,
-  goSprintln,
-  parseGoBool,
-  parseGoInt,
-  utf8ByteLength,
-} from './gofmt';
+import { compareGoStrings, formatGoFloat, goQuote, parseGoBool, parseGoInt, utf8ByteLength } from './gofmt';
+import { formatValueV, goSprint, goSprintf, goSprintln } from './gosprint';
 
 test('strconv.ParseBool accepts exactly the Go spellings', () => {
   const table: [string, boolean | undefined][] = [

@@ -5,7 +5,7 @@
  *
  * Each dialect has its own folder, split by phase (`govaluate/`,
  * `gotemplate/`: lex → parse → eval/exec), and runs under the shared
- * `budget.ts`; shared Go rules live beside them (`gofmt.ts`, `re2.ts`).
+ * `budget.ts`; shared Go rules live beside them (`gofmt.ts`: strconv; `gosprint.ts`: fmt; `re2.ts`).
  */
 
 export type { LangError, LangErrorCode, Result } from './result';

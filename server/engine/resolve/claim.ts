@@ -1,7 +1,9 @@
 /**
  * Resolving one claim: the walk Aptomi's resolver does (reference
  * aptomi.md §3), in its order, producing the claim's instance contributions
- * and a decision trace. A claim that fails contributes nothing.
+ * and a decision trace. A claim that fails contributes nothing. What each
+ * level does besides walking (rules, labels, target, templates, criteria,
+ * the trace) is in ./claim-steps.ts; the walk's types in ./claim-types.ts.
  *
  * Per service level ("node"):
  *   service lookup (+ consume ACL) → service change-labels → first matching
@@ -11,217 +13,34 @@
  *   code params, or a child node for a service component).
  */
 import { canConsume } from '../acl';
-import {
-  coerceLabel,
-  coerceLabelSet,
-  compileTemplateCached,
-  criteriaMatch,
-  evalCriteria,
-  renderPlan,
-  renderTemplate,
-  type Criteria,
-  type LangError,
-} from '../lang';
-import { pastDeadline, unitDeadline } from '../host-clock';
-import type { Deadline } from '../lang/budget';
-import type { Bundle, LabelOperations, Service } from '../model/kinds';
-import { SYSTEM_NAMESPACE } from '../model/kinds';
-import type { PolicyUser } from '../model/users';
-import { objectRef, type Diagnostic, type DiagnosticCode } from '../diagnostics';
+import { coerceLabelSet } from '../lang';
+import { pastDeadline } from '../host-clock';
+import type { Bundle, Service } from '../model/kinds';
+import { objectRef, type Diagnostic } from '../diagnostics';
 import { instanceKey } from '../state/key';
-import type { SecretAudience } from '../state/types';
 import { paramsEqual, qualifiedReference } from '../values';
-import type { ClaimRef, InstanceNames, Level, PolicyIndex } from './policy';
+import type { ClaimRef, PolicyIndex } from './policy';
+import type { InstanceNames } from './level';
+import {
+  ClaimFailure,
+  MAX_LEVELS_PER_CLAIM,
+  MAX_SERVICE_DEPTH,
+  MAX_TRACE_STEPS,
+  type ClaimResult,
+  type Contribution,
+  type Frame,
+  type LevelDecision,
+  type MemoResult,
+  type Node,
+} from './claim-types';
+import { ClaimSteps, copyObject, EMPTY } from './claim-steps';
 export { sortComponents } from './policy';
-import type { ClaimOutcome, ClaimStatus, InstanceCode, Target, TraceStep } from '../state/types';
+import type { ClaimOutcome, ClaimStatus, InstanceCode, Target } from '../state/types';
 
-/** Deeper service chains are treated as cycles whose keys change each round. */
-export const MAX_SERVICE_DEPTH = 32;
-/**
- * Service levels one claim may walk. Depth alone does not bound the walk:
- * two components using the same next service at each of 30 levels make 2^30
- * paths, and a traced walk never replays (every decision is recorded), so
- * such a policy would run the process out of memory. Over budget, the
- * claim fails with the reason; the rest of the policy resolves.
- */
-export const MAX_LEVELS_PER_CLAIM = 20_000;
-/** Trace steps kept per claim; later steps are counted, not kept. */
-export const MAX_TRACE_STEPS = 5_000;
-
-/** What one claim says about one instance. */
-export interface Contribution {
-  key: string;
-  /** The instance's names (the level computed them once; the merge would otherwise parse every key again). */
-  names: InstanceNames;
-  namespace: string;
-  service: string;
-  context: string;
-  allocationKeys: string[];
-  bundle: string;
-  component: string;
-  target: Target;
-  /** Shared by the root and components of one level: never mutated after recording. */
-  labels: Readonly<Record<string, string>>;
-  code: InstanceCode | null;
-  discovery: Record<string, unknown>;
-  edges: string[];
-  after: string[];
-  depth: number;
-  /** Owned by the memo and shared between claims: copy before changing (see `owned`). */
-  shared: boolean;
-  /** Rendered from templates that could read credentials, and who may see them whole. */
-  sensitive?: SecretAudience;
-}
-
-export interface ClaimResult {
-  key: string;
-  outcome: ClaimOutcome;
-  /** Read-only: a claim that only replayed a memoised walk shares the memo's map. */
-  contributions: ReadonlyMap<string, Contribution>;
-  /** `contributions` is a memo's map, shared with other claims. */
-  shared?: boolean;
-}
-
-/** Where a failure sits in the policy: the object and field to open, and the position inside a template. */
-interface FailureSite {
-  code: DiagnosticCode;
-  object?: string;
-  path?: (string | number)[];
-  /** Line and column inside the template or expression at `path` (1-based). */
-  line?: number;
-  column?: number;
-}
-
-class ClaimFailure extends Error {
-  constructor(
-    message: string,
-    readonly status: Exclude<ClaimStatus, 'resolved'> = 'error',
-    readonly site: FailureSite = { code: status === 'rejected' ? 'claim_rejected' : 'claim_error' },
-    /** Time decided it, on a clock other than the claim's own (an Interface choice's). */
-    readonly timedOut = false,
-  ) {
-    super(message);
-  }
-}
-
-/** `kafka.addresses[0].url` (a parameter path as the template language reports it) as path segments. */
-function paramPath(path: string | undefined): (string | number)[] {
-  if (!path) return [];
-  const out: (string | number)[] = [];
-  for (const part of path.split('.')) {
-    const m = /^([^[]*)((?:\[\d+\])*)$/.exec(part);
-    if (!m) {
-      out.push(part);
-      continue;
-    }
-    if (m[1]) out.push(m[1]);
-    for (const i of m[2]!.matchAll(/\[(\d+)\]/g)) out.push(Number(i[1]));
-  }
-  return out;
-}
-
-interface Node {
-  depth: number;
-  /** Namespace the service reference is relative to. */
-  namespace: string;
-  serviceRef: string;
-  /**
-   * The labels arriving at this level and the same labels coerced for
-   * expressions (kept in step), built on demand: a level whose decision is
-   * memoised never needs its own copies.
-   */
-  incoming: () => { labels: Record<string, string>; params: Record<string, unknown> };
-  /**
-   * Identity of the arriving labels' content (order included), in two parts,
-   * for the decision memo. Each part is a string the index keeps (its hash is
-   * computed once), so a lookup never hashes a long concatenation.
-   */
-  labelsKey: () => readonly [string, string];
-  /** Where this level's components announce discovery values. */
-  discovery: Record<string, unknown>;
-  /** The service-component instance we arrived through (none at depth 0). */
-  arrivalKey?: string;
-  /** Bundle keys on the way here, for cycle detection. */
-  path: string[];
-  /** Identity of what `discovery` holds on arrival (the parent component's announcement). */
-  inboundSig: string;
-  /** Where the reference to this level's service is written (for a failure's diagnostic); depth 0 is the claim. */
-  site?: () => FailureSite;
-}
-
-/**
- * Bookkeeping of one level being walked, for memoisation: what its subtree
- * recorded and announced, and which claim-specific inputs it read.
- */
-interface Frame {
-  parent: Frame | null;
-  user: boolean;
-  claim: boolean;
-  /** Set when the subtree merged into instances recorded outside it (a diamond): not reusable. */
-  tainted: boolean;
-  contributions: Contribution[];
-  announced: [string, Record<string, unknown>][];
-  rootKeys: string[];
-  maxDepth: number;
-}
-
-/**
- * What one service level decides from the labels arriving at it: context,
- * bundle, labels after every change, allocation keys, target and instance
- * level. It depends on nothing else unless the user or the claim was read
- * (keys, rules, ACL), so it is memoised per (service, arriving labels) when
- * neither was.
- */
-export interface LevelDecision {
-  svc: { namespace: string; name: string };
-  context: { name: string };
-  bundle: { namespace: string; name: string; spec: Bundle };
-  keys: string[];
-  target: Target;
-  level: Level;
-  /** The labels after every change, interned at the level (memo keys use their identity). */
-  labels: Record<string, string>;
-  /** The same labels as walked (children copy them), and coerced for expressions; never changed. */
-  live: Record<string, string>;
-  params: Record<string, unknown>;
-}
-
-const READ_USER = 1;
-const READ_CLAIM = 2;
-
-/** A level's walk, reusable by any claim that reaches it with the same inputs. */
-export interface MemoResult {
-  depth: number;
-  contributions: Contribution[];
-  announced: [string, Record<string, unknown>][];
-  rootKeys: string[];
-  maxDepth: number;
-  /** The contributions' keys, sorted: the outcome of every claim that replays this walk whole (set on first use). */
-  sortedKeys?: string[];
-  /**
-   * The contributions by key, as a claim replaying this walk whole at its
-   * root sees them (depths shifted by the walk's own depth): every such
-   * claim's result shares it (set on first use).
-   */
-  byKey?: ReadonlyMap<string, Contribution>;
-}
-
-const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 /** An empty map no one writes to: `record` replaces it before the first write. */
 const NO_CONTRIBUTIONS: Map<string, Contribution> = new Map();
 const EMPTY_LABELS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
-/**
- * A shallow copy by key. Label and discovery maps are built key by key, so
- * V8 keeps them in dictionary mode, where `{...obj}` is several times slower
- * than this loop (measured: 5 µs vs 1 µs for 30 labels).
- */
-export function copyObject<T>(o: Readonly<Record<string, T>>): Record<string, T> {
-  const out: Record<string, T> = {};
-  const keys = Object.keys(o);
-  for (let i = 0; i < keys.length; i++) out[keys[i]!] = o[keys[i]!]!;
-  return out;
-}
 
 export function claimKey(c: { namespace: string; name: string }): string {
   return `${c.namespace}/${c.name}`;
@@ -231,54 +50,18 @@ export function resolveClaim(index: PolicyIndex, claim: ClaimRef, opts: { trace?
   return new ClaimWalk(index, claim, opts.trace !== false).run();
 }
 
-class ClaimWalk {
-  private readonly trace: TraceStep[] = [];
-  private traceDropped = 0;
+class ClaimWalk extends ClaimSteps {
   private levels = 0;
   /** NO_CONTRIBUTIONS until the first is recorded: most claims only replay a memo's map. */
   private contributions: Map<string, Contribution> = NO_CONTRIBUTIONS;
   /** The memoised walk this claim replayed at its root, when that was all it did. */
   private wholeReplay: MemoResult | null = null;
-  /** Innermost level being walked (memoisation bookkeeping); null outside levels. */
-  private frame: Frame | null = null;
   private readonly memo: boolean;
-  private readonly key: string;
-  private user!: PolicyUser;
-  /** Aptomi's `Claim.ID`: namespace/claim/name. */
-  private readonly claimId: string;
-  /** When this claim must be done, on the host's clock (host-clock.ts); none without one. */
-  private readonly deadline: Deadline | undefined = unitDeadline();
-  /** The same, as the options every template and expression of this claim runs with (made once: they run millions of times). */
-  private readonly budget: { deadline: Deadline } | undefined = this.deadline ? { deadline: this.deadline } : undefined;
 
-  constructor(
-    private readonly index: PolicyIndex,
-    private readonly claim: ClaimRef,
-    private readonly tracing: boolean,
-  ) {
-    this.key = claimKey(claim);
-    this.claimId = `${claim.namespace}/claim/${claim.name}`;
+  constructor(index: PolicyIndex, claim: ClaimRef, tracing: boolean) {
+    super(index, claim, tracing, claimKey(claim));
     // Traces must show every decision, so a traced walk never replays.
     this.memo = !tracing && index.memoEnabled;
-  }
-
-  /** Note that the current subtree read the user or the claim (its result is theirs alone). */
-  private uses(what: 'user' | 'claim') {
-    if (this.frame) this.frame[what] = true;
-    this.reads |= what === 'user' ? READ_USER : READ_CLAIM;
-  }
-
-  /** What the current level decision read (READ_USER | READ_CLAIM); see `decide`. */
-  private reads = 0;
-
-  /** Callers test `this.tracing` first, so that an untraced walk never builds the message. */
-  private step(depth: number, kind: TraceStep['kind'], message: string, data?: Record<string, unknown>) {
-    if (!this.tracing) return;
-    if (this.trace.length >= MAX_TRACE_STEPS) {
-      this.traceDropped++;
-      return;
-    }
-    this.trace.push(data ? { depth, kind, message, data } : { depth, kind, message });
   }
 
   run(): ClaimResult {
@@ -737,195 +520,11 @@ class ClaimWalk {
     this.contributions.set(key, copy);
     return copy;
   }
-
-  private processRules(
-    labels: Record<string, string>,
-    params: Record<string, unknown>,
-    namespace: string,
-    bundle: { namespace: string; name: string; spec: Bundle },
-    d: number,
-    service: string,
-  ) {
-    const { index } = this;
-    const namespaces = namespace === SYSTEM_NAMESPACE ? [namespace] : [namespace, SYSTEM_NAMESPACE];
-    for (const ns of namespaces) if (index.rulesReadClaim(ns)) this.uses('claim');
-    let bundleView: Record<string, unknown> | undefined;
-    for (const ns of namespaces) {
-      const rules = index.rulesIn(ns);
-      if (rules.length === 0) continue;
-      bundleView ??= { Namespace: bundle.namespace, Name: bundle.name, Labels: bundle.spec.labels ?? {}, Kind: 'bundle' };
-      // Aptomi builds the expression parameters once per namespace pass: a
-      // label changed by one rule is seen by the next namespace's rules only.
-      const snapshot = copyObject(params);
-      snapshot.Bundle = bundleView;
-      snapshot.Claim = this.claimView();
-      let matchedCount = 0;
-      for (const rule of rules) {
-        const m = criteriaMatch(rule.spec.criteria, snapshot, index.exprCache, this.budget);
-        if (!m.ok) {
-          throw new ClaimFailure(`error while processing rule '${rule.namespace}/${rule.name}': ${m.error.message}`, 'error', {
-            code: 'expression',
-            object: objectRef('rule', rule.namespace, rule.name),
-            path: ['criteria', ...paramPath(m.error.path)],
-          });
-        }
-        if (!m.value) continue;
-        matchedCount++;
-        const actions = rule.spec.actions;
-        const changed = this.applyLabelOps(labels, params, actions['change-labels'], d, null);
-        const reason = this.tracing ? explain(rule.spec.criteria, snapshot, index, this.budget) : '';
-        if (this.tracing)
-          this.step(d, 'rule', `rule ${rule.namespace}/${rule.name} (weight ${rule.spec.weight}) matched: ${reason}${changed ? `; ${changed}` : ''}`, {
-          rule: `${rule.namespace}/${rule.name}`,
-          weight: rule.spec.weight,
-          ...(actions.claim ? { claim: actions.claim } : {}),
-          ...(actions.ingress ? { ingress: actions.ingress } : {}),
-        });
-        if (actions.claim === 'reject') {
-          throw new ClaimFailure(
-            `rules do not allow claim '${this.key}' ('${this.claim.spec.user}' -> '${service}'): processing '${service}', tree depth ${d} (rule '${rule.namespace}/${rule.name}')`,
-            'rejected',
-            { code: 'claim_rejected', object: objectRef('rule', rule.namespace, rule.name), path: ['actions', 'claim'] },
-          );
-        }
-      }
-      if (this.tracing) this.step(d, 'rule', `${rules.length} rule${rules.length === 1 ? '' : 's'} in namespace ${ns} checked, ${matchedCount} matched`, { namespace: ns });
-    }
-  }
-
-  private target(labels: Record<string, string>, namespace: string): Target {
-    const t = labels.target;
-    if (!t) throw new ClaimFailure(`label 'target' is not set: no rule or label chose a cluster (service namespace '${namespace}')`);
-    const dot = t.indexOf('.');
-    const clusterRef = dot < 0 ? t : t.slice(0, dot);
-    const suffix = dot < 0 ? '' : t.slice(dot + 1);
-    const cluster = this.index.cluster(clusterRef, namespace);
-    if (!cluster) throw new ClaimFailure(`cluster '${clusterRef}' from label target='${t}' does not exist`);
-    return {
-      clusterNamespace: cluster.namespace,
-      cluster: cluster.name,
-      namespace: suffix || cluster.spec.config?.defaultnamespace || 'default',
-    };
-  }
-
-  /** Set then remove (labels and their coerced twins); returns what changed, or ''. */
-  private applyLabelOps(
-    labels: Record<string, string>,
-    params: Record<string, unknown>,
-    ops: LabelOperations | null | undefined,
-    d: number,
-    source: string | null,
-  ): string {
-    if (!ops) return '';
-    const changes: string[] = [];
-    if (ops.set) {
-      for (const k of Object.keys(ops.set)) {
-        const v = ops.set[k]!;
-        if (labels[k] !== v) changes.push(`${k}=${v}`);
-        labels[k] = v;
-        params[k] = coerceLabel(v);
-      }
-    }
-    if (ops.remove) {
-      for (const k of Object.keys(ops.remove)) {
-        if (k in labels) changes.push(`-${k}`);
-        delete labels[k];
-        delete params[k];
-      }
-    }
-    const text = changes.length ? `labels ${changes.join(', ')}` : '';
-    if (this.tracing && source && text) this.step(d, 'labels', `${source} changed ${text}`, { changes });
-    return text;
-  }
-
-  private userView() {
-    const u = this.user;
-    return { Name: u.name, ID: u.name, Labels: u.labels, Secrets: u.secrets };
-  }
-
-  private claimView() {
-    const c = this.claim;
-    return {
-      Namespace: c.namespace,
-      Name: c.name,
-      Kind: 'claim',
-      ID: this.claimId,
-      User: c.spec.user,
-      Service: c.spec.service,
-      Labels: c.spec.labels ?? {},
-    };
-  }
-
-  private render(src: string, data: unknown, what: string, at: { object: string; path: (string | number)[] }): string {
-    const t = compileTemplateCached(src, this.index.templateCache);
-    const r = t.ok ? renderTemplate(t.value, data, this.budget) : t;
-    if (!r.ok) throw new ClaimFailure(`${what}: ${describe(r.error)}`, 'error', { code: 'template', ...at, line: r.error.line, column: r.error.column });
-    return r.value;
-  }
-
-  private renderTree(
-    tree: Record<string, unknown> | null | undefined,
-    data: unknown,
-    what: string,
-    component: string,
-    bundle: { namespace: string; name: string; spec: Bundle },
-    field: readonly string[],
-  ): Record<string, unknown> {
-    if (!tree) return EMPTY;
-    const plan = this.index.plan(tree);
-    const r = plan.ok ? renderPlan(plan.value, data, this.budget) : plan;
-    if (!r.ok) {
-      const ci = (bundle.spec.components ?? []).findIndex((c) => c.name === component);
-      throw new ClaimFailure(`${what} of component '${component}' in bundle '${bundle.namespace}/${bundle.name}': ${describe(r.error)}`, 'error', {
-        code: 'template',
-        object: objectRef('bundle', bundle.namespace, bundle.name),
-        path: ['components', ci, ...field, ...paramPath(r.error.path)],
-        line: r.error.line,
-        column: r.error.column,
-      });
-    }
-    return r.value as Record<string, unknown>;
-  }
-
-  /** Why the last `matches` decided as it did (only when tracing). */
-  private reason = '';
-
-  /**
-   * Criteria test of a context or component. The explanation costs a second
-   * evaluation, so it is produced (into `reason`) only when tracing; error
-   * messages are built only on failure.
-   */
-  private matches(criteria: Criteria | null | undefined, params: Record<string, unknown>, what: 'context' | 'component', name: string, owner: string): boolean {
-    if (this.tracing) {
-      const m = evalCriteria(criteria, params, this.index.exprCache, this.budget);
-      if (!m.ok) throw criteriaFailure(what, name, owner, m.error);
-      this.reason = m.value.reason;
-      return m.value.matched;
-    }
-    const m = criteriaMatch(criteria, params, this.index.exprCache, this.budget);
-    if (!m.ok) throw criteriaFailure(what, name, owner, m.error);
-    return m.value;
-  }
 }
 
 function pushUnique<T>(list: T[], v: T) {
   if (!list.includes(v)) list.push(v);
 }
-
-function criteriaFailure(what: 'context' | 'component', name: string, owner: string, e: LangError): ClaimFailure {
-  const subject = what === 'context' ? `context '${name}' of service '${owner}'` : `criteria of component '${name}' in bundle '${owner}'`;
-  return new ClaimFailure(`unable to test ${subject}: ${e.message}`);
-}
-
-function explain(criteria: Criteria | null | undefined, params: Record<string, unknown>, index: PolicyIndex, budget: { deadline: Deadline } | undefined): string {
-  const m = evalCriteria(criteria, params, index.exprCache, budget);
-  return m.ok ? m.value.reason : m.error.message;
-}
-
-function describe(e: LangError): string {
-  return e.message;
-}
-
 
 /** The readable part of an instance key (service#context…). */
 const shortKey = instanceKey.levelName;

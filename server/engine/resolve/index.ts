@@ -7,14 +7,16 @@
  * the instances they touch.
  */
 import type { PolicyUser } from '../model/users';
-import { claimKey, resolveClaim, type ClaimResult } from './claim';
+import { claimKey, resolveClaim } from './claim';
+import type { ClaimResult } from './claim-types';
 import { DesiredStateBuilder } from './merge';
 import { PolicyIndex, type ClaimRef, type PolicyInput, type PolicyObjectInput } from './policy';
 import type { ClaimOutcome, DesiredState } from '../state/types';
 
 export type { ClaimOutcome, ClaimStatus, DesiredState, Instance, InstanceCode, Target, TraceStep } from '../state/types';
 export type { PolicyInput, PolicyObjectInput } from './policy';
-export { MAX_SERVICE_DEPTH, sortComponents } from './claim';
+export { sortComponents } from './claim';
+export { MAX_SERVICE_DEPTH } from './claim-types';
 
 export interface ResolveOptions {
   /** Record decision traces (default true). */

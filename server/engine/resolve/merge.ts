@@ -17,8 +17,8 @@
  * an error (they are not deployed), so the conflict can be seen and fixed.
  */
 import { paramsEqual } from '../values';
-import type { ClaimResult, Contribution } from './claim';
-import type { InstanceNames } from './policy';
+import type { ClaimResult, Contribution } from './claim-types';
+import type { InstanceNames } from './level';
 import type { ClaimOutcome, DesiredState, Instance } from '../state/types';
 import { strictestAudience, type SecretAudience } from '../state/types';
 

@@ -5,17 +5,8 @@
  */
 
 import { BudgetMeter, type Budget } from '../budget';
-import {
-  compareGoStrings,
-  formatValueV,
-  goSprint,
-  goSprintf,
-  goSprintln,
-  goTypeName,
-  isRecord,
-  sortedEntries,
-  utf8ByteLength,
-} from '../gofmt';
+import { compareGoStrings, utf8ByteLength } from '../gofmt';
+import { formatValueV, goSprint, goSprintf, goSprintln, goTypeName, isRecord, sortedEntries } from '../gosprint';
 import type { LangFailure } from '../result';
 import { failAt, templateOverBudget } from './errors';
 import type { Cmd, ControlNode, FastPart, Operand, Pipe, TemplateFunctions, TNode } from './parse';

@@ -32,7 +32,7 @@
  */
 
 import type { Budget, Deadline } from '../budget';
-import { FormatLimitError, isRecord } from '../gofmt';
+import { FormatLimitError, isRecord } from '../gosprint';
 import { fail, lineColumn, LangFailure, ok, type LangError, type Result } from '../result';
 import { locate, templateLabel } from './errors';
 import { Executor, NO_VALUE, renderFast } from './exec';

@@ -9,6 +9,7 @@ import {
   type TemplateCache,
 } from './index';
 import type { LangError } from '../result';
+import { HOSTILE_TEMPLATES } from '../../../testing/hostile-engine';
 
 type Outcome = string | { error: LangError['code'] };
 
@@ -303,21 +304,9 @@ test('compiled templates are cached by source, errors included', () => {
   assert.equal(compileTemplateCached('{{ .x }}', cache), first);
 });
 
-test('hostile templates fail fast with template_limit', () => {
-  const started = performance.now();
-  const big = Array.from({ length: 1_000_000 }, (_, i) => i);
-  assert.deepEqual(render('{{ range . }}{{ . }}{{ end }}', big), LIMIT);
-  // Nested ranges multiply: 1000 × 1000 iterations.
-  const thousand = big.slice(0, 1000);
-  assert.deepEqual(render('{{ range $.a }}{{ range $.a }}x{{ end }}{{ end }}', { a: thousand }), LIMIT);
-  // Output growth is capped even when a single action produces it.
-  assert.deepEqual(render('{{ printf "%999999d" 1 }}{{ printf "%999999d" 1 }}', {}), LIMIT);
-  assert.deepEqual(render('{{ range . }}{{ printf "%99999d" . }}{{ end }}', thousand), LIMIT);
-  // Deep nesting and oversized sources are refused by the parser.
-  assert.deepEqual(render('{{ ' + '('.repeat(500) + '1' + ')'.repeat(500) + ' }}', {}), LIMIT);
-  assert.deepEqual(render('{{ if 1 }}'.repeat(200) + '{{ end }}'.repeat(200), {}), LIMIT);
-  assert.deepEqual(render('x'.repeat(300 * 1024), {}), LIMIT);
-  assert.ok(performance.now() - started < 1000, 'hostile templates took too long');
+test('hostile templates are stopped with template_limit', () => {
+  // How fast each is stopped is the `limits` benchmark's figure (limits.hostile_template.ms), not an assertion here.
+  for (const t of HOSTILE_TEMPLATES) assert.deepEqual(render(t.source, t.data()), LIMIT, t.what);
   // Moderate data is fine.
   assert.equal(render('{{ range . }}{{ . }}{{ end }}', [1, 2, 3]), '123');
 });

@@ -6,7 +6,8 @@
  */
 
 import { BudgetMeter, type Budget, type OverBudget } from '../budget';
-import { compareGoStrings, formatValueV, isRecord, parseGoBool, parseGoInt } from '../gofmt';
+import { compareGoStrings, parseGoBool, parseGoInt } from '../gofmt';
+import { formatValueV, isRecord } from '../gosprint';
 import { compileRe2 } from '../re2';
 import { LangFailure } from '../result';
 import type { ExprNode } from './parse';

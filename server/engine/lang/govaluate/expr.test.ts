@@ -11,6 +11,7 @@ import {
   type ExprParams,
 } from './index';
 import type { Result } from '../result';
+import { HOSTILE_EXPRESSIONS } from '../../../testing/hostile-engine';
 
 type Expect = true | false | 'parse' | 'type' | 'limit';
 
@@ -316,20 +317,9 @@ test('compiled expressions list what they read and are cacheable', () => {
   assert.equal(cache.size, 2);
 });
 
-test('hostile expressions fail fast with expr_limit', () => {
-  const started = performance.now();
-  assert.equal(run('a'.repeat(5000) + ' == 1', {}), 'limit');
-  assert.equal(run('('.repeat(300) + '1' + ')'.repeat(300) + ' == 1', {}), 'limit');
-  assert.equal(run(Array.from({ length: 1200 }, () => '1').join(' + ') + ' > 0', {}), 'limit');
-  // String growth is capped.
-  assert.equal(run('s + s + s + s > 0', { s: 'x'.repeat(30_000) }), 'limit');
-  // A catastrophic-backtracking pattern is linear for the RE2-style matcher.
-  assert.equal(run("s =~ '^(a+)+$'", { s: 'a'.repeat(3000) + '!' }), false);
-  // Exponentiation towers overflow to +Inf instantly rather than computing.
-  assert.equal(run(Array.from({ length: 300 }, () => '9').join(' ** ') + ' > 0', {}), true);
-  // Long but legitimate expressions are still fine.
-  assert.equal(run(Array.from({ length: 400 }, () => 'true').join(' && '), {}), true);
-  assert.ok(performance.now() - started < 1000, 'hostile inputs took too long');
+test('hostile expressions are stopped with expr_limit, and long legitimate ones still run', () => {
+  // How fast is the `limits` benchmark's figure (limits.hostile_expr.ms), not an assertion here.
+  for (const e of HOSTILE_EXPRESSIONS) assert.equal(run(e.source, e.params() as ExprParams), e.expect, e.what);
 });
 
 test('cyclic parameter values fail with expr_limit instead of hanging', () => {

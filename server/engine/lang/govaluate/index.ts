@@ -41,7 +41,7 @@
  */
 
 import type { Budget, Deadline } from '../budget';
-import { FormatLimitError } from '../gofmt';
+import { FormatLimitError } from '../gosprint';
 import { fail, LangFailure, ok, type Result } from '../result';
 import { evaluate, type ExprOutcome, type ExprParams } from './eval';
 import { lex } from './lex';
