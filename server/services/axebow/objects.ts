@@ -27,7 +27,8 @@ export function builtObject(document: Record<string, unknown>): AnyLoadedObject 
   const text = stringify(document);
   const pos = { line: 1, column: 1 };
   const { object, diagnostics } = validateSourceObject({ value: document, text, pos, locate: () => pos });
-  refuseErrors(diagnostics);
+  // No line: the object was built from a request's fields, not read from text the caller wrote; the field path says where.
+  refuseErrors(diagnostics.map(({ line: _l, column: _c, endLine: _el, endColumn: _ec, ...d }) => d));
   if (!object) throw new AppError('INVALID_INPUT', `${String(document.kind)} ${JSON.stringify(document.metadata)} is not a policy object. Nothing was saved.`);
   return object;
 }
