@@ -34,7 +34,7 @@ import * as reads from './reads';
 
 export class DeploymentService {
   private readonly cx: Axebow;
-  private readonly creates;
+  private readonly creates: ReturnType<typeof createQueue>;
 
   constructor(
     repos: Repos,
