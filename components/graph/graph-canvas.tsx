@@ -14,6 +14,7 @@ import '@xyflow/react/dist/style.css';
 import { Background, Controls, Panel, ReactFlow, ReactFlowProvider, useReactFlow, useStore, useStoreApi, type NodeMouseHandler, type OnMoveStart } from '@xyflow/react';
 import { useCallback, useEffect, useImperativeHandle, useMemo, useRef, useState, type KeyboardEvent, type Ref, type RefObject } from 'react';
 import { Spinner } from '../ui/spinner';
+import { BudgetNote } from './budget-note';
 import { applyBudget, DEFAULT_BUDGET } from './budget';
 import { toFlow, toLayoutRequest, type FlowGraph } from './flow';
 import { foldGroups, foldId } from './fold';
@@ -22,8 +23,10 @@ import { quickLayout } from './layout-core';
 import { adjacency } from './model';
 import { OverviewMap } from './overview-map';
 import { GraphActionsContext, nodeTypes, type GraphActions } from './nodes';
+import { DIRS, focusNodeElement, step } from './keyboard';
+import { useMotionLayer } from './motion-layer';
 import { COLLAPSE_FROM, firstView, initialCollapsed, lodFor, refitAfterResize, relevantNodes, type Rect } from './readable';
-import type { BudgetedGraph, FlowEdge, FlowNode, GraphModel, LayoutRequest, LayoutResult, ServerModel } from './types';
+import type { FlowEdge, FlowNode, GraphModel, LayoutRequest, LayoutResult, ServerModel } from './types';
 
 /** Up to this many nodes, the first frame waits (briefly) for ELK rather than showing the quick layout. */
 const WAIT_FOR_ELK_MAX = 400;
@@ -42,8 +45,6 @@ const BIG_START = { x: 24, y: 24, zoom: 0.8 } as const;
  * that decoration does not earn when thousands of nodes are being moved.
  */
 const BACKGROUND_MAX = 400;
-/** The view counts as moving until it has rested this long (see useMotionLayer). */
-const MOTION_REST_MS = 200;
 
 export interface GraphCanvasApi {
   /** Select a node and centre on it; a node folded into a bucket is taken out of it first. Returns false when the node is not in the model. */
@@ -490,65 +491,6 @@ function without(set: ReadonlySet<string>, id: string): ReadonlySet<string> {
   return next;
 }
 
-/**
- * While the view moves, React Flow's viewport is a compositor layer of its
- * own (will-change: transform): a pan or zoom frame then moves and scales
- * pixels already drawn instead of repainting and rasterising every node and
- * edge at the new scale (software raster on two cores, 2,000-node graph:
- * ~24 ms of raster a frame without, ~3.5 ms with). Once the view rests the
- * hint goes, so the text is rasterised again, sharp, at the final zoom; a
- * permanent will-change would leave it blurred after zooming in.
- */
-function useMotionLayer(wrapper: RefObject<HTMLDivElement | null>, store: ReturnType<typeof useStoreApi<FlowNode, FlowEdge>>) {
-  useEffect(() => {
-    let last = store.getState().transform;
-    let layer: HTMLElement | null = null;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const rest = () => {
-      if (layer) layer.style.willChange = '';
-      layer = null;
-    };
-    const unsubscribe = store.subscribe((s) => {
-      if (s.transform === last) return;
-      last = s.transform;
-      if (!layer) {
-        layer = wrapper.current?.querySelector<HTMLElement>('.react-flow__viewport') ?? null;
-        if (layer) layer.style.willChange = 'transform';
-      }
-      clearTimeout(timer);
-      timer = setTimeout(rest, MOTION_REST_MS);
-    });
-    return () => {
-      unsubscribe();
-      clearTimeout(timer);
-      rest();
-    };
-  }, [wrapper, store]);
-}
-
-function BudgetNote({ g, budget, onShow, onFold }: { g: BudgetedGraph; budget: number; onShow: () => void; onFold?: () => void }) {
-  const fmt = (n: number) => n.toLocaleString('en-US');
-  return (
-    <>
-      <strong>
-        {fmt(g.hidden)} of {fmt(g.total)} nodes not shown
-      </strong>{' '}
-      <span className="muted">
-        (budget {fmt(budget)}; problems and changes first). They are counted in {g.buckets.length} grey group{g.buckets.length === 1 ? '' : 's'}: click one to
-        expand it.
-      </span>
-      <button type="button" className="btn btn-small" onClick={onShow} style={{ marginLeft: 8 }}>
-        Go to {g.buckets.length === 1 ? 'it' : 'the next'}
-      </button>
-      {onFold && (
-        <button type="button" className="btn btn-small" onClick={onFold} style={{ marginLeft: 6 }}>
-          Fold again
-        </button>
-      )}
-    </>
-  );
-}
-
 const ARIA = {
   'node.a11yDescription.default': 'Press Enter to open its details, arrow keys to move to a connected node, Escape to close the details.',
 } as const;
@@ -563,47 +505,4 @@ function decorate(nodes: FlowNode[], selectedId: string | null, hl: ReadonlySet<
     return { ...n, selected, className } as FlowNode;
   });
   return changed ? out : nodes;
-}
-
-// ---- keyboard moves
-
-type Dir = { x: number; y: number };
-const DIRS: Record<string, Dir> = { ArrowRight: { x: 1, y: 0 }, ArrowLeft: { x: -1, y: 0 }, ArrowDown: { x: 0, y: 1 }, ArrowUp: { x: 0, y: -1 } };
-
-/**
- * The node an arrow key moves to: the connected node most in that
- * direction; failing that, the nearest node in that direction at all, so
- * the keyboard never gets stuck on a leaf.
- */
-function step(flow: FlowGraph, adj: ReturnType<typeof adjacency>, from: string, d: Dir): string | undefined {
-  const p = flow.centres.get(from);
-  if (!p) return undefined;
-  const score = (id: string, cone: boolean) => {
-    const c = flow.centres.get(id);
-    if (!c || id === from) return Infinity;
-    const along = (c.x - p.x) * d.x + (c.y - p.y) * d.y;
-    const across = Math.abs((c.x - p.x) * d.y - (c.y - p.y) * d.x);
-    if (along <= 1 || (cone && across > along * 2)) return Infinity;
-    return along + 2 * across;
-  };
-  const best = (ids: Iterable<string>, cone: boolean) => {
-    let pick: string | undefined;
-    let min = Infinity;
-    for (const id of ids) {
-      const s = score(id, cone);
-      if (s < min) (min = s), (pick = id);
-    }
-    return pick;
-  };
-  const linked = [...(adj.out.get(from) ?? []), ...(adj.in.get(from) ?? [])];
-  return best(linked, true) ?? best(linked, false) ?? best(flow.centres.keys(), true);
-}
-
-/** Focus a node's element once React Flow has rendered it (it may just have scrolled into view). */
-function focusNodeElement(root: HTMLElement | null, id: string, tries = 10) {
-  requestAnimationFrame(() => {
-    const el = root?.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
-    if (el) el.focus({ preventScroll: true });
-    else if (tries > 0) focusNodeElement(root, id, tries - 1);
-  });
 }

@@ -20,6 +20,8 @@ import { isZipFile, planImport, type ImportEntry } from './import-files';
 import { IMPORT_LIMITS, readZip } from './zip';
 import { RevisionPreview, useSettledText } from '../revisions/preview';
 import { CapactTryIt } from '../capact/try-it';
+import { readDraft, removeDraft, writeDraft, type Draft } from './editor-drafts';
+import { GenerationsExplained, RelativeAge, RevisionLink, savedText, saveShortcut } from './editor-notes';
 
 type Id = { kind: string; namespace: string; name: string };
 type ObjectData = import('zod').infer<typeof import('@/server/services/policy.types').objectOutput>;
@@ -575,81 +577,4 @@ function EditorForm(props: {
       </ConfirmDialog>
     </>
   );
-}
-
-/** Once a generation is saved, its revision appears (computed in the background). */
-function RevisionLink({ generation }: { generation: number }) {
-  const trpc = useTRPC();
-  // The revision is computed after the save, in the background: ask again until it is there.
-  const q = useQuery({
-    ...trpc.revisions.byGeneration.queryOptions({ generation }),
-    refetchInterval: (query) => (query.state.data?.id == null ? 1000 : false),
-  });
-  if (!q.data || q.data.id == null) return <span className="muted"> Computing its revision…</span>;
-  return (
-    <Link href={`/revisions/${q.data.id}`} data-testid="revision-link">
-      Revision #{q.data.id} ({q.data.status})
-    </Link>
-  );
-}
-
-/**
- * Where a newcomer first meets both words (the banner after a save), said once; the README's
- * "Generations and revisions" says more.
- */
-function GenerationsExplained() {
-  return (
-    <span className="hint" data-testid="generations-explained">
-      A <strong>generation</strong> is one saved version of the whole policy (every save makes the next one); its <strong>revision</strong> is what that
-      version changes in the deployments, accepted per namespace before anything is applied (README, “Generations and revisions”).
-    </span>
-  );
-}
-
-function savedText(generation: number): string {
-  return `Saved as generation ${generation}.`;
-}
-
-interface Draft {
-  text: string;
-  base: number;
-  at: number;
-}
-
-function readDraft(key: string, current: string): Draft | null {
-  try {
-    const d = JSON.parse(window.localStorage.getItem(key) ?? 'null') as Draft | null;
-    return d && typeof d.text === 'string' && d.text !== current ? d : null;
-  } catch {
-    return null;
-  }
-}
-
-function writeDraft(key: string, d: Draft) {
-  try {
-    window.localStorage.setItem(key, JSON.stringify(d));
-  } catch {
-    /* storage full or disabled: the beforeunload warning still applies */
-  }
-}
-
-function removeDraft(key: string) {
-  try {
-    window.localStorage.removeItem(key);
-  } catch {
-    /* ignore */
-  }
-}
-
-/** "Ctrl+S", or "⌘S" on Apple systems. */
-function saveShortcut(): string {
-  if (typeof navigator === 'undefined') return 'Ctrl+S';
-  const platform = (navigator as Navigator & { userAgentData?: { platform?: string } }).userAgentData?.platform ?? navigator.platform ?? '';
-  return /mac|iphone|ipad/i.test(platform) ? '⌘S' : 'Ctrl+S';
-}
-
-function RelativeAge({ at }: { at: number }) {
-  const s = Math.max(0, Math.round((Date.now() - at) / 1000));
-  const text = s < 60 ? `${s} s ago` : s < 3600 ? `${Math.round(s / 60)} min ago` : new Date(at).toLocaleString();
-  return <time dateTime={new Date(at).toISOString()}>{text}</time>;
 }

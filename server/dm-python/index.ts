@@ -72,16 +72,18 @@ export interface PythonSandbox {
 }
 
 /** Where the sandbox's files are: found from the working directory, as the resolver's worker is (Next.js bundles this module elsewhere). */
-function files(): { child: string; bridge: string; pyodide: string; jinja: string } | undefined {
+function files(): { child: string; modules: string[]; bridge: string; pyodide: string; jinja: string } | undefined {
   const root = /* turbopackIgnore: true */ process.cwd();
   // Real paths: Node's permission model checks the child's reads against where files really are, so a symlinked
   // node_modules (a worktree sharing one, a store like pnpm's) would otherwise leave pyodide unreadable.
   const real = (p: string) => (existsSync(p) ? realpathSync(p) : p);
   const child = real(join(root, 'server', 'dm-python', 'child.mjs'));
+  // The modules child.mjs imports: the permission model lets it read these files and no other of this folder.
+  const modules = ['py2-compile.mjs', 'py2-runtime.mjs'].map((m) => real(join(root, 'server', 'dm-python', m)));
   const bridge = real(join(root, 'server', 'dm-python', 'bridge.mjs'));
   const pyodide = real(join(root, 'node_modules', 'pyodide')) + '/';
   const jinja = real(join(root, 'server', 'dm-python', 'jinja_dm.py'));
-  return existsSync(child) && existsSync(bridge) && existsSync(jinja) && existsSync(join(pyodide, 'pyodide.mjs')) ? { child, bridge, pyodide, jinja } : undefined;
+  return existsSync(child) && modules.every((m) => existsSync(m)) && existsSync(bridge) && existsSync(jinja) && existsSync(join(pyodide, 'pyodide.mjs')) ? { child, modules, bridge, pyodide, jinja } : undefined;
 }
 
 /**
@@ -219,6 +221,7 @@ function spawnKeeper(limits: PythonLimits, pyyamlDir: string | null, jinja2: Jin
     permissionFlag(),
     `--allow-fs-read=${f.pyodide}*`,
     `--allow-fs-read=${f.child}`,
+    ...f.modules.map((m) => `--allow-fs-read=${m}`),
     ...(pyyamlDir ? [`--allow-fs-read=${pyyamlDir}/*`] : []),
     `--allow-fs-read=${f.jinja}`,
     ...(jinja2 ? [`--allow-fs-read=${jinja2.jinja2}/*`, `--allow-fs-read=${jinja2.markupsafe}/*`] : []),

@@ -10,12 +10,10 @@ import { DrizzleSessionRepository } from './sessions';
 import { and, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { shareReads } from './fresh-reads';
 import { generationsTouching } from './policy-changes';
-import { KeptReads } from './kept-reads';
 import { SharedHeads } from './shared-heads';
 import type { Db } from '../db/client';
-import { fromGzJsonAsync, toGzJsonAsync } from '../db/gz-json';
 import { deepFreeze } from '../engine/values';
-import { policyChanges, policyGenerations, policyHead, policyObjects, resolutions, userProfiles, userRegistrations, users } from '../db/schema';
+import { policyChanges, policyGenerations, policyHead, policyObjects } from '../db/schema';
 import {
   objectIdKey,
   planCommit,
@@ -26,17 +24,13 @@ import {
   type ObjectId,
   type PolicyRepo,
   type Repos,
-  type ResolutionRepo,
   type StoredObject,
-  type StoredResolution,
-  type Registration,
-  type UserProfile,
-  type UserRecord,
-  type UserRepo,
 } from './types';
 import { DrizzleRevisionRepository } from './revisions';
 import { sendNow } from './send-now';
 import { DrizzleTenantRepository } from './tenants';
+import { DrizzleResolutionRepo } from './resolutions';
+import { DrizzleUserRepo } from './users';
 
 type GenRow = typeof policyGenerations.$inferSelect;
 type ObjRow = typeof policyObjects.$inferSelect;
@@ -476,142 +470,6 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-export class DrizzleUserRepo implements UserRepo {
-  /**
-   * `exclusive` (this process is the database's only writer): the user list,
-   * which every resolution and every admission reads to know the policy's
-   * users, is kept until this repository writes a user. On a shared database
-   * with `heads`, it is kept while the access version a request reads is
-   * unchanged (kept-reads.ts).
-   */
-  constructor(
-    private readonly db: Db,
-    private readonly opts: { exclusive?: boolean; heads?: SharedHeads } = {},
-  ) {
-    this.keptUsers = new KeptReads(!!opts.exclusive, 1, opts.heads?.accessVersion);
-  }
-
-  private readonly keptUsers: KeptReads;
-
-  /** Forget the kept list around a write (before: no read made during it is kept; after: none made before it survives). */
-  private async writing<T>(f: () => Promise<T>): Promise<T> {
-    this.keptUsers.clear();
-    try {
-      return await f();
-    } finally {
-      this.keptUsers.clear();
-      // A later read of this process's requests checks the version this write moved.
-      this.opts.heads?.forget();
-    }
-  }
-
-  async upsertUser(u: Omit<UserRecord, 'lastSignInAt'>): Promise<void> {
-    await this.writing(() =>
-      this.db
-        .insert(users)
-        .values({ id: u.id, name: u.name, email: u.email, provider: u.provider, labels: u.labels })
-        .onConflictDoUpdate({
-          target: users.id,
-          set: { name: u.name, email: u.email, labels: u.labels, lastSignInAt: sql`now()` },
-        }),
-    );
-  }
-
-  async getUser(id: string): Promise<UserRecord | undefined> {
-    const rows = await this.db.select().from(users).where(eq(users.id, id));
-    return rows[0];
-  }
-
-  async listUsers(): Promise<UserRecord[]> {
-    // A promise, not drizzle's query (which runs again each time it is awaited).
-    const read = async () => this.db.select().from(users).orderBy(users.name);
-    // Each caller's own copy (fresh rows when nothing is kept): every resolution and admission asks.
-    return this.keptUsers.read('users', read, (rows) => rows.map((r) => ({ ...r, labels: { ...r.labels } })));
-  }
-
-  async register(r: Omit<Registration, 'registeredAt'>): Promise<boolean> {
-    return (await this.db.insert(userRegistrations).values(r).onConflictDoNothing().returning()).length === 1;
-  }
-
-  async registration(userId: string): Promise<Registration | undefined> {
-    const [r] = await this.db.select().from(userRegistrations).where(eq(userRegistrations.userId, userId));
-    return r;
-  }
-
-  async removeUser(userId: string): Promise<void> {
-    await this.writing(() =>
-      this.db.transaction(async (tx) => {
-        await tx.delete(userRegistrations).where(eq(userRegistrations.userId, userId));
-        await tx.delete(userProfiles).where(eq(userProfiles.userId, userId));
-        await tx.delete(users).where(eq(users.id, userId));
-      }),
-    );
-  }
-
-  async profiles(userId: string): Promise<UserProfile[]> {
-    return this.db.select().from(userProfiles).where(eq(userProfiles.userId, userId)).orderBy(userProfiles.provider);
-  }
-
-  async profileBySubject(subject: string): Promise<UserProfile | undefined> {
-    const [p] = await this.db.select().from(userProfiles).where(eq(userProfiles.subject, subject));
-    return p;
-  }
-
-  async addProfile(p: Omit<UserProfile, 'addedAt'>): Promise<boolean> {
-    // Both unique keys (user+provider, subject) refuse a second link: nothing is inserted then.
-    return (await this.db.insert(userProfiles).values(p).onConflictDoNothing().returning()).length === 1;
-  }
-
-  async removeProfile(userId: string, provider: string): Promise<boolean> {
-    return (await this.db.delete(userProfiles).where(and(eq(userProfiles.userId, userId), eq(userProfiles.provider, provider))).returning()).length === 1;
-  }
-}
-
-export class DrizzleResolutionRepo implements ResolutionRepo {
-  constructor(private readonly db: Db) {}
-
-  /** Built once: a console asks for another console's resolutions several times a second under writes (see DrizzlePolicyRepo.prepared). */
-  private get prepared() {
-    return (this.preparedReads ??= this.prepareReads());
-  }
-
-  private preparedReads: ReturnType<DrizzleResolutionRepo['prepareReads']> | undefined;
-
-  private prepareReads() {
-    const generation = eq(resolutions.generation, sql.placeholder('generation'));
-    return {
-      get: this.db.select().from(resolutions).where(generation).prepare('keelson_resolution'),
-      has: this.db.select({ generation: resolutions.generation }).from(resolutions).where(generation).prepare('keelson_resolution_stored'),
-    };
-  }
-
-  async get(generation: number): Promise<StoredResolution | undefined> {
-    const rows = await this.prepared.get.execute({ generation });
-    const row = rows[0];
-    if (!row) return undefined;
-    const { stateGz, state: old, ...summary } = row;
-    // Unzipped on libuv's threads, not the event loop.
-    const state = stateGz ? await fromGzJsonAsync(stateGz) : old;
-    // Resolutions are derived data: one stored before instances carried their
-    // provenance is recomputed rather than read in an older shape.
-    return isCurrentStateShape(state) ? { ...summary, state } : undefined;
-  }
-
-  async has(generation: number): Promise<boolean> {
-    return (await this.prepared.has.execute({ generation })).length > 0;
-  }
-
-  async put(r: Omit<StoredResolution, 'createdAt'>): Promise<void> {
-    const { state, generation: _g, ...summary } = r;
-    const stateGz = await toGzJsonAsync(state);
-    // Same generation, same inputs: the row is only ever replaced by a recomputation of an outdated shape.
-    await this.db
-      .insert(resolutions)
-      .values({ ...r, state: null, stateGz })
-      .onConflictDoUpdate({ target: resolutions.generation, set: { ...summary, state: null, stateGz } });
-  }
-}
-
 /**
  * `exclusive`: this process is the database's only writer (the embedded
  * PGlite), so reads asked on every request (the policy head, a reader's
@@ -633,9 +491,4 @@ export function drizzleRepos(db: Db, opts: { exclusive?: boolean } = {}): Repos 
     links: new DrizzleLinkRepository(db),
     sessions: new DrizzleSessionRepository(db, { ...opts, heads }),
   };
-}
-
-function isCurrentStateShape(state: unknown): boolean {
-  const first = (state as { instances?: { provenance?: unknown }[] } | null)?.instances?.[0];
-  return first === undefined || first.provenance !== undefined;
 }

@@ -141,6 +141,50 @@ describe('REST API: a service from a bundle', () => {
     assert.equal(again.status, 409);
   });
 
+  test('the inline objects are written as they were read: a YAML list whose items share an anchor is created whole', async () => {
+    // The second item names its namespace by an alias of the first's anchor: read as one file it is whole,
+    // but its own text alone is not (a create that wrote the objects out as text and read them again failed here).
+    const offering = `- kind: bundle
+  metadata: {namespace: &ns acme-web, name: cart}
+  components:
+    - name: web
+      code:
+        type: raw
+        params:
+          manifest: |
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: cart}
+- kind: service
+  metadata: {namespace: *ns, name: cart}
+  contexts:
+    - name: all
+      allocation: {bundle: cart}
+`;
+    const claim = `kind: claim
+metadata: {namespace: acme-web, name: cart}
+user: Alice
+service: cart
+labels: {note: "yes", version: "1.0", empty: "", text: "a: b\\n---\\nc"}
+`;
+    const made = await upload('Alice', 'cart', zip({ 'deployment/main.yaml': claim, 'lib/offer.yaml': offering }), { environment: 'main/prod', meta: { team: 'web' } });
+    assert.equal(made.status, 202, JSON.stringify(made.body));
+    const g = await api.services.policy.getGeneration(sam, made.body.data.generation as number);
+    assert.deepEqual(
+      g.info!.changes.map((c) => `${c.op} ${c.kind}/${c.namespace}/${c.name}`).sort(),
+      ['create bundle/acme-web/cart', 'create claim/acme-web/cart', 'create service/acme-web/cart'],
+    );
+    const alice = { id: 'local:Alice', name: 'Alice', labels: {}, provider: 'test' as const };
+    const view = await api.services.deployments.get(alice, { tenant: 'acme', name: 'cart' });
+    assert.equal(view.outcome?.status, 'resolved', JSON.stringify(view.outcome));
+    // Label values that YAML would read otherwise unquoted keep their exact text.
+    const labels = (await api.services.policy.getObject(alice, { kind: 'claim', namespace: 'acme-web', name: 'cart' })).spec as { labels: Record<string, string> };
+    assert.deepEqual(
+      { note: labels.labels.note, version: labels.labels.version, empty: labels.labels.empty, text: labels.labels.text },
+      { note: 'yes', version: '1.0', empty: '', text: 'a: b\n---\nc' },
+    );
+  });
+
   test('the OpenAPI document describes the bundle upload', async () => {
     const doc = (await (await fetch(`${api.url}/openapi.json`)).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     const content = doc.paths[`${API_PREFIX}/tenant/{tenant}/service/{name}`].post.requestBody.content;

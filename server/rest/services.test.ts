@@ -153,5 +153,12 @@ describe('REST API: a service from dry run to removal', () => {
     assert.equal(bad.status, 400);
     assert.equal(bad.body.content && (bad.body.content as { issues: { path: string }[] }).issues[0]?.path, 'service');
     assert.equal((await call('Alice', 'POST', '/tenant/acme/service/x', { ...spec, environment: 'main/nope' })).status, 404);
+    // A claim built from fields the policy cannot store is refused naming the field, and nothing is written.
+    const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
+    const before = await api.services.policy.head(sam);
+    const nul = await call('Alice', 'POST', '/tenant/acme/service/y', { ...spec, labels: { note: 'a\u0000b' } });
+    assert.equal(nul.status, 400, JSON.stringify(nul.body));
+    assert.match(String((nul.body.content as { message: string }).message), /labels\.note holds a NUL character/);
+    assert.equal(await api.services.policy.head(sam), before);
   });
 });

@@ -23,7 +23,7 @@
  */
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../engine/diagnostics';
 import { KINDS, MAX_REQUEST_BYTES } from '../engine/model/kinds';
-import { identifyObjects, loadObjects, objectKey, type IdentifyResult } from '../engine/model/validate';
+import { dedupe, identifyObjects, loadObjects, objectKey, type AnyLoadedObject, type IdentifyResult } from '../engine/model/validate';
 import { isResolverFailure, type Resolver } from '../resolver';
 import type { AdmittedObject, LoadAnswer } from '../resolver/admission-work';
 import type { TryItInput, TryItResult } from '../engine/capact/try';
@@ -69,6 +69,21 @@ export class PolicyAdmission {
     await this.access.assertClaimAuthors(who, ids.objects.map((o) => ({ ...o, spec: { user: o.user } })), [], opts.claimVerb);
     const loaded = await this.load(text, opts.file, ids, new Set(ids.objects.map(objectKey)));
     return { who, objects: loaded.objects, diagnostics: sortDiagnostics(loaded.diagnostics) };
+  }
+
+  /**
+   * Objects a service built from input it checked, or read through `admit`
+   * earlier in the same request (an Axebow create's claim and its bundle's
+   * objects): the same rights as `admit` (steps 1, 3 and 5), without
+   * writing them out as YAML to read them again. Two objects of one key
+   * are reported as a text's would be.
+   */
+  async admitObjects(actor: MaybeActor, objects: readonly AnyLoadedObject[], opts: AdmitOptions): Promise<Admitted> {
+    const who = await this.gate(actor, objects.map((o) => o.text).join('\n'), opts.verb);
+    await this.access.assertManage(who, objects, opts.verb);
+    await this.access.assertClaimAuthors(who, objects, [], opts.claimVerb);
+    const checked = dedupe([...objects]);
+    return { who, objects: checked.objects, diagnostics: sortDiagnostics(checked.diagnostics) };
   }
 
   /**

@@ -172,6 +172,21 @@ export class PolicyService {
   }
 
   /**
+   * Create or update objects as one generation, as `apply` does for text:
+   * for objects a service built from checked input (an Axebow create,
+   * update, restart or rollback), committed as built — not written out as
+   * YAML and read again.
+   */
+  async applyObjects(actor: MaybeActor, input: { objects: readonly AnyLoadedObject[]; baseGeneration: number; message?: string; accept?: boolean }): Promise<WriteResult> {
+    const { who, objects, diagnostics } = await this.admission.admitObjects(actor, input.objects, { verb: 'change policy', claimVerb: 'save' });
+    refuseErrors(diagnostics);
+    if (objects.length === 0) throw new AppError('INVALID_INPUT', 'No policy objects to write. Nothing was saved.');
+    const fetched = await this.fetchTemplates(objects, diagnostics);
+    await this.keepSecrets(fetched.objects);
+    return this.commit(who, input.baseGeneration, input.message, fetched.objects, [], fetched.diagnostics, undefined, input.accept);
+  }
+
+  /**
    * Save from the editor. An object's page saves exactly that object:
    * renaming through the editor would silently fork it, so it is refused.
    * The new-object editor creates every object in the text (a YAML list or

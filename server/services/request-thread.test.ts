@@ -45,7 +45,9 @@ const ALLOWED: Record<string, Record<string, string>> = {
   'model/validate': {
     objectKey: 'a key from an identity',
     identifyObjects: 'reads a small text to identities only (admission.ts), before rights are checked',
-    loadObjects: 'loads a small text whose kinds declare no check (admission.ts), or a claim built from checked input (deployments.ts): schemas, nothing evaluated',
+    loadObjects: "loads a small text whose kinds declare no check (admission.ts), or a service's stored claim rolled back to (axebow/changes.ts): schemas, nothing evaluated",
+    validateSourceObject: 'validates a claim Axebow built from checked input (axebow/objects.ts): its schema, nothing evaluated (claims declare no check)',
+    dedupe: 'compares the keys of objects already loaded (admission.ts)',
   },
 };
 

@@ -5,20 +5,18 @@
  * with the right accept or reject sections; when all are accepted, the
  * stored plan is queued for apply (in the same transaction).
  */
-import { isResolverFailure } from '../resolver';
 import { isDomainAdmin, roleIn, type UserRoles } from '../engine/acl';
 import type { AccessService } from './access';
 import type { Cluster } from '../engine/model/kinds';
 import { InlineResolver } from '../resolver';
 import { PolicyAdmission } from './admission';
-import { appliedState, holdBackTimedOut, planRevision, type PlanAction, type RevisionPlan, type SectionDeploys } from '../engine/plan';
-import type { DesiredState, PolicyObjectInput } from '../engine/resolve';
-import { instanceKey, type ClaimOutcome, type Instance } from '../engine/state';
-import type { EventRow, Repos, RevisionRow, SectionRow, StepRow } from '../repo/types';
+import { appliedState, holdBackTimedOut, planRevision, type RevisionPlan, type SectionDeploys } from '../engine/plan';
+import type { DesiredState } from '../engine/resolve';
+import type { Instance } from '../engine/state';
+import type { EventRow, Repos, RevisionRow, SectionRow } from '../repo/types';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from '../errors';
-import { stringify } from 'yaml';
-import { toPolicyInput, type ResolutionService } from './resolution';
+import type { ResolutionService } from './resolution';
 import { transition } from '../engine/plan/revision-state';
 import type {
   ByGenerationResult,
@@ -39,7 +37,9 @@ import type {
   SectionView,
   StoredPlan,
 } from './revisions.types';
-import { CLAIMS_SHOWN, PLAN_FIRST_PAGE, PLAN_PAGE_MAX, PREVIEW_SHOWN, SECTION_KEYS_SHOWN } from './revisions.types';
+import { PLAN_FIRST_PAGE, PLAN_PAGE_MAX, SECTION_KEYS_SHOWN } from './revisions.types';
+import { previewRevision } from './revision-preview';
+import { capClaims, parametersYaml, sectionOrder, statusByKey } from './revision-views';
 import { loggable } from '../db/log-safe';
 
 export type { RevisionSummary, SectionView } from './revisions.types';
@@ -566,158 +566,20 @@ export class RevisionService {
 
   /** What saving `text` would create: counts, cost delta, changed claims, sections — nothing is saved. */
   async preview(actor: MaybeActor, input: PreviewInput): Promise<Preview> {
-    // Preview is held to the rights of saving, checked before the text is read: it resolves the
-    // draft with the claims' users' labels and secrets, so it may only show what this user could save.
-    const parsed = await this.admission.admit(actor, input.text, { verb: 'preview changes', claimVerb: 'preview' });
-    const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
-    if (errors.length > 0) return { ok: false as const, message: `Fix ${errors.length} problem${errors.length === 1 ? '' : 's'} to see the preview.` };
-    const generation = await this.repos.policy.head();
-    const current = await this.repos.policy.listObjects({ generation });
-    const changed = new Map(parsed.objects.map((o) => [`${o.kind}/${o.namespace}/${o.name}`, o]));
-    const objects: PolicyObjectInput[] = current
-      .filter((o) => !changed.has(`${o.kind}/${o.namespace}/${o.name}`))
-      .map(toPolicyInput)
-      .concat(parsed.objects.map((o) => ({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec }) as PolicyObjectInput));
-    let after: DesiredState;
-    try {
-      after = await this.resolution.resolveDraft(objects);
-    } catch (e) {
-      if (isResolverFailure(e)) return { ok: false as const, message: `No preview: resolving the policy with this change ${e.reason}. Saving it would leave every claim unresolved.` };
-      throw e;
-    }
-    const head = await this.revisions.head();
-    const base = head.acceptedRevisionId ? await this.revisions.get(head.acceptedRevisionId) : undefined;
-    const before = base ? await this.reallyDeployed(base) : null;
-    const clusters = objects.filter((o) => o.kind === 'cluster').map((o) => ({ namespace: o.namespace, name: o.name, spec: o.spec as Cluster }));
-    const plan = planRevision({ before, after, clusters });
-    const affected = new Set(plan.changedClaims);
-    // Who accepts each section: the rule a stored revision's sections are decided by (`mayDecide`), under the newest policy's roles.
-    const roles = await this.rolesOf(parsed.who, generation);
-    const instances = await this.changedInstances(parsed.who, plan, before, after);
-    const outcomes = changedOutcomes(before, after);
-    return {
-      ok: true as const,
-      generation,
-      baseRevisionId: base?.id ?? null,
-      noop: plan.noop,
-      counts: plan.counts,
-      sections: plan.sections.map((s) => {
-        const may = this.mayDecide(roles, s);
-        return {
-          namespace: s.namespace,
-          counts: s.counts,
-          overMarks: s.overMarks,
-          needsDomainAdmin: s.needsDomainAdmin,
-          unresolvedReferences: s.unresolvedReferences,
-          acceptedBy: acceptedBy(s),
-          youMayAccept: may.ok,
-          ...(may.ok ? {} : { reason: may.reason }),
-        };
-      }),
-      cost: plan.cost.total,
-      currency: plan.cost.currency,
-      quota: plan.quota.filter((q) => !q.ok),
-      changedClaims: plan.changedClaims,
-      claims: after.claims.filter((c) => affected.has(`${c.namespace}/${c.name}`)).map((c) => ({ namespace: c.namespace, name: c.name, status: c.status, errors: c.errors })),
-      instances: instances.shown,
-      instancesTotal: instances.total,
-      outcomes: outcomes.slice(0, PREVIEW_SHOWN),
-      outcomesTotal: outcomes.length,
-    };
+    return previewRevision(
+      {
+        repos: this.repos,
+        resolution: this.resolution,
+        access: this.access,
+        admission: this.admission,
+        reallyDeployed: (rev) => this.reallyDeployed(rev),
+        rolesOf: (who, generation) => this.rolesOf(who, generation),
+        mayDecide: (roles, s) => this.mayDecide(roles, s),
+      },
+      actor,
+      input,
+    );
   }
-
-  /**
-   * The instances a preview's plan creates, changes or removes — updates
-   * first, as what a user edits is usually a change — the first
-   * PREVIEW_SHOWN with their parameters before and after, redacted for
-   * `actor` as `instanceDiff` redacts them on the revision page.
-   */
-  private async changedInstances(actor: Actor, plan: RevisionPlan, before: DesiredState | null, after: DesiredState) {
-    // Root "bumps" are bookkeeping (no step, no code): what changes is an instance with a step.
-    const stepped = new Set(plan.steps.map((s) => s.key));
-    const rank = { update: 0, delete: 1, create: 2 } as const;
-    const changed = sectionOrder(plan.actions)
-      .filter((a): a is PlanAction & { kind: keyof typeof rank } => a.kind in rank && stepped.has(a.key))
-      .map((a, i) => ({ a, i }))
-      .sort((x, y) => rank[x.a.kind] - rank[y.a.kind] || x.i - y.i)
-      .map((x) => x.a);
-    const shown = changed.slice(0, PREVIEW_SHOWN);
-    const keys = new Set(shown.map((a) => a.key));
-    const pick = async (s: DesiredState | null) => {
-      const found = (s?.instances ?? []).filter((i) => keys.has(i.key));
-      return new Map((await this.access.redactSensitive(actor, found)).map((i) => [i.key, i]));
-    };
-    const [was, will] = await Promise.all([pick(before), pick(after)]);
-    return {
-      total: changed.length,
-      shown: shown.map((a) => ({
-        key: a.key,
-        action: a.kind,
-        namespace: a.namespace,
-        notes: a.notes ?? [],
-        before: a.kind === 'create' ? '' : parametersYaml(was.get(a.key)),
-        after: a.kind === 'delete' ? '' : parametersYaml(will.get(a.key)),
-      })),
-    };
-  }
-}
-
-/** An instance's rendered parameters and discovery as YAML: one side of the parameter diff (revision page and preview alike). */
-function parametersYaml(i: Instance | undefined): string {
-  return i ? stringify({ code: i.code, discovery: i.discovery, target: i.target, claims: i.claims }, { lineWidth: 0 }) : '';
-}
-
-/**
- * Who may accept a section, in words: the rule `mayDecide` applies to a
- * stored revision's sections, said for everyone rather than for one user.
- */
-function acceptedBy(s: Pick<RevisionPlan['sections'][number], 'namespace' | 'overMarks' | 'needsDomainAdmin' | 'unresolvedReferences'>): string {
-  if (s.unresolvedReferences.length > 0) return 'nobody until its references are resolved';
-  if (s.overMarks) return 'a domain admin (it goes over a cluster\'s marks)';
-  if (s.needsDomainAdmin.length > 0) return `a domain admin (it reaches past namespace ${s.namespace})`;
-  return `a namespace admin of ${s.namespace}, or a domain admin`;
-}
-
-type ClaimOutcomeView = { status: ClaimOutcome['status']; to: string | null; error: string | null };
-
-/**
- * Claims whose outcome differs between what is deployed and the draft:
- * status, the service and context a resolved claim got, the first error of
- * a failed one; new and removed claims too. Sorted by namespace and name.
- */
-function changedOutcomes(before: DesiredState | null, after: DesiredState): { namespace: string; name: string; kind: NonNullable<ClaimOutcome['kind']> | null; before: ClaimOutcomeView | null; after: ClaimOutcomeView | null }[] {
-  const view = (c: ClaimOutcome | undefined): ClaimOutcomeView | null =>
-    c ? { status: c.status, to: c.status === 'resolved' && c.instance ? instanceKey.displayName(c.instance) : null, error: c.status === 'resolved' ? null : (c.errors[0] ?? null) } : null;
-  const id = (c: ClaimOutcome) => `${c.kind ?? 'claim'}|${c.namespace}/${c.name}`;
-  const was = new Map((before?.claims ?? []).map((c) => [id(c), c]));
-  const will = new Map(after.claims.map((c) => [id(c), c]));
-  const out = [];
-  for (const k of new Set([...was.keys(), ...will.keys()])) {
-    const b = view(was.get(k));
-    const a = view(will.get(k));
-    if (b && a && b.status === a.status && b.to === a.to && b.error === a.error) continue;
-    const c = (will.get(k) ?? was.get(k))!;
-    out.push({ namespace: c.namespace, name: c.name, kind: c.kind ?? null, before: b, after: a });
-  }
-  return out.sort((x, y) => (x.namespace < y.namespace ? -1 : x.namespace > y.namespace ? 1 : x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
-}
-
-/** Actions grouped by section (namespace, sorted), each section's in plan order (by instance key): how the console lists them. */
-function sectionOrder(actions: PlanAction[]): PlanAction[] {
-  return actions
-    .map((a, i) => ({ a, i }))
-    .sort((x, y) => (x.a.namespace < y.a.namespace ? -1 : x.a.namespace > y.a.namespace ? 1 : x.i - y.i))
-    .map((x) => x.a);
-}
-
-/** A step's status by `key|action` (an action's instance step). */
-function statusByKey(rows: StepRow[]): Map<string, string> {
-  return new Map(rows.map((r) => [`${r.key}|${r.action}`, r.status]));
-}
-
-/** Claims cut to the first CLAIMS_SHOWN on the wire: a platform instance is used by thousands of claims. */
-function capClaims<T extends { claims: string[] }>(x: T): T & { claimsTotal: number } {
-  return { ...x, claims: x.claims.length > CLAIMS_SHOWN ? x.claims.slice(0, CLAIMS_SHOWN) : x.claims, claimsTotal: x.claims.length };
 }
 
 /** Resolve on the event loop's next turn, after the I/O that is waiting (setImmediate runs after the poll phase). */

@@ -5,7 +5,7 @@
  * nothing; `accept` accepts at once where the caller may.
  */
 import { z } from 'zod';
-import { createServiceInput, noPlacementLabels, PLACEMENT_LABELS_MESSAGE, type ServiceWrite, serviceLogsOutput, serviceOutput, serviceRevisionOutput, serviceSummaryOutput, serviceWriteOutput } from '../../services/deployments.types';
+import { createServiceInput, noPlacementLabels, PLACEMENT_LABELS_MESSAGE, type ServiceWrite, serviceLogsOutput, serviceOutput, serviceRevisionOutput, serviceSummaryOutput, serviceWriteOutput } from '../../services/axebow/types';
 import { decideOutput } from '../../services/revisions.types';
 import { okOutput } from '../../services/tenants.types';
 import type { Services } from '../../services';

@@ -8,12 +8,12 @@
  * service removes its links, and a revision that drops a linked channel is
  * refused unless it asks for the links to go (`remove_links=true`).
  */
-import type { Claim } from '../engine/model/kinds';
-import type { LinkRow } from '../repo/links.types';
-import type { Repos } from '../repo/types';
-import type { AccessService } from './access';
-import type { Actor, MaybeActor } from './actor';
-import { AppError, notFound, unauthorized } from '../errors';
+import type { Claim } from '../../engine/model/kinds';
+import type { LinkRow } from '../../repo/links.types';
+import type { Repos } from '../../repo/types';
+import type { AccessService } from '../access';
+import type { Actor, MaybeActor } from '../actor';
+import { AppError, notFound, unauthorized } from '../../errors';
 
 export type ChannelRole = 'client' | 'server' | 'duplex';
 const CHANNEL_PREFIX = 'channel-';

@@ -3,10 +3,10 @@
  * in one of the tenant's policy namespaces, and its revisions are the
  * Keelson revisions of the generations that changed that claim.
  */
-import type { PolicyObjectInput } from '../engine/resolve';
+import type { AnyLoadedObject } from '../../engine/model/validate';
 import { z } from 'zod';
-import { claimOutput } from './resolution.types';
-import { previewOutput } from './revisions.types';
+import { claimOutput } from '../resolution.types';
+import { previewOutput } from '../revisions.types';
 
 const ident = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'must start with a letter and hold only letters, digits, "_" or "-" (at most 64)');
 
@@ -40,13 +40,12 @@ export const createServiceInput = z.object({
   meta: z.record(z.string(), z.unknown()).optional(),
 });
 export type CreateServiceInput = z.infer<typeof createServiceInput> & {
-  /** More policy objects written with the claim (a bundle's inline modules): their text, and the objects it was read to when admitted. */
+  /** More policy objects written with the claim (a bundle's inline modules), as they were read when admitted. */
   extra?: BundleObjects;
 };
 
 export interface BundleObjects {
-  text: string;
-  objects: readonly PolicyObjectInput[];
+  objects: readonly AnyLoadedObject[];
 }
 
 export const serviceSummaryOutput = z.object({

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { memoryRepos } from '../repo/memory';
-import { seedDemo } from '../seed/demo';
-import type { Actor } from './actor';
-import { createServices, type Services } from '.';
+import { memoryRepos } from '../../repo/memory';
+import { seedDemo } from '../../seed/demo';
+import type { Actor } from '../actor';
+import { createServices, type Services } from '..';
 import { serviceSummaries } from './service-summaries';
-import type { ServiceSummary } from './deployments.types';
+import type { ServiceSummary } from './types';
 
 const actor = (name: string): Actor => ({ id: `local:${name}`, name, labels: {}, provider: 'test' });
 const alice = actor('Alice');

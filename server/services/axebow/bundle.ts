@@ -11,13 +11,12 @@
  * silently changed. Files other than YAML are ignored, except that a
  * deployment module of CUE only is refused with a clear word.
  */
-import type { Claim } from '../engine/model/kinds';
-import type { Diagnostic } from '../engine/diagnostics';
-import type { PolicyObjectInput } from '../engine/resolve';
-import type { AdmittedObject } from './admission';
-import { readZip, ZipError } from '../loader/zip';
-import { AppError } from '../errors';
-import { noPlacementLabels, PLACEMENT_LABELS_MESSAGE, type BundleObjects } from './deployments.types';
+import type { Claim } from '../../engine/model/kinds';
+import type { Diagnostic } from '../../engine/diagnostics';
+import type { AdmittedObject } from '../admission';
+import { readZip, ZipError } from '../../loader/zip';
+import { AppError } from '../../errors';
+import { noPlacementLabels, PLACEMENT_LABELS_MESSAGE, type BundleObjects } from './types';
 
 export interface BundleDeployment {
   /** The offering the claim names (`name` or `namespace/name`). */
@@ -25,7 +24,7 @@ export interface BundleDeployment {
   /** The claim's namespace (one of the tenant's). */
   namespace: string;
   labels: Record<string, string>;
-  /** The other objects, written with the claim: as YAML documents, and as read (none: undefined). */
+  /** The other objects, written with the claim as they were read (none: undefined). */
   objects?: BundleObjects;
   /** Files read, for the answer. */
   files: string[];
@@ -66,8 +65,7 @@ export async function readBundle(
     );
   }
   const claims: { file: string; claim: Claim & { metadata: { name: string; namespace: string } }; line?: number }[] = [];
-  const others: string[] = [];
-  const otherObjects: PolicyObjectInput[] = [];
+  const others: AdmittedObject[] = [];
   const decoder = new TextDecoder('utf-8', { fatal: true });
   for (const f of yamlFiles) {
     let text: string;
@@ -88,8 +86,7 @@ export async function readBundle(
         if (!inDeployment(f.path)) throw invalid(`${f.path}: claim ${o.namespace}/${o.name} is outside the deployment module; a bundle deploys one service, whose claim is in deployment/.`);
         claims.push({ file: f.path, claim: { ...(o.spec as Claim), metadata: { name: o.name, namespace: o.namespace } }, line: o.pos.line });
       } else {
-        others.push(o.text);
-        otherObjects.push({ kind: o.kind, namespace: o.namespace, name: o.name, spec: o.spec } as PolicyObjectInput);
+        others.push(o);
       }
     }
   }
@@ -108,7 +105,7 @@ export async function readBundle(
     service: claim.service,
     namespace: claim.metadata.namespace,
     labels,
-    ...(others.length ? { objects: { text: others.map((t) => (t.startsWith('---') ? t : `---\n${t}`)).join(''), objects: otherObjects } } : {}),
+    ...(others.length ? { objects: { objects: others } } : {}),
     files: yamlFiles.map((f) => f.path),
   };
 }

@@ -6,9 +6,9 @@
  * built once per state and namespace set and shared; who may read it is
  * checked on every request, before this is asked (DeploymentService.list).
  */
-import type { DesiredState } from '../engine/state';
-import { deepFreeze } from '../engine/values';
-import type { ServiceSummary } from './deployments.types';
+import type { DesiredState } from '../../engine/state';
+import { deepFreeze } from '../../engine/values';
+import type { ServiceSummary } from './types';
 
 /** Namespace sets remembered per state: one per tenant that listed it. */
 const MAX_SETS_PER_STATE = 256;
