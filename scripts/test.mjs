@@ -79,6 +79,12 @@ async function startPostgres() {
   };
 }
 
+async function writePgliteCopy(file) {
+  const { tsImport } = await import('tsx/esm/api');
+  const { writeMigratedPgliteCopy } = await tsImport('../server/db/client.ts', import.meta.url);
+  await writeMigratedPgliteCopy(file);
+}
+
 // ---------------------------------------------------------------- runners
 function testFiles(dirs) {
   const out = [];
@@ -112,7 +118,9 @@ async function unitTests() {
   pyyaml();
   let files = testFiles(['server', 'components', 'scripts', 'bench']);
   if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
-  const pg = await startPostgres();
+  // Storage tests' throw-away PGlite databases start from this one migrated data folder (server/db/client.ts).
+  const pgliteCopy = join(timesDir, 'pglite-migrated.tar');
+  const [pg] = await Promise.all([startPostgres(), writePgliteCopy(pgliteCopy)]);
   const times = join(timesDir, 'unit.jsonl');
   try {
     log(`node:test — ${files.length} files (storage tests on PGlite and PostgreSQL)`);
@@ -131,7 +139,7 @@ async function unitTests() {
         `--test-concurrency=${Number(process.env.KEELSON_TEST_CONCURRENCY) || 2}`,
         ...files,
       ],
-      { env: { ...process.env, KEELSON_TEST_PG_URL: pg.url, NODE_ENV: 'test' } },
+      { env: { ...process.env, KEELSON_TEST_PG_URL: pg.url, KEELSON_PGLITE_COPY: pgliteCopy, NODE_ENV: 'test' } },
     );
   } finally {
     await pg.stop();
