@@ -96,6 +96,9 @@ async function openThrowAway(migrationsFolder: string): Promise<DbHandle> {
   const copy = migratedCopies.get(migrationsFolder) ?? copyFromFile(migrationsFolder);
   if (copy) {
     const client = await PGlite.create('memory://', { loadDataDir: await copy });
+    // A copy is a database made now: the one value a migration took from the clock (drizzle/0017's access version,
+    // so a database made again never repeats a version a console may still hold) is taken again, as its function does.
+    await client.exec('update access_version set version = greatest(version + 1, (extract(epoch from clock_timestamp()) * 1000000)::bigint) where id = 1');
     return { db: drizzlePglite({ client, schema }) as unknown as Db, kind: 'pglite', close: () => client.close() };
   }
   // The first in this process: migrated as before, and its data folder kept for the next ones.
