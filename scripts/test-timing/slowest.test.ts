@@ -39,6 +39,35 @@ test('the timing reporter writes one line per top-level test, with its file, bes
   }
 });
 
+test('the Playwright timing reporter writes one line per test, with its spec file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'keelson-times-'));
+  try {
+    // Specs that need no browser and no console: only the reporter is under test.
+    // Outside the repository, so the specs name Playwright by its path.
+    const playwright = JSON.stringify(join(process.cwd(), 'node_modules', '@playwright', 'test', 'index.js'));
+    writeFileSync(join(dir, 'a.spec.ts'), `import { test } from ${playwright};\ntest('one', () => {});\ntest('two', () => {});\n`);
+    writeFileSync(join(dir, 'b.spec.ts'), `import { test } from ${playwright};\ntest('three', () => {});\n`);
+    writeFileSync(
+      join(dir, 'playwright.config.ts'),
+      `export default { testDir: ${JSON.stringify(dir)}, workers: 1, reporter: [[${JSON.stringify(join(import.meta.dirname, 'playwright-reporter.ts'))}]] };\n`,
+    );
+    const times = join(dir, 'times.jsonl');
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const run = spawnSync(process.execPath, [join('node_modules', '@playwright', 'test', 'cli.js'), 'test', '--config', join(dir, 'playwright.config.ts')], {
+      encoding: 'utf8',
+      env: { ...env, E2E_FILE_TIMES: times },
+    });
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    const rows = slowestFiles(readFileSync(times, 'utf8'), dir);
+    assert.deepEqual(rows.map((r) => [r.file, r.tests]).sort(), [
+      ['a.spec.ts', 2],
+      ['b.spec.ts', 1],
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the slowest files: summed per file, slowest first, ten at most, a torn last line ignored', () => {
   const lines = [
     ...Array.from({ length: 12 }, (_, i) => JSON.stringify({ file: `/r/f${i}.test.ts`, ms: 1000 * (i + 1) })),
