@@ -34,7 +34,8 @@ export default defineConfig({
   expect: { timeout: 15_000 },
   // The HTML report keeps every test's attachments (the page screenshots
   // e2e/narrow-a11y.spec.ts takes at 1440×900 and 390×844), not only failures'.
-  reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
+  // The third writes each test's file and time for the slowest files scripts/test.mjs prints at the end.
+  reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }], ['./scripts/test-timing/playwright-reporter.ts']],
   use: {
     baseURL: APP_URL,
     trace: 'retain-on-failure',

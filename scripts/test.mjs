@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { slowestFilesReport } from './test-timing/slowest.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
@@ -24,6 +25,13 @@ const isRoot = process.getuid?.() === 0;
 
 function log(msg) {
   console.log(`\n[keelson test] ${msg}`);
+}
+
+// Each runner's timing reporter (scripts/test-timing/) writes here; the slowest files are printed after the runner's summary.
+const timesDir = mkdtempSync(join(tmpdir(), 'keelson-test-times-'));
+function printSlowest(file, title) {
+  const report = slowestFilesReport(file, root, title);
+  if (report) log(report);
 }
 
 function run(cmd, argv, opts = {}) {
@@ -71,6 +79,12 @@ async function startPostgres() {
   };
 }
 
+async function writePgliteCopy(file) {
+  const { tsImport } = await import('tsx/esm/api');
+  const { writeMigratedPgliteCopy } = await tsImport('../server/db/client.ts', import.meta.url);
+  await writeMigratedPgliteCopy(file);
+}
+
 // ---------------------------------------------------------------- runners
 function testFiles(dirs) {
   const out = [];
@@ -104,17 +118,32 @@ async function unitTests() {
   pyyaml();
   let files = testFiles(['server', 'components', 'scripts', 'bench']);
   if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
-  const pg = await startPostgres();
+  // Storage tests' throw-away PGlite databases start from this one migrated data folder (server/db/client.ts).
+  const pgliteCopy = join(timesDir, 'pglite-migrated.tar');
+  const [pg] = await Promise.all([startPostgres(), writePgliteCopy(pgliteCopy)]);
+  const times = join(timesDir, 'unit.jsonl');
   try {
     log(`node:test — ${files.length} files (storage tests on PGlite and PostgreSQL)`);
     return await run(
       process.execPath,
-      // KEELSON_TEST_CONCURRENCY=1 (the reliability suite): heavy files one at a time, so one's load is not another's fault.
-      ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${Number(process.env.KEELSON_TEST_CONCURRENCY) || 2}`, ...files],
-      { env: { ...process.env, KEELSON_TEST_PG_URL: pg.url, NODE_ENV: 'test' } },
+      [
+        '--import',
+        'tsx',
+        '--test',
+        // The spec reporter's output (and its `ℹ pass N` / `ℹ fail N` lines) as before; beside it, each test's file and time.
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${join(root, 'scripts', 'test-timing', 'node-test-reporter.mjs')}`,
+        `--test-reporter-destination=${times}`,
+        // KEELSON_TEST_CONCURRENCY=1 (the reliability suite): heavy files one at a time, so one's load is not another's fault.
+        `--test-concurrency=${Number(process.env.KEELSON_TEST_CONCURRENCY) || 2}`,
+        ...files,
+      ],
+      { env: { ...process.env, KEELSON_TEST_PG_URL: pg.url, KEELSON_PGLITE_COPY: pgliteCopy, NODE_ENV: 'test' } },
     );
   } finally {
     await pg.stop();
+    printSlowest(times, 'node:test');
   }
 }
 
@@ -126,9 +155,11 @@ async function e2eTests() {
   // The console's data folder for the run: removed after a green run, kept
   // (and named) after a red one so its database and GitOps repo can be read.
   const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'keelson-e2e-'));
+  const times = join(timesDir, 'e2e.jsonl');
   const code = await run(process.execPath, [join('node_modules', '@playwright', 'test', 'cli.js'), 'test', ...filters], {
-    env: { ...process.env, CI: process.env.CI ?? '1', E2E_DATA_DIR: dataDir },
+    env: { ...process.env, CI: process.env.CI ?? '1', E2E_DATA_DIR: dataDir, E2E_FILE_TIMES: times },
   });
+  printSlowest(times, 'Playwright');
   log(`test report with screenshots: ${join(root, 'playwright-report', 'index.html')} (open with: npx playwright show-report)`);
   if (process.env.E2E_DATA_DIR) return code;
   if (code === 0) rmSync(dataDir, { recursive: true, force: true });
@@ -144,5 +175,6 @@ const started = Date.now();
 let failed = 0;
 if (!onlyE2e) failed += (await unitTests()) === 0 ? 0 : 1;
 if (!onlyUnit) failed += (await e2eTests()) === 0 ? 0 : 1;
+rmSync(timesDir, { recursive: true, force: true });
 log(`finished in ${Math.round((Date.now() - started) / 1000)} s: ${failed === 0 ? 'all suites passed' : `${failed} suite(s) failed`}`);
 process.exit(failed === 0 ? 0 : 1);

@@ -4,7 +4,7 @@
  * `PgDatabase` type, so everything above this file has one code path.
  * Migrations from `drizzle/` run here, at open.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -68,6 +68,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
     return { db, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
   }
   const dir = opts.pgliteDir ?? 'memory://';
+  if (dir === 'memory://' && !opts.pgliteThread) return openThrowAway(migrationsFolder);
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
   const client = opts.pgliteThread ? await PGliteThread.create(dir) : await PGlite.create(dir);
   // The thread answers the calls drizzle makes of PGlite (query, transaction), with PGlite's results.
@@ -80,6 +81,60 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
     throw e;
   }
   return { db, kind: 'pglite', close: () => client.close() };
+}
+
+/**
+ * Throw-away databases (tests and benches open hundreds) start as a copy of one migrated data
+ * folder: a PGlite boot runs initdb and every migration, seconds each time, while loading a copy
+ * skips both. Each copy is a database of its own, as fresh as before. The copy is made once per
+ * process and migrations folder, or read from KEELSON_PGLITE_COPY (scripts/test.mjs writes it once
+ * for the whole run, for the default folder, with writeMigratedPgliteCopy).
+ */
+const migratedCopies = new Map<string, Promise<Blob>>();
+
+async function openThrowAway(migrationsFolder: string): Promise<DbHandle> {
+  const copy = migratedCopies.get(migrationsFolder) ?? copyFromFile(migrationsFolder);
+  if (copy) {
+    const client = await PGlite.create('memory://', { loadDataDir: await copy });
+    // A copy is a database made now: the one value a migration took from the clock (drizzle/0017's access version,
+    // so a database made again never repeats a version a console may still hold) is taken again, as its function does.
+    await client.exec('update access_version set version = greatest(version + 1, (extract(epoch from clock_timestamp()) * 1000000)::bigint) where id = 1');
+    return { db: drizzlePglite({ client, schema }) as unknown as Db, kind: 'pglite', close: () => client.close() };
+  }
+  // The first in this process: migrated as before, and its data folder kept for the next ones.
+  const client = await PGlite.create('memory://');
+  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  const migrated = (async () => {
+    await migratePglite(db as never, { migrationsFolder });
+    await initialiseRows(db);
+    return client.dumpDataDir('none');
+  })();
+  migratedCopies.set(migrationsFolder, migrated);
+  try {
+    await migrated;
+  } catch (e) {
+    // Not remembered: the next open migrates again and reports its own error.
+    migratedCopies.delete(migrationsFolder);
+    await client.close().catch(() => undefined);
+    throw e;
+  }
+  return { db, kind: 'pglite', close: () => client.close() };
+}
+
+function copyFromFile(migrationsFolder: string): Promise<Blob> | undefined {
+  const file = process.env.KEELSON_PGLITE_COPY;
+  if (!file || migrationsFolder !== defaultMigrationsFolder() || !existsSync(file)) return undefined;
+  const copy = Promise.resolve(new Blob([readFileSync(file)]));
+  migratedCopies.set(migrationsFolder, copy);
+  return copy;
+}
+
+/** Writes the migrated data folder throw-away databases start from, for KEELSON_PGLITE_COPY. */
+export async function writeMigratedPgliteCopy(file: string): Promise<void> {
+  const h = await openThrowAway(defaultMigrationsFolder());
+  await h.close();
+  const copy = await migratedCopies.get(defaultMigrationsFolder());
+  if (copy) writeFileSync(file, Buffer.from(await copy.arrayBuffer()));
 }
 
 /** Singleton rows the code relies on (idempotent). */
