@@ -12,6 +12,7 @@
  * everything else is listed as skipped, by name.
  */
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { isRecord } from '@/server/engine/lang/data';
 import { isNoise, type ImportEntry } from './zip';
 
 export type { ImportEntry } from './zip';
@@ -120,7 +121,7 @@ export function planImport(entries: readonly ImportEntry[], opts: { namespace?: 
       continue;
     }
     const { apiVersion, kind: _kind, metadata, ...rest } = definition as Record<string, unknown>;
-    const md = metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : {};
+    const md = isRecord(metadata) ? metadata : {};
     const name = typeof md.name === 'string' ? md.name : objectName(root.split('/').pop()!);
     const object = {
       apiVersion: typeof apiVersion === 'string' ? apiVersion : 'landscaper.gardener.cloud/v1alpha1',

@@ -69,14 +69,7 @@ export function formatDiagnostic(d: Diagnostic): string {
   return `${where}: ${sev}${d.message}${d.object ? ` (${d.object})` : ''}`;
 }
 
-export function formatPath(path: readonly (string | number)[]): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out ? `.${p}` : p;
-  }
-  return out;
-}
+export { formatPath } from './lang/data';
 
 export function hasErrors(diags: readonly Diagnostic[]): boolean {
   return diags.some((d) => d.severity === 'error');

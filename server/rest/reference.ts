@@ -4,6 +4,7 @@
  * requests, took seconds to show even its list of tags). Everything taken
  * from the document is escaped: it is data, never markup.
  */
+import { isRecord } from '../engine/lang/data';
 
 type Json = Record<string, unknown>;
 
@@ -20,7 +21,7 @@ const prose = (text: unknown): string => escapeHtml(text).replace(/`([^`]+)`/g, 
 
 const anchor = (prefix: string, name: string): string => `${prefix}-${name.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
 
-const obj = (v: unknown): Json | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined);
+const obj = (v: unknown): Json | undefined => (isRecord(v) ? v : undefined);
 
 /** A `$ref` into the document's components links to its entry below; any other is named only. */
 function refHtml(ref: string): string {

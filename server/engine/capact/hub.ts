@@ -26,6 +26,7 @@ import type {
   WorkflowPolicy,
   WorkflowStep,
 } from './types';
+import { isRecord } from '../lang/data';
 
 export interface LoadHubOptions {
   /** See `Hub.implementsMatch`; default `exact` (the real Hub). */
@@ -40,7 +41,6 @@ export interface LoadHubResult {
 
 type Obj = Record<string, unknown>;
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
@@ -53,7 +53,7 @@ export function loadHub(manifests: readonly unknown[], options: LoadHubOptions =
   const errors: CapactError[] = [];
   manifests.forEach((doc, index) => {
     if (doc === null || doc === undefined) return;
-    if (!isObj(doc)) {
+    if (!isRecord(doc)) {
       errors.push({ code: 'invalid_manifest', message: `manifest ${index} is not a mapping`, path: [index] });
       return;
     }
@@ -113,18 +113,18 @@ function add<T extends { path: string; revision: string }>(index: Record<string,
 
 function manifestKind(doc: Obj): string | undefined {
   if (typeof doc.kind === 'string') return doc.kind;
-  if (typeof doc.id === 'string' && isObj(doc.typeRef)) return 'TypeInstance';
-  const spec = isObj(doc.spec) ? doc.spec : undefined;
+  if (typeof doc.id === 'string' && isRecord(doc.typeRef)) return 'TypeInstance';
+  const spec = isRecord(doc.spec) ? doc.spec : undefined;
   if (!spec) return undefined;
-  if (Array.isArray(spec.implements) || isObj(spec.action)) return 'Implementation';
-  if (isObj(spec.input) || isObj(spec.output)) return 'Interface';
+  if (Array.isArray(spec.implements) || isRecord(spec.action)) return 'Implementation';
+  if (isRecord(spec.input) || isRecord(spec.output)) return 'Interface';
   if ('jsonSchema' in spec) return 'Type';
   return undefined;
 }
 
 /** `metadata.path`, else `prefix.name` (some fixtures carry only prefix and name). */
 function nodePath(doc: Obj): string | undefined {
-  const md = isObj(doc.metadata) ? doc.metadata : {};
+  const md = isRecord(doc.metadata) ? doc.metadata : {};
   const path = str(md.path);
   if (path) return path;
   const prefix = str(md.prefix);
@@ -133,7 +133,7 @@ function nodePath(doc: Obj): string | undefined {
 }
 
 function readTypeRef(v: unknown): TypeRef | undefined {
-  if (!isObj(v)) return undefined;
+  if (!isRecord(v)) return undefined;
   const path = str(v.path);
   const revision = str(v.revision);
   return path && revision ? { path, revision } : undefined;
@@ -144,14 +144,14 @@ function readTypeRef(v: unknown): TypeRef | undefined {
  * `[{<name>: {typeRef}}]`) or as a map (`{<name>: {typeRef}}`).
  */
 function namedEntries(v: unknown): { name: string; body: Obj }[] {
-  if (isObj(v)) return Object.entries(v).flatMap(([name, body]) => (isObj(body) ? [{ name, body }] : []));
+  if (isRecord(v)) return Object.entries(v).flatMap(([name, body]) => (isRecord(body) ? [{ name, body }] : []));
   return arr(v).flatMap((item) => {
-    if (!isObj(item)) return [];
+    if (!isRecord(item)) return [];
     const name = str(item.name);
     if (name) return [{ name, body: item }];
     const keys = Object.keys(item);
     // `- <name>: {typeRef…}` (one key holding the body)
-    if (keys.length === 1 && isObj(item[keys[0]!])) return [{ name: keys[0]!, body: item[keys[0]!] as Obj }];
+    if (keys.length === 1 && isRecord(item[keys[0]!])) return [{ name: keys[0]!, body: item[keys[0]!] as Obj }];
     // `- <name>:` followed by sibling keys (a malformed fixture: the name's value is null)
     const nameKey = keys.find((k) => item[k] === null);
     return nameKey ? [{ name: nameKey, body: item }] : [];
@@ -171,9 +171,9 @@ function readInterface(doc: Obj): Interface | undefined {
   const path = nodePath(doc);
   const revision = str(doc.revision);
   if (!path || !revision) return undefined;
-  const spec = isObj(doc.spec) ? doc.spec : {};
-  const input = isObj(spec.input) ? spec.input : {};
-  const output = isObj(spec.output) ? spec.output : {};
+  const spec = isRecord(doc.spec) ? doc.spec : {};
+  const input = isRecord(spec.input) ? spec.input : {};
+  const output = isRecord(spec.output) ? spec.output : {};
   return {
     path,
     revision,
@@ -189,7 +189,7 @@ function readInterface(doc: Obj): Interface | undefined {
 }
 
 function readRequirementItem(v: unknown, prefix: string): RequirementItem | undefined {
-  if (!isObj(v)) return undefined;
+  if (!isRecord(v)) return undefined;
   let typeRef = readTypeRef(v.typeRef);
   if (!typeRef) {
     // OCF: `name` is relative to the group prefix unless it is a full `cap.` path.
@@ -204,9 +204,9 @@ function readRequirementItem(v: unknown, prefix: string): RequirementItem | unde
 
 function readRequires(v: unknown): RequirementGroup[] {
   const groups: { prefix: string; body: Obj }[] = Array.isArray(v)
-    ? v.flatMap((g) => (isObj(g) ? [{ prefix: str(g.prefix) ?? '', body: g }] : []))
-    : isObj(v)
-      ? Object.entries(v).flatMap(([prefix, body]) => (isObj(body) ? [{ prefix, body }] : []))
+    ? v.flatMap((g) => (isRecord(g) ? [{ prefix: str(g.prefix) ?? '', body: g }] : []))
+    : isRecord(v)
+      ? Object.entries(v).flatMap(([prefix, body]) => (isRecord(body) ? [{ prefix, body }] : []))
       : [];
   return groups.map(({ prefix, body }) => {
     const items = (k: string) => arr(body[k]).flatMap((i) => readRequirementItem(i, prefix) ?? []);
@@ -215,16 +215,16 @@ function readRequires(v: unknown): RequirementGroup[] {
 }
 
 function readAttributes(v: unknown): Attribute[] {
-  if (isObj(v)) {
+  if (isRecord(v)) {
     // OCF: `{<attribute path>: {revision}}`
     return Object.entries(v).flatMap(([path, body]) => {
-      const revision = isObj(body) ? str(body.revision) : undefined;
+      const revision = isRecord(body) ? str(body.revision) : undefined;
       return revision ? [{ path, revision }] : [];
     });
   }
   return arr(v).flatMap((a) => {
-    if (!isObj(a)) return [];
-    const md = isObj(a.metadata) ? a.metadata : {};
+    if (!isRecord(a)) return [];
+    const md = isRecord(a.metadata) ? a.metadata : {};
     const path = str(md.path) ?? str(a.path);
     const revision = str(a.revision);
     return path && revision ? [{ path, revision }] : [];
@@ -233,12 +233,12 @@ function readAttributes(v: unknown): Attribute[] {
 
 function readImports(v: unknown): ImplementationImport[] {
   return arr(v).flatMap((i) => {
-    if (!isObj(i)) return [];
+    if (!isRecord(i)) return [];
     const alias = str(i.alias);
     const interfaceGroupPath = str(i.interfaceGroupPath);
     if (!alias || !interfaceGroupPath) return [];
     const methods = arr(i.methods).flatMap((m) => {
-      if (!isObj(m) || !str(m.name)) return [];
+      if (!isRecord(m) || !str(m.name)) return [];
       const revision = str(m.revision);
       return [{ name: str(m.name)!, ...(revision ? { revision } : {}) }];
     });
@@ -247,28 +247,28 @@ function readImports(v: unknown): ImplementationImport[] {
 }
 
 function readSteps(workflow: unknown): WorkflowStep[] {
-  if (!isObj(workflow)) return [];
+  if (!isRecord(workflow)) return [];
   const out: WorkflowStep[] = [];
   const templates = arr(workflow.templates);
   // OCF examples put `steps` straight under the workflow; treat that as one unnamed template.
   const all = templates.length ? templates : [{ name: str(workflow.entrypoint) ?? '', steps: workflow.steps }];
   for (const tpl of all) {
-    if (!isObj(tpl)) continue;
+    if (!isRecord(tpl)) continue;
     for (const group of arr(tpl.steps)) {
       for (const step of Array.isArray(group) ? group : [group]) {
-        if (!isObj(step)) continue;
-        const args = isObj(step.arguments) ? step.arguments : {};
+        if (!isRecord(step)) continue;
+        const args = isRecord(step.arguments) ? step.arguments : {};
         out.push({
           template: str(tpl.name) ?? '',
           name: str(step.name) ?? '',
           ...(str(step['capact-action']) ? { action: str(step['capact-action']) } : {}),
           ...(str(step['capact-when']) ? { when: str(step['capact-when']) } : {}),
-          ...(isObj(step['capact-policy']) ? { policy: step['capact-policy'] as WorkflowPolicy } : {}),
+          ...(isRecord(step['capact-policy']) ? { policy: step['capact-policy'] as WorkflowPolicy } : {}),
           outputTypeInstances: arr(step['capact-outputTypeInstances']).flatMap((o) => {
-            if (!isObj(o) || !str(o.name)) return [];
+            if (!isRecord(o) || !str(o.name)) return [];
             return [{ name: str(o.name)!, ...(str(o.from) ? { from: str(o.from) } : {}), ...(str(o.backend) ? { backend: str(o.backend) } : {}) }];
           }),
-          argumentArtifacts: arr(args.artifacts).flatMap((a) => (isObj(a) && str(a.name) ? [str(a.name)!] : [])),
+          argumentArtifacts: arr(args.artifacts).flatMap((a) => (isRecord(a) && str(a.name) ? [str(a.name)!] : [])),
         });
       }
     }
@@ -280,12 +280,12 @@ function readImplementation(doc: Obj): Implementation | undefined {
   const path = nodePath(doc);
   const revision = str(doc.revision);
   if (!path || !revision) return undefined;
-  const md = isObj(doc.metadata) ? doc.metadata : {};
-  const spec = isObj(doc.spec) ? doc.spec : {};
-  const additionalInput = isObj(spec.additionalInput) ? spec.additionalInput : {};
-  const additionalOutput = isObj(spec.additionalOutput) ? spec.additionalOutput : {};
-  const action = isObj(spec.action) ? spec.action : {};
-  const args = isObj(action.args) ? action.args : {};
+  const md = isRecord(doc.metadata) ? doc.metadata : {};
+  const spec = isRecord(doc.spec) ? doc.spec : {};
+  const additionalInput = isRecord(spec.additionalInput) ? spec.additionalInput : {};
+  const additionalOutput = isRecord(spec.additionalOutput) ? spec.additionalOutput : {};
+  const action = isRecord(spec.action) ? spec.action : {};
+  const args = isRecord(action.args) ? action.args : {};
   const relations = spec.outputTypeInstanceRelations;
   return {
     path,
@@ -304,9 +304,9 @@ function readImplementation(doc: Obj): Implementation | undefined {
     },
     additionalOutput: { typeInstances: readTypeInstanceDecls(additionalOutput.typeInstances) },
     outputTypeInstanceRelations: Array.isArray(relations)
-      ? relations.flatMap((r) => (isObj(r) && str(r.typeInstanceName) ? [{ typeInstanceName: str(r.typeInstanceName)!, uses: arr(r.uses).flatMap((u) => str(u) ?? []) }] : []))
-      : isObj(relations)
-        ? Object.entries(relations).map(([typeInstanceName, body]) => ({ typeInstanceName, uses: isObj(body) ? arr(body.uses).flatMap((u) => str(u) ?? []) : [] }))
+      ? relations.flatMap((r) => (isRecord(r) && str(r.typeInstanceName) ? [{ typeInstanceName: str(r.typeInstanceName)!, uses: arr(r.uses).flatMap((u) => str(u) ?? []) }] : []))
+      : isRecord(relations)
+        ? Object.entries(relations).map(([typeInstanceName, body]) => ({ typeInstanceName, uses: isRecord(body) ? arr(body.uses).flatMap((u) => str(u) ?? []) : [] }))
         : [],
     steps: readSteps(args.workflow),
   };
@@ -316,7 +316,7 @@ function readType(doc: Obj): Type | undefined {
   const path = nodePath(doc);
   const revision = str(doc.revision);
   if (!path || !revision) return undefined;
-  const spec = isObj(doc.spec) ? doc.spec : {};
+  const spec = isRecord(doc.spec) ? doc.spec : {};
   let jsonSchema: unknown = spec.jsonSchema;
   // Manifests carry the schema as a JSON string; a broken one stays a string and fails validation later.
   if (typeof jsonSchema === 'string') {
@@ -333,9 +333,9 @@ function readTypeInstance(doc: Obj): TypeInstance | undefined {
   const id = str(doc.id);
   const typeRef = readTypeRef(doc.typeRef);
   if (!id || !typeRef) return undefined;
-  const latest = isObj(doc.latestResourceVersion) ? doc.latestResourceVersion : {};
-  const spec = isObj(latest.spec) ? latest.spec : isObj(doc.spec) ? doc.spec : {};
-  const backend = isObj(doc.backend) && str(doc.backend.id) ? { id: str(doc.backend.id)!, ...(typeof doc.backend.abstract === 'boolean' ? { abstract: doc.backend.abstract } : {}) } : undefined;
+  const latest = isRecord(doc.latestResourceVersion) ? doc.latestResourceVersion : {};
+  const spec = isRecord(latest.spec) ? latest.spec : isRecord(doc.spec) ? doc.spec : {};
+  const backend = isRecord(doc.backend) && str(doc.backend.id) ? { id: str(doc.backend.id)!, ...(typeof doc.backend.abstract === 'boolean' ? { abstract: doc.backend.abstract } : {}) } : undefined;
   return { id, typeRef, ...('value' in spec ? { value: spec.value } : 'value' in doc ? { value: doc.value } : {}), ...(backend ? { backend } : {}) };
 }
 

@@ -43,6 +43,7 @@ import type {
   WorkflowPolicy,
 } from './types';
 import { DEFAULT_POLICY_ORDER } from './types';
+import { isRecord } from '../lang/data';
 
 export interface PolicySet {
   global?: Policy;
@@ -175,12 +176,11 @@ export function deepMerge(current: Record<string, unknown>, overwrite: Record<st
   const out: Record<string, unknown> = { ...(current ?? {}) };
   for (const [k, v] of Object.entries(overwrite ?? {})) {
     const base = out[k];
-    out[k] = isPlainObject(v) && isPlainObject(base) ? deepMerge(base, v) : v;
+    out[k] = isRecord(v) && isRecord(base) ? deepMerge(base, v) : v;
   }
   return out;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function applyTypeInstancePolicy(current: RulesForTypeInstance[], incoming: RulesForTypeInstance[], mode: MergeMode): void {
   for (const rule of incoming) {

@@ -14,6 +14,7 @@
  * format…) are ignored.
  */
 import { compileRe2 } from '../lang/re2';
+import { isRecord } from '../lang/data';
 
 /**
  * RE2's work budget for one `pattern` match (input length × program size):
@@ -146,7 +147,7 @@ function check(schema: Schema, value: unknown, path: (string | number)[], root: 
     if (Array.isArray(s.items)) s.items.forEach((x, i) => i < value.length && check(x as Schema, value[i], [...path, i], root, errors, depth + 1));
     else if (s.items !== undefined) value.forEach((v, i) => check(sub('items'), v, [...path, i], root, errors, depth + 1));
   }
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+  if (isRecord(value)) {
     const obj = value as Record<string, unknown>;
     const keys = Object.keys(obj);
     if (typeof s.minProperties === 'number' && keys.length < s.minProperties) report(`Must have at least ${s.minProperties} properties`);

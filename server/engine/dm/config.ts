@@ -10,6 +10,7 @@
 import { LineCounter, parseDocument, visit } from 'yaml';
 import { PyYamlError, pyyamlValue } from './pyyaml';
 import type { ImportFile, Json, JsonObject } from './types';
+import { isRecord } from '../lang/data';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -129,6 +130,5 @@ export function isEmptyMapping(v: unknown): boolean {
   return isObject(v) && Object.keys(v).length === 0;
 }
 
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+/** A mapping, typed as DM's JSON object. */
+export const isObject = isRecord as (v: unknown) => v is JsonObject;

@@ -4,15 +4,16 @@
  * items apply their config, kubernetes-manifest items apply in memory and
  * export by jsonPath, other types deploy and export nothing).
  */
-import { isRec, type Rec } from './load';
+import type { Rec } from './load';
 import type { DeployItem } from './types';
+import { isRecord } from '../lang/data';
 
 export function readDeployItems(out: Rec[]): DeployItem[] {
   return out.flatMap((o) =>
-    (Array.isArray(o.deployItems) ? o.deployItems : []).filter(isRec).map((d) => ({
+    (Array.isArray(o.deployItems) ? o.deployItems : []).filter(isRecord).map((d) => ({
       name: String(d.name ?? ''),
       type: String(d.type ?? ''),
-      ...(isRec(d.target) ? { target: { import: String(d.target.import ?? d.target.name ?? ''), ...(d.target.key !== undefined ? { key: String(d.target.key) } : {}) } } : {}),
+      ...(isRecord(d.target) ? { target: { import: String(d.target.import ?? d.target.name ?? ''), ...(d.target.key !== undefined ? { key: String(d.target.key) } : {}) } } : {}),
       config: d.config ?? {},
       dependsOn: Array.isArray(d.dependsOn) ? d.dependsOn.map(String) : [],
       phase: 'Succeeded' as const,
@@ -24,7 +25,7 @@ export function readDeployItems(out: Rec[]): DeployItem[] {
 /** `.a.b` / `{.a.b}` JSON paths over a manifest. */
 function jsonPath(obj: unknown, path: string): unknown {
   let v = obj;
-  for (const seg of path.replace(/^\{|\}$/g, '').split('.').filter(Boolean)) v = isRec(v) ? v[seg] : undefined;
+  for (const seg of path.replace(/^\{|\}$/g, '').split('.').filter(Boolean)) v = isRecord(v) ? v[seg] : undefined;
   return v;
 }
 
@@ -45,16 +46,16 @@ export function deployOffline(items: DeployItem[]): { items: DeployItem[]; error
       if (done.has(item.name) || !item.dependsOn.every((d) => done.has(d) || !byName.has(d))) continue;
       done.add(item.name);
       progress = true;
-      const config = isRec(item.config) ? item.config : {};
+      const config = isRecord(item.config) ? item.config : {};
       if (item.type === 'landscaper.gardener.cloud/mock') {
         item.phase = config.phase === 'Failed' ? 'Failed' : 'Succeeded';
-        item.exports = isRec(config.export) ? config.export : {};
+        item.exports = isRecord(config.export) ? config.export : {};
       } else if (item.type === 'landscaper.gardener.cloud/kubernetes-manifest') {
-        const manifests = (Array.isArray(config.manifests) ? config.manifests : []).map((m) => (isRec(m) && 'manifest' in m ? m.manifest : m)).filter(isRec);
-        const exportsDef = isRec(config.exports) && Array.isArray(config.exports.exports) ? config.exports.exports.filter(isRec) : [];
+        const manifests = (Array.isArray(config.manifests) ? config.manifests : []).map((m) => (isRecord(m) && 'manifest' in m ? m.manifest : m)).filter(isRecord);
+        const exportsDef = isRecord(config.exports) && Array.isArray(config.exports.exports) ? config.exports.exports.filter(isRecord) : [];
         for (const e of exportsDef) {
-          const from = isRec(e.fromResource) ? e.fromResource : {};
-          const m = manifests.find((x) => x.apiVersion === from.apiVersion && x.kind === from.kind && isRec(x.metadata) && x.metadata.name === from.name && (from.namespace === undefined || x.metadata.namespace === from.namespace));
+          const from = isRecord(e.fromResource) ? e.fromResource : {};
+          const m = manifests.find((x) => x.apiVersion === from.apiVersion && x.kind === from.kind && isRecord(x.metadata) && x.metadata.name === from.name && (from.namespace === undefined || x.metadata.namespace === from.namespace));
           if (m) item.exports[String(e.key)] = jsonPath(m, String(e.jsonPath ?? ''));
         }
         item.note = `${manifests.length} manifest(s) applied in memory`;

@@ -22,14 +22,14 @@ import type {
   Target,
   TemplateExecution,
 } from './types';
+import { isRecord } from '../lang/data';
 
 const ENCOMPASSED_BY = 'landscaper.gardener.cloud/encompassed-by';
 const TARGET_TYPE_PREFIX = 'landscaper.gardener.cloud/';
 
 export type Rec = Record<string, unknown>;
-export const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const rec = (v: unknown): Rec => (isRec(v) ? v : {});
+const rec = (v: unknown): Rec => (isRecord(v) ? v : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 export interface LoadedObjects {
@@ -51,7 +51,7 @@ export function parseYamlDocuments(text: string): unknown[] {
 export function loadObjects(objects: readonly unknown[], defaultNamespace = 'default'): LoadedObjects {
   const out: LoadedObjects = { installations: [], dataObjects: [], targets: [], contexts: [], sources: [], errors: [] };
   for (const obj of objects) {
-    if (!isRec(obj)) continue;
+    if (!isRecord(obj)) continue;
     const kind = str(obj.kind);
     const meta = rec(obj.metadata);
     const name = str(meta.name);
@@ -113,21 +113,21 @@ function readImports(v: unknown): InstallationImports {
   const r = rec(v);
   return {
     data: list(r.data)
-      .filter(isRec)
+      .filter(isRecord)
       .map((d) => ({
         name: str(d.name) ?? '',
         ...(str(d.dataRef) !== undefined ? { dataRef: str(d.dataRef)! } : {}),
-        ...(isRec(d.secretRef) ? { secretRef: d.secretRef as { name: string; key?: string } } : {}),
-        ...(isRec(d.configMapRef) ? { configMapRef: d.configMapRef as { name: string; key?: string } } : {}),
+        ...(isRecord(d.secretRef) ? { secretRef: d.secretRef as { name: string; key?: string } } : {}),
+        ...(isRecord(d.configMapRef) ? { configMapRef: d.configMapRef as { name: string; key?: string } } : {}),
       })),
     targets: list(r.targets)
-      .filter(isRec)
+      .filter(isRecord)
       .map((t) => ({
         name: str(t.name) ?? '',
         ...(str(t.target) !== undefined ? { target: str(t.target)! } : {}),
         ...(Array.isArray(t.targets) ? { targets: t.targets.map(String) } : {}),
         ...(str(t.targetListRef) !== undefined ? { targetListRef: str(t.targetListRef)! } : {}),
-        ...(isRec(t.targetMap) ? { targetMap: Object.fromEntries(Object.entries(t.targetMap).map(([k, x]) => [k, String(x)])) } : {}),
+        ...(isRecord(t.targetMap) ? { targetMap: Object.fromEntries(Object.entries(t.targetMap).map(([k, x]) => [k, String(x)])) } : {}),
         ...(str(t.targetMapRef) !== undefined ? { targetMapRef: str(t.targetMapRef)! } : {}),
       })),
   };
@@ -137,10 +137,10 @@ function readExports(v: unknown): InstallationExports {
   const r = rec(v);
   return {
     data: list(r.data)
-      .filter(isRec)
+      .filter(isRecord)
       .map((d) => ({ name: str(d.name) ?? '', dataRef: str(d.dataRef) ?? '' })),
     targets: list(r.targets)
-      .filter(isRec)
+      .filter(isRecord)
       .map((t) => ({ name: str(t.name) ?? '', target: str(t.target) ?? '' })),
   };
 }
@@ -148,9 +148,9 @@ function readExports(v: unknown): InstallationExports {
 function readBlueprintSource(v: unknown, componentName?: string): BlueprintSource | null {
   const r = rec(v);
   if (typeof r.ref === 'string') return { kind: 'cdRef', uri: r.ref };
-  if (isRec(r.ref) && str(r.ref.resourceName)) return { kind: 'ref', resourceName: str(r.ref.resourceName)!, ...(componentName ? { componentName } : {}) };
-  const fs = isRec(r.inline) ? r.inline.filesystem : r.filesystem;
-  if (isRec(fs)) return { kind: 'inline', filesystem: normalizeFilesystem(fs) };
+  if (isRecord(r.ref) && str(r.ref.resourceName)) return { kind: 'ref', resourceName: str(r.ref.resourceName)!, ...(componentName ? { componentName } : {}) };
+  const fs = isRecord(r.inline) ? r.inline.filesystem : r.filesystem;
+  if (isRecord(fs)) return { kind: 'inline', filesystem: normalizeFilesystem(fs) };
   return null;
 }
 
@@ -160,7 +160,7 @@ export function normalizeFilesystem(fs: Rec, prefix = ''): Filesystem {
   for (const [k, v] of Object.entries(fs)) {
     const path = `${prefix}${k.replace(/^\/+/, '')}`;
     if (typeof v === 'string') out[path] = v;
-    else if (isRec(v)) Object.assign(out, normalizeFilesystem(v, `${path}/`));
+    else if (isRecord(v)) Object.assign(out, normalizeFilesystem(v, `${path}/`));
   }
   return out;
 }
@@ -169,7 +169,7 @@ export function readInstallation(obj: Rec, name: string, namespace: string): Ins
   const meta = rec(obj.metadata);
   const spec = rec(obj.spec);
   const labels = rec(meta.labels);
-  const owner = list(meta.ownerReferences).find((o) => isRec(o) && o.kind === 'Installation') as Rec | undefined;
+  const owner = list(meta.ownerReferences).find((o) => isRecord(o) && o.kind === 'Installation') as Rec | undefined;
   const parent = str(labels[ENCOMPASSED_BY]) ?? str(owner?.name);
   const componentName = str(rec(rec(spec.componentDescriptor).ref).componentName);
   return {
@@ -215,7 +215,7 @@ function readImportDefinition(v: unknown): ImportDefinition {
     ...(r.schema !== undefined ? { schema: r.schema } : {}),
     ...(targetType ? { targetType } : {}),
     required: r.required === undefined ? true : r.required === true,
-    ...(isRec(r.default) && 'value' in r.default ? { default: { value: r.default.value } } : {}),
+    ...(isRecord(r.default) && 'value' in r.default ? { default: { value: r.default.value } } : {}),
     imports: list(r.imports).map(readImportDefinition),
   };
 }
@@ -248,7 +248,7 @@ export function loadBlueprint(fs: Filesystem): { blueprint: Blueprint | null; er
   }
   const executions = (key: string): TemplateExecution[] =>
     list(doc[key])
-      .filter(isRec)
+      .filter(isRecord)
       .flatMap((x, i) => {
         const type = str(x.type);
         const name = str(x.name) ?? `${key}[${i}]`;
@@ -276,7 +276,7 @@ export function loadBlueprint(fs: Filesystem): { blueprint: Blueprint | null; er
         return [{ name, type, template }];
       });
   const subinstallations = list(doc.subinstallations).flatMap((s) => {
-    if (isRec(s) && str(s.file)) {
+    if (isRecord(s) && str(s.file)) {
       const file = fileIn(fs, str(s.file)!);
       if (file === undefined) {
         errors.push(`subinstallation file ${str(s.file)} not found in the blueprint`);

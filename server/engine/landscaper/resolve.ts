@@ -18,7 +18,7 @@ import { formatPath } from '../diagnostics';
 import { compileTemplate, renderTemplate, SPRIG_FUNCTIONS } from '../lang/gotemplate';
 import { evaluateDataMappings, evaluateSpiff } from '../lang/spiff';
 import { parse } from 'yaml';
-import { isRec, loadBlueprint, readInstallationTemplate, type LoadedObjects, type Rec } from './load';
+import { loadBlueprint, readInstallationTemplate, type LoadedObjects, type Rec } from './load';
 import { dependencyGraph } from './order';
 import { deployOffline, readDeployItems } from './deploy';
 import { dataObjectName, installationContext } from './naming';
@@ -35,6 +35,7 @@ import type {
   TemplateExecution,
   Wire,
 } from './types';
+import { isRecord } from '../lang/data';
 
 
 /** Blueprint filesystems by reference: a `resourceName`, or the `cd://...` URI a template uses. */
@@ -137,14 +138,14 @@ export function runExecution(exec: TemplateExecution, bindings: Rec, deadline?: 
     if (!text.ok) return { ok: false, message: text.error.message };
     try {
       const doc = parse(text.value, { maxAliasCount: 100 }) as unknown;
-      return { ok: true, value: isRec(doc) ? doc : {} };
+      return { ok: true, value: isRecord(doc) ? doc : {} };
     } catch (e) {
       return { ok: false, message: `execution ${exec.name}: the rendered template is not YAML: ${(e as Error).message.split('\n')[0]}` };
     }
   }
   const r = evaluateSpiff(exec.template, bindings, deadline ? { deadline } : undefined);
   if (!r.ok) return { ok: false, message: `execution ${exec.name}: ${r.error.message}` };
-  return { ok: true, value: isRec(r.value) ? r.value : {} };
+  return { ok: true, value: isRecord(r.value) ? r.value : {} };
 }
 
 function templateBindings(imports: Rec): Rec {
@@ -226,7 +227,7 @@ function loadInstallationImports(store: ObjectStore, inst: Installation, parentC
 }
 
 function targetTypeError(def: ImportDefinition, target: unknown): string | null {
-  const type = isRec(target) && isRec(target.spec) ? target.spec.type : undefined;
+  const type = isRecord(target) && isRecord(target.spec) ? target.spec.type : undefined;
   if (def.targetType && type !== def.targetType) return `import "${def.name}": imported target type is ${String(type)} but expected ${def.targetType}`;
   return null;
 }
@@ -261,7 +262,7 @@ export function constructImports(store: ObjectStore, inst: Installation, bluepri
           if (def.required) return fail('import_not_satisfied', `blueprint defines import "${def.name}" of type ${def.type}, which is not satisfied`);
           present = false;
         } else {
-          const targets = def.type === 'target' ? [value] : Array.isArray(value) ? value : isRec(value) ? Object.values(value) : [value];
+          const targets = def.type === 'target' ? [value] : Array.isArray(value) ? value : isRecord(value) ? Object.values(value) : [value];
           for (const t of targets) {
             const err = targetTypeError(def, t);
             if (err) return fail('import_target_type', err);
@@ -294,7 +295,7 @@ export function constructImports(store: ObjectStore, inst: Installation, bluepri
         condition: { type: 'ValidateImports', status: 'False', reason: 'ImportValidationFailed', message },
       };
     }
-    if (isRec(r.value.bindings)) current = { ...current, ...r.value.bindings };
+    if (isRecord(r.value.bindings)) current = { ...current, ...r.value.bindings };
   }
   return { ok: true, imports: current, loaded: loaded.values };
 }
@@ -304,7 +305,7 @@ export function constructImports(store: ObjectStore, inst: Installation, bluepri
 
 function deepMerge(a: Rec, b: Rec): Rec {
   const out: Rec = { ...a };
-  for (const [k, v] of Object.entries(b)) out[k] = isRec(v) && isRec(out[k]) ? deepMerge(out[k] as Rec, v) : v;
+  for (const [k, v] of Object.entries(b)) out[k] = isRecord(v) && isRecord(out[k]) ? deepMerge(out[k] as Rec, v) : v;
   return out;
 }
 
@@ -330,7 +331,7 @@ export function constructExports(
   for (const exec of blueprint.exportExecutions) {
     const r = runExecution(exec, bindings, deadline);
     if (!r.ok) return fail('execution', `export execution ${exec.name}: ${r.message}`);
-    if (!isRec(r.value.exports)) return fail('execution', `export execution ${exec.name}: the output has no "exports" map`);
+    if (!isRecord(r.value.exports)) return fail('execution', `export execution ${exec.name}: the output has no "exports" map`);
     exports = deepMerge(exports, r.value.exports);
   }
   // Undeclared names are dropped; declared ones are checked.
@@ -342,8 +343,8 @@ export function constructExports(
       const issues = validateJsonSchema(def.schema, value);
       if (issues.length > 0) return fail('export_schema', `export "${name}" does not have the expected schema: ${issues.join('; ')}`);
     }
-    if (def.type === 'target' && def.targetType && !(isRec(value) && value.type === def.targetType)) {
-      return fail('export_schema', `exported target "${name}" has type ${isRec(value) ? String(value.type) : 'none'} but expected ${def.targetType}`);
+    if (def.type === 'target' && def.targetType && !(isRecord(value) && value.type === def.targetType)) {
+      return fail('export_schema', `exported target "${name}" has type ${isRecord(value) ? String(value.type) : 'none'} but expected ${def.targetType}`);
     }
   }
   const mapped = evaluateDataMappings(inst.exportDataMappings, { ...exports, exports }, deadline ? { deadline } : undefined);
@@ -360,7 +361,7 @@ export function constructExports(
   for (const e of inst.exports.targets) {
     if (!(e.name in exports)) return fail('export_not_defined', `target export "${e.name}" is not defined`);
     const t = exports[e.name];
-    const object = { apiVersion: 'landscaper.gardener.cloud/v1alpha1', kind: 'Target', metadata: { name: dataObjectName(parentCtx, e.target), namespace: inst.namespace }, spec: isRec(t) ? t : {} };
+    const object = { apiVersion: 'landscaper.gardener.cloud/v1alpha1', kind: 'Target', metadata: { name: dataObjectName(parentCtx, e.target), namespace: inst.namespace }, spec: isRecord(t) ? t : {} };
     const conflict = store.write('targets', inst.namespace, parentCtx, e.target, object, who);
     if (conflict) return fail('export_conflict', conflict);
     written[e.target] = object;
@@ -445,7 +446,7 @@ export function runInstallation(run: Run, inst: Installation, scopePath: string,
     else if (def.type === 'target') run.store.write('targets', inst.namespace, ownCtx, def.name, value, scopePath);
     else {
       run.store.collections.set(`${inst.namespace}/${ownCtx}/${def.name}`, value);
-      const entries = Array.isArray(value) ? value.map((v, i) => [`${def.name}[${i}]`, v] as const) : Object.entries(isRec(value) ? value : {}).map(([k, v]) => [`${def.name}[${k}]`, v] as const);
+      const entries = Array.isArray(value) ? value.map((v, i) => [`${def.name}[${i}]`, v] as const) : Object.entries(isRecord(value) ? value : {}).map(([k, v]) => [`${def.name}[${k}]`, v] as const);
       for (const [key, v] of entries) run.store.write('targets', inst.namespace, ownCtx, key, v, scopePath);
     }
   }

@@ -5,14 +5,15 @@
  * The strconv rules it builds on (numbers, quoting) are in ./gofmt.ts.
  */
 import { compareGoStrings, runeCount, goQuote, goQuoteRune, hex2, isValidCodePoint, canBackquote, formatGoFloat, isGoInt, integerString, type NumberStyle } from './gofmt';
+import { isRecord } from './data';
 
 // ---------------------------------------------------------------------------
 // Values (fmt %v and friends)
 
-/** An object used as a Go map: any non-null object that is not an array or
- * a Map (Maps are handled separately since their entries are not properties). */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Map);
+/** An object used as a Go map: a mapping that is not a `Map` (Maps are handled
+ * separately since their entries are not properties). */
+export function isGoMapObject(v: unknown): v is Record<string, unknown> {
+  return isRecord(v) && !(v instanceof Map);
 }
 
 /** Map entries of a plain object or Map, sorted the way Go's fmt sorts keys. */
@@ -31,7 +32,7 @@ export function goTypeName(v: unknown, style: NumberStyle): string {
     case 'number': return isGoInt(v, style) ? 'int' : 'float64';
   }
   if (Array.isArray(v)) return '[]interface {}';
-  if (v instanceof Map || isRecord(v)) return 'map[string]interface {}';
+  if (v instanceof Map || isGoMapObject(v)) return 'map[string]interface {}';
   return 'interface {}';
 }
 
@@ -226,7 +227,7 @@ function formatArg(v: unknown, spec: VerbSpec, style: NumberStyle, budget: Budge
   if (Array.isArray(v)) {
     return '[' + v.map((x) => formatArg(x, spec, style, budget, depth + 1)).join(' ') + ']';
   }
-  if (v instanceof Map || isRecord(v)) {
+  if (v instanceof Map || isGoMapObject(v)) {
     const parts = sortedEntries(v).map(
       ([k, x]) => formatArg(k, spec, style, budget) + ':' + formatArg(x, spec, style, budget, depth + 1),
     );

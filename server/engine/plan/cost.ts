@@ -32,6 +32,7 @@ import type { Cluster, ClusterDefaults } from '../model/kinds';
 import type { CodeType } from '../state/code';
 import type { Instance, InstanceCode } from '../state/types';
 import { bytesToGiB, millisToVcpu, parseBytes, parseCpuMillis, type QuantityResult } from '../model/quantity';
+import { isRecord } from '../lang/data';
 
 export interface ResourceTotals {
   cpuMillis: number;
@@ -101,11 +102,10 @@ export const DEFAULT_CURRENCY = 'EUR';
 export const MIXED_CURRENCY = 'mixed';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const at = (v: unknown, ...path: string[]): unknown => {
   let cur = v;
   for (const p of path) {
-    if (!isObj(cur)) return undefined;
+    if (!isRecord(cur)) return undefined;
     cur = cur[p];
   }
   return cur;
@@ -256,7 +256,7 @@ function summariseManifest(text: string): RawSummary {
 }
 
 function summariseObject(o: unknown, where: string, out: RawSummary, depth: number): void {
-  if (!isObj(o)) return;
+  if (!isRecord(o)) return;
   const kind = o.kind;
   const name = typeof at(o, 'metadata', 'name') === 'string' ? `${String(kind)} ${String(at(o, 'metadata', 'name'))}` : `${String(kind)} (${where})`;
   if (kind === 'List' && Array.isArray(o.items) && depth < 3) {

@@ -34,6 +34,7 @@ import { paramsEqual } from '../values';
 import { instanceKey } from '../state/key';
 
 import type { ActionKind } from './counts';
+import { isRecord } from '../lang/data';
 
 export { ACTION_KINDS, type ActionKind } from './counts';
 
@@ -327,8 +328,7 @@ function describeCodeChange(a: InstanceCode | null, b: InstanceCode | null): str
 
 function changedPaths(a: unknown, b: unknown, prefix: string, emit: (path: string) => void): void {
   if (a === b || paramsEqual(a, b)) return;
-  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (isObj(a) && isObj(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const k of [...keys].sort()) changedPaths(a[k], b[k], prefix ? `${prefix}.${k}` : k, emit);
     return;

@@ -16,6 +16,7 @@
  * Pure: text in, objects or an error out.
  */
 import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, visit, type Document, type Node, type YAMLMap } from 'yaml';
+import { isRecord } from '../lang/data';
 
 /** Like every manifest reading: an alias bomb is an unreadable manifest, not a hang. */
 export const MAX_MANIFEST_ALIASES = 100;
@@ -145,10 +146,6 @@ export function landingNamespace(obj: Pick<ManifestObject, 'kind' | 'group' | 'n
 /** First line of a yaml error, which already names the line and column. */
 function firstLine(message: string): string {
   return (message.split('\n')[0] ?? message).replace(/:$/, '');
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function hasAlias(node: Node): boolean {

@@ -6,7 +6,7 @@
 
 import { BudgetMeter, type Budget } from '../budget';
 import { compareGoStrings, utf8ByteLength } from '../gofmt';
-import { formatValueV, goSprint, goSprintf, goSprintln, goTypeName, isRecord, sortedEntries } from '../gosprint';
+import { formatValueV, goSprint, goSprintf, goSprintln, goTypeName, isGoMapObject, sortedEntries } from '../gosprint';
 import type { LangFailure } from '../result';
 import { failAt, templateOverBudget } from './errors';
 import type { Cmd, ControlNode, FastPart, Operand, Pipe, TemplateFunctions, TNode } from './parse';
@@ -145,7 +145,7 @@ export class Executor {
     };
     if (Array.isArray(val)) {
       for (let i = 0; i < val.length; i++) if (iterate(i, val[i])) break;
-    } else if (val instanceof Map || isRecord(val)) {
+    } else if (val instanceof Map || isGoMapObject(val)) {
       for (const [k, v] of sortedEntries(val)) if (iterate(k, v)) break;
     } else if (typeof val === 'number' && Number.isInteger(val)) {
       if (pipe.decl.length > 1) throw this.error(`can't use ${val} to iterate over more than one variable`, pipe.pos, pipe.end);
@@ -271,7 +271,7 @@ export class Executor {
     if (receiver === null || receiver === undefined) {
       throw this.error(`nil pointer evaluating interface {}.${name}`, at.pos, at.end);
     }
-    if (receiver instanceof Map || isRecord(receiver)) {
+    if (receiver instanceof Map || isGoMapObject(receiver)) {
       if (hasArgs) throw this.error(`${name} is not a method but has arguments`, at.pos, at.end);
       if (receiver instanceof Map) return receiver.has(name) ? receiver.get(name) : MISSING;
       return Object.prototype.hasOwnProperty.call(receiver, name) ? receiver[name] : MISSING;
@@ -373,7 +373,7 @@ export class Executor {
         if (typeof x === 'string') return utf8ByteLength(x);
         if (Array.isArray(x)) return x.length;
         if (x instanceof Map) return x.size;
-        if (isRecord(x)) return Object.keys(x).length;
+        if (isGoMapObject(x)) return Object.keys(x).length;
         if (x === null) throw callError('len of nil pointer');
         throw callError(`len of type ${goTypeName(x, 'int-aware')}`);
       }
@@ -426,7 +426,7 @@ function truth(v: Value): boolean {
   if (typeof v === 'string') return v.length > 0;
   if (Array.isArray(v)) return v.length > 0;
   if (v instanceof Map) return v.size > 0;
-  if (isRecord(v)) return Object.keys(v).length > 0;
+  if (isGoMapObject(v)) return Object.keys(v).length > 0;
   return true;
 }
 
@@ -434,7 +434,7 @@ function isEmptyForDefault(x: Value): boolean {
   if (x === null || x === false) return true;
   if (typeof x === 'string' || Array.isArray(x)) return x.length === 0;
   if (x instanceof Map) return x.size === 0;
-  if (isRecord(x)) return Object.keys(x).length === 0;
+  if (isGoMapObject(x)) return Object.keys(x).length === 0;
   return false;
 }
 
@@ -488,7 +488,7 @@ function goIndex(item: Value, indexes: Value[], callError: (msg: string) => Lang
       if (ix < 0 || ix >= len) throw callError(`index out of range: ${ix}`);
       // Go indexes strings by byte.
       v = typeof v === 'string' ? (new TextEncoder().encode(v)[ix] as number) : v[ix];
-    } else if (v instanceof Map || isRecord(v)) {
+    } else if (v instanceof Map || isGoMapObject(v)) {
       if (typeof ix !== 'string') {
         throw callError(`value has type ${goTypeName(ix, 'int-aware')}; should be string`);
       }

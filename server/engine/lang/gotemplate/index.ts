@@ -32,7 +32,7 @@
  */
 
 import type { Budget, Deadline } from '../budget';
-import { FormatLimitError, isRecord } from '../gosprint';
+import { FormatLimitError, isGoMapObject } from '../gosprint';
 import { fail, lineColumn, LangFailure, ok, type LangError, type Result } from '../result';
 import { locate, templateLabel } from './errors';
 import { Executor, NO_VALUE, renderFast } from './exec';
@@ -226,7 +226,7 @@ export function compileParamTree(tree: unknown, cache: TemplateCache = new Map()
       }
       return ok(items.every((x) => x.k === 'const') ? { k: 'const', value: node } : { k: 'list', items });
     }
-    if (isRecord(node)) {
+    if (isGoMapObject(node)) {
       const keys = Object.keys(node);
       const values: ParamPlan[] = [];
       for (const key of keys) {

@@ -10,6 +10,7 @@
  */
 import { stringify } from 'yaml';
 import type { TemplateFunctions } from './parse';
+import { isRecord } from '../data';
 
 function arity(name: string, args: unknown[], min: number, max = min) {
   if (args.length < min || args.length > max) throw new Error(`wrong number of args for ${name}: want ${min === max ? min : `${min} to ${max}`} got ${args.length}`);
@@ -28,7 +29,6 @@ function indent(n: number, s: string): string {
   return pad + s.split('\n').join('\n' + pad);
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const SPRIG_FUNCTIONS: TemplateFunctions = Object.freeze({
   // Sprig trims the trailing newline, so `toYaml | nindent n` lays out cleanly.

@@ -7,7 +7,7 @@
 
 import { BudgetMeter, type Budget, type OverBudget } from '../budget';
 import { compareGoStrings, parseGoBool, parseGoInt } from '../gofmt';
-import { formatValueV, isRecord } from '../gosprint';
+import { formatValueV, isGoMapObject } from '../gosprint';
 import { compileRe2 } from '../re2';
 import { LangFailure } from '../result';
 import type { ExprNode } from './parse';
@@ -125,7 +125,7 @@ function deepEqual(a: unknown, b: unknown, pos: number, depth = 0): boolean {
 
 function entriesOf(v: object): Map<string, unknown> | undefined {
   if (v instanceof Map) return new Map([...v].map(([k, x]) => [String(k), x]));
-  if (isRecord(v)) return new Map(Object.entries(v));
+  if (isGoMapObject(v)) return new Map(Object.entries(v));
   return undefined;
 }
 
@@ -139,7 +139,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
 
 /** Own keys only: `constructor` or `__proto__` must never resolve to JS internals. */
 function lookup(container: unknown, key: string): unknown {
-  if (isRecord(container)) return hasOwn.call(container, key) ? container[key] : MISSING;
+  if (isGoMapObject(container)) return hasOwn.call(container, key) ? container[key] : MISSING;
   if (container instanceof Map) return container.has(key) ? container.get(key) : MISSING;
   return MISSING; // fields of strings, numbers, lists or nil do not exist
 }

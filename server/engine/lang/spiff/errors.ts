@@ -34,9 +34,4 @@ export class SpiffFailure extends Error {
   path?: (string | number)[];
 }
 
-/** `a.b[2]` for a document path. */
-export function formatPath(path: readonly (string | number)[]): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? p : `.${p}`;
-  return out;
-}
+export { formatPath } from '../data';

@@ -14,6 +14,7 @@
 import { BudgetMeter, type Budget, type OverBudget } from '../budget';
 import { formatPath, SpiffFailure } from './errors';
 import { parseExpression, type Expr } from './parse';
+import { isRecord } from '../data';
 
 /** What `~~` evaluates to: the node is dropped from the result. */
 export const DELETE: unique symbol = Symbol('spiff.delete');
@@ -486,7 +487,7 @@ function describeRef(e: Expr): string {
 }
 
 export function isPlainMap(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && !isLambda(v);
+  return isRecord(v) && !isLambda(v);
 }
 
 function isLambda(v: unknown): v is Lambda {
