@@ -337,7 +337,7 @@ export class ResolutionService {
       // what the previous generation would deploy is held back as it was, so
       // the revision changes nothing until the policy is fixed.
       const prior = generation > 1 ? await this.ensure(generation - 1).catch(() => undefined) : undefined;
-      state = unresolvedState(await this.repos.policy.listObjects({ generation, kind: 'claim' }), prior?.state, generation, e.message);
+      state = unresolvedState(await this.repos.policy.listObjects({ generation, kind: 'claim' }), prior?.state, generation, e.reason);
     }
     const view: ResolutionView = {
       generation,
