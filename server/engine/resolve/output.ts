@@ -2,6 +2,7 @@
  * The `resolve` contract (DESIGN.md "`resolve` output"): what the CLI prints
  * and the REST API returns. Stable key order, claims and instances sorted.
  */
+import type { Diagnostic } from '../diagnostics';
 import { aptomiOf, type DesiredState } from '../state/types';
 
 export interface ResolveOutput {
@@ -36,7 +37,7 @@ export interface ResolveOutput {
     error?: string;
   }[];
   installations: unknown[];
-  errors: { object: string; message: string }[];
+  errors: Diagnostic[];
 }
 
 export function toResolveOutput(state: DesiredState, opts: { trace?: boolean } = {}): ResolveOutput {
