@@ -6,6 +6,7 @@
  */
 export { DIAGNOSTIC_CODES, errorAt, failuresOf, type Diagnostic, type DiagnosticCode, type Severity, type Site, type SourcePos } from './lang/diagnostic';
 import type { Diagnostic } from './lang/diagnostic';
+import { formatPath } from './lang/data';
 
 export function objectRef(kind: string, namespace: string | undefined, name: string | undefined): string {
   return `${kind}/${namespace ?? '?'}/${name ?? '?'}`;
@@ -18,10 +19,14 @@ export function parseObjectRef(ref: string): { kind: string; namespace: string; 
   return { kind, namespace, name };
 }
 
-/** `file:line:col: message` — the CLI's one-line format. */
+/**
+ * `file:line:col: message` — the CLI's one-line format. A failure found at
+ * resolve time knows its object and field but no file: `kind/ns/name field: message`.
+ */
 export function formatDiagnostic(d: Diagnostic): string {
-  const where = [d.file ?? '<input>', d.line ?? 1, d.column ?? 1].join(':');
   const sev = d.severity === 'error' ? '' : `${d.severity}: `;
+  if (d.file === undefined && d.line === undefined && d.object) return `${d.object}${d.path?.length ? ` ${formatPath(d.path)}` : ''}: ${sev}${d.message}`;
+  const where = [d.file ?? '<input>', d.line ?? 1, d.column ?? 1].join(':');
   return `${where}: ${sev}${d.message}${d.object ? ` (${d.object})` : ''}`;
 }
 

@@ -8,8 +8,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { stringify } from 'yaml';
 import { EngineSession } from './index';
-import { DIAGNOSTIC_CODES } from './diagnostics';
+import { DIAGNOSTIC_CODES, formatDiagnostic } from './diagnostics';
 import { loadObjects } from './model/validate';
+import { compileTemplate, langDiagnostic } from './lang';
+import { parseSpiffExpression, spiffDiagnostic } from './lang/spiff';
+import { compileSelector, selectorDiagnostic } from './lang/selector';
 import { plugTemplateSandbox } from '../dm-python';
 
 plugTemplateSandbox({ python: false });
@@ -52,5 +55,24 @@ test("every source's failed request carries its failures as Diagnostics: code, o
   // Where the source knows the field, it says it.
   assert.deepEqual(failed.get('deployment')!.diagnostics![0]!.path, ['target']);
   assert.deepEqual(failed.get('action')!.diagnostics![0]!.path, ['interface']);
+  // The CLI's one line for a failure found at resolve time: the object and field, as no file is known.
+  assert.equal(formatDiagnostic(failed.get('deployment')!.diagnostics![0]!), 'deployment/shop/web target: target "elsewhere" is not a Keelson cluster');
   for (const e of state.errors) assert.ok(Object.hasOwn(DIAGNOSTIC_CODES, e.code) && e.severity === 'error', 'problems outside a request are Diagnostics too');
+});
+
+test('the languages’ errors convert to Diagnostics where they are made: same words, a table code, the position they knew', () => {
+  const template = compileTemplate('line one\n{{ .Missing');
+  assert.ok(!template.ok);
+  const d = langDiagnostic(template.error, { object: 'service/main/web', path: ['contexts', 0] });
+  assert.deepEqual([d.code, d.message, d.object, d.path, d.line], ['template', template.error.message, 'service/main/web', ['contexts', 0], template.error.line]);
+  assert.equal(d.line, 2, 'the line inside the template');
+
+  const spiff = parseSpiffExpression('1 +');
+  assert.ok(!spiff.ok);
+  assert.deepEqual([spiffDiagnostic(spiff.error).code, spiffDiagnostic(spiff.error).message], ['expression', spiff.error.message]);
+
+  const selector = compileSelector(['$.nowhere.x']);
+  assert.ok(!selector.ok);
+  const s = selectorDiagnostic(selector.errors[0]!, { object: 'tenant/t', path: ['rules', 'selectEnvironmentService', 0, 'sel'] });
+  assert.deepEqual([s.code, s.message, s.object], ['expression', selector.errors[0]!.message, 'tenant/t']);
 });

@@ -13,6 +13,8 @@ export interface ResolveOutput {
     service: string;
     status: string;
     errors: string[];
+    /** The same failures as Diagnostics: code, object, field (and line inside a template). */
+    diagnostics?: Diagnostic[];
     instance?: string;
     instances: string[];
     trace?: unknown[];
@@ -49,6 +51,7 @@ export function toResolveOutput(state: DesiredState, opts: { trace?: boolean } =
       service: c.service,
       status: c.status,
       errors: c.errors,
+      ...(c.diagnostics ? { diagnostics: c.diagnostics } : {}),
       ...(c.instance ? { instance: c.instance } : {}),
       instances: c.instances,
       ...(opts.trace ? { trace: c.trace } : {}),
