@@ -60,9 +60,8 @@ export type Site = Pick<Diagnostic, 'object' | 'path' | 'line' | 'column' | 'end
 
 /** An error-severity diagnostic, leaving out the parts of `site` that are unknown (so they compare and serialise as absent). */
 export function errorAt(code: DiagnosticCode, message: string, site: Site = {}): Diagnostic {
-  const d: Diagnostic = { code, severity: 'error', message };
-  for (const [k, v] of Object.entries(site) as [keyof Site, unknown][]) if (v !== undefined) (d as unknown as Record<string, unknown>)[k] = v;
-  return d;
+  const known = Object.fromEntries(Object.entries(site).filter(([, v]) => v !== undefined)) as Site;
+  return { code, severity: 'error', message, ...known };
 }
 
 /** A request's failures as its outcome carries them: the messages (`ClaimOutcome.errors`) and, when any, the diagnostics they came from. */
