@@ -8,12 +8,12 @@ import { DeploymentLayout } from '../dm/deployment-layout';
 import { useQuery } from '@tanstack/react-query';
 import Link from '@/components/ui/link';
 import { useTRPC } from '@/components/trpc/client';
-import { formatPath, parseObjectRef, type Diagnostic } from '@/server/engine/diagnostics';
 import { objectHref } from '../objects/links';
-import { Alert, ErrorState, LoadingState } from '../ui/states';
+import { ErrorState, LoadingState } from '../ui/states';
 import type { RequestKind } from '@/server/services/resolution.types';
 import { ClaimStatus } from './status';
 import { DecisionTrace } from './trace';
+import { Failures } from './failures';
 
 export function ClaimDetail(props: { kind: RequestKind; namespace: string; name: string; generation?: number }) {
   const trpc = useTRPC();
@@ -68,12 +68,7 @@ export function ClaimDetail(props: { kind: RequestKind; namespace: string; name:
           </Link>
         </div>
       </div>
-      {(outcome.diagnostics ?? outcome.errors.map((message) => ({ message }) as Diagnostic)).map((d, i) => (
-        <Alert key={i} kind={outcome.status === 'rejected' ? 'warning' : 'error'} testId="claim-error">
-          <span>{d.message}</span>
-          <FailureSite diagnostic={d} />
-        </Alert>
-      ))}
+      <Failures outcome={outcome} testId="claim-error" />
       {requestKind === 'deployment' && <DeploymentLayout namespace={outcome.namespace} name={outcome.name} />}
       <section className="panel" aria-label="Decision trace">
         <h2>Decision trace</h2>
@@ -119,21 +114,5 @@ export function ClaimDetail(props: { kind: RequestKind; namespace: string; name:
         )}
       </section>
     </>
-  );
-}
-
-/** "In bundle main/web, components[0].code.params.image, line 12": a link that opens the editor there. */
-function FailureSite({ diagnostic: d }: { diagnostic: Diagnostic }) {
-  const id = d.object ? parseObjectRef(d.object) : undefined;
-  if (!id) return null;
-  const field = d.path && d.path.length > 0 ? formatPath(d.path) : '';
-  return (
-    <div className="muted" style={{ marginTop: 4 }}>
-      <Link href={objectHref(id, { line: d.line, column: d.column })} data-testid="claim-error-site">
-        {id.kind} {id.namespace}/{id.name}
-        {field && `, ${field}`}
-        {d.line !== undefined && `, line ${d.line}`}
-      </Link>
-    </div>
   );
 }

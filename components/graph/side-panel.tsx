@@ -12,6 +12,7 @@ import { stringify } from 'yaml';
 import { useTRPC } from '@/components/trpc/client';
 import { claimHref, ClaimStatus } from '../claims/status';
 import { DecisionTrace } from '../claims/trace';
+import { Failures } from '../claims/failures';
 import { DiffEditor, YamlEditor } from '../editor';
 import { objectHref } from '../objects/links';
 import { Time } from '../ui/time';
@@ -172,11 +173,7 @@ function ClaimBody({ node, generation, highlightedClaim, onHighlightClaim }: Gra
           <ErrorState error={q.error} retry={() => q.refetch()} />
         ) : (
           <>
-            {q.data.outcome.errors.map((e) => (
-              <Alert key={e} kind={q.data.outcome.status === 'rejected' ? 'warning' : 'error'} testId="panel-claim-error">
-                {e}
-              </Alert>
-            ))}
+            <Failures outcome={q.data.outcome} testId="panel-claim-error" />
             <DecisionTrace steps={q.data.outcome.trace} testId="panel-trace" indent={14} />
             <p className="muted">Uses {q.data.instances.length} instance{q.data.instances.length === 1 ? '' : 's'}.</p>
           </>

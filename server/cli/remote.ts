@@ -9,6 +9,7 @@ import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import superjson from 'superjson';
 import type { AppRouter } from '../api/root';
 import { findCredential, normaliseServer, readCredentials } from './credentials';
+import { formatDiagnostic, type Diagnostic } from '../engine/diagnostics';
 
 export type Client = ReturnType<typeof createTRPCClient<AppRouter>>;
 
@@ -92,13 +93,17 @@ function tokenClient(base: string, env: Record<string, string | undefined>): Cli
 /** A tRPC error as one line for the terminal. */
 export function describeError(e: unknown): string {
   if (e instanceof TRPCClientError) {
-    const data = e.data as { code?: string; diagnostics?: { file?: string; line?: number; column?: number; message: string }[] } | undefined;
+    const data = e.data as { code?: string; diagnostics?: Diagnostic[] } | undefined;
     const cause = e.cause as (Error & { cause?: { code?: string } }) | undefined;
     // The server was never reached (the token path connects on the first call).
     if (!data && cause instanceof TypeError && cause.message === 'fetch failed') return `cannot reach the console: ${cause.cause?.code ?? cause.message}`;
     if (data?.code === 'UNAUTHORIZED') return `${e.message} (run keelson login --server URL again, or set KEELSON_USER and KEELSON_PASSWORD)`;
     const lines = [e.message];
-    for (const d of data?.diagnostics ?? []) if (d.line) lines.push(`  line ${d.line}:${d.column}: ${d.message}`);
+    // The text's line where the server read it from the text sent; else the object and field it found it in.
+    for (const d of data?.diagnostics ?? []) {
+      if (d.line) lines.push(`  line ${d.line}:${d.column}: ${d.message}`);
+      else if (d.object) lines.push(`  ${formatDiagnostic(d)}`);
+    }
     return lines.join('\n');
   }
   return (e as Error).message ?? String(e);

@@ -50,7 +50,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseDocument, stringify } from 'yaml';
 import { selectEnvironment, checkRules, type Candidate, type NeededResource, type Rules } from './axebow/stage';
-import { formatDiagnostic, hasErrors, type Diagnostic } from './diagnostics';
+import { formatDiagnostic, formatPath, hasErrors, type Diagnostic } from './diagnostics';
 import { expand as expandDm, type ExpandInput, type ExpandOptions } from './dm';
 import { runEngine, STAGE_ORDER, type EngineObject } from './index';
 import { installOutputOf } from './landscaper/stage';
@@ -60,7 +60,7 @@ import { planRevision } from './plan';
 import type { PolicyUser } from './model/users';
 import { loadObjects } from './model/validate';
 import { resolvePolicy } from './resolve';
-import type { DesiredState } from './state';
+import type { ClaimOutcome, DesiredState } from './state';
 import { plugTemplateSandbox, pythonSandbox } from '../dm-python';
 
 // DM's Jinja and Python templates render in the sandbox, as on every server thread that expands them.
@@ -139,13 +139,25 @@ interface ResolveCase {
   policy: unknown[];
 }
 
+/** A request's failures as its stage reports them: one Diagnostic per message shown (code, the words, and where: object, field, line). */
+function failures(c: ClaimOutcome) {
+  assert.deepEqual(c.diagnostics?.map((d) => d.message) ?? [], c.errors, `${c.namespace}/${c.name}: one diagnostic per error, in the same words`);
+  return (c.diagnostics ?? []).map((d) => ({
+    code: d.code,
+    message: d.message,
+    ...(d.object ? { object: d.object } : {}),
+    ...(d.path ? { path: formatPath(d.path) } : {}),
+    ...(d.line !== undefined ? { line: d.line, column: d.column } : {}),
+  }));
+}
+
 /** What a case pins down: outcomes per claim, and per instance its code, discovery, dependencies and claims. */
 function summary(state: DesiredState) {
   return {
     claims: Object.fromEntries(
       state.claims.map((c) => [
         `${c.namespace}/${c.name}`,
-        { status: c.status, ...(c.instance ? { instance: c.instance } : {}), ...(c.errors.length ? { errors: c.errors } : {}) },
+        { status: c.status, ...(c.instance ? { instance: c.instance } : {}), ...(c.errors.length ? { errors: failures(c) } : {}) },
       ]),
     ),
     instances: Object.fromEntries(
@@ -273,7 +285,7 @@ function actionSummary(state: DesiredState) {
           {
             status: c.status,
             ...(chosen ? { implementation: chosen.implementation, injected: chosen.injected } : {}),
-            ...(c.errors.length ? { errors: c.errors } : {}),
+            ...(c.errors.length ? { errors: failures(c) } : {}),
           },
         ];
       }),
@@ -393,7 +405,7 @@ const install: StageRunner = {
       // The stage over the same run: what a revision would deploy, and each root's outcome.
       const out = installOutputOf(installObjects(c), run);
       got.outcomes = Object.fromEntries(
-        out.claims.map((o) => [`${o.namespace}/${o.name}`, { status: o.status, ...(o.errors.length ? { errors: o.errors } : {}), ...(o.instances.length ? { instances: o.instances } : {}) }]),
+        out.claims.map((o) => [`${o.namespace}/${o.name}`, { status: o.status, ...(o.errors.length ? { errors: failures(o) } : {}), ...(o.instances.length ? { instances: o.instances } : {}) }]),
       );
       got.instances = Object.fromEntries(out.instances.map((i) => [i.key, { target: `${i.target.cluster}/${i.target.namespace}`, ...(i.code ? { code: i.code } : {}), ...(i.labels && Object.keys(i.labels).length ? { labels: i.labels } : {}) }]));
     }

@@ -4,6 +4,7 @@
  * claiming one key is an error of the merge, reported rather than letting
  * one silently win.
  */
+import { errorAt } from './diagnostics';
 import type { StageOutput } from './stage';
 import type { DesiredState, Instance } from './state';
 
@@ -20,7 +21,7 @@ export function merge(all: readonly StageOutput[]): DesiredState {
   for (const o of outputs) {
     for (const i of o.instances) {
       const prior = byKey.get(i.key);
-      if (prior) errors.push({ object: i.key, message: `instance ${i.key} is produced by both ${prior.provenance.source} and ${i.provenance.source}; the first is kept` });
+      if (prior) errors.push(errorAt('instance_conflict', `instance ${i.key} is produced by both ${prior.provenance.source} and ${i.provenance.source}; the first is kept`, { object: i.key }));
       else byKey.set(i.key, i);
     }
   }

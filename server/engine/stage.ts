@@ -7,6 +7,7 @@
  * (`index.ts`), which imports them.
  */
 import type { RoleGrant } from './acl';
+import type { Diagnostic } from './diagnostics';
 import type { PolicyUser } from './model/users';
 import { audienceOfRendered, heldCredentials, type HeldCredentials } from './model/credentials';
 import type { ClaimOutcome, Instance } from './state';
@@ -43,7 +44,7 @@ export interface EngineOptions {
 export interface StageOutput {
   instances: Instance[];
   claims: ClaimOutcome[];
-  errors: { object: string; message: string }[];
+  errors: Diagnostic[];
 }
 
 /** A change between two generations: objects written (any kind) and objects removed. */
@@ -89,7 +90,7 @@ function followCredentials(objects: readonly EngineObject[], out: StageOutput): 
   const withhold = (text: string) => withholdIn(text, held);
   return {
     instances,
-    claims: out.claims.map((c) => ({ ...c, errors: c.errors.map(withhold), trace: c.trace.map((t) => ({ ...t, message: withhold(t.message), ...(t.data ? { data: withholdWithin(t.data, held) } : {}) })) })),
+    claims: out.claims.map((c) => ({ ...c, errors: c.errors.map(withhold), ...(c.diagnostics ? { diagnostics: c.diagnostics.map((d) => ({ ...d, message: withhold(d.message) })) } : {}), trace: c.trace.map((t) => ({ ...t, message: withhold(t.message), ...(t.data ? { data: withholdWithin(t.data, held) } : {}) })) })),
     errors: out.errors.map((e) => ({ ...e, message: withhold(e.message) })),
   };
 }

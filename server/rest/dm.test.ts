@@ -91,6 +91,10 @@ describe('Deployment Manager API (/api/dm)', () => {
     const bad = await post('/expand', { name: 'try', content: 'resources: [{name: a, type: t.jinja}]', imports: [{ name: 't.jinja', content: '{{ nope(' }] }, 'John');
     assert.equal(bad.status, 400);
     assert.match(bad.body.content.message, /^cannot expand template named try \(ExpansionError: /);
+    // The same failure in the one shape every stage reports: a code of the table, DM's words.
+    const [d] = bad.body.content.diagnostics as { code: string; severity: string; message: string }[];
+    assert.deepEqual([d?.code, d?.severity], ['template', 'error']);
+    assert.ok(bad.body.content.message.includes(d!.message), 'the diagnostic holds the words the message quotes');
   });
 
   test('expand is refused (403) to those who may manage no deployment anywhere — a consumer, a user with no role — before the template is read', async () => {

@@ -9,7 +9,7 @@
  * Everything here is policy, which every signed-in user reads.
  */
 import { stringify } from 'yaml';
-import type { JsonObject, LayoutResource } from '../engine/dm';
+import { dmDiagnostic, type JsonObject, type LayoutResource } from '../engine/dm';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { Repos } from '../repo/types';
 import type { ResolutionService } from './resolution';
@@ -165,7 +165,7 @@ export class DmService {
     // The path decides the language where the name does not (a registry name has no extension).
     const imports = Object.fromEntries(template.imports.map((i) => [i.name ?? i.path ?? '', i.path ? { content: i.content, path: i.path } : i.content]));
     const r = await this.resolution.expandDm({ config: template.content, imports }, deploymentEnv('dry-run', template.name));
-    if (r.errors.length) throw new AppError('INVALID_INPUT', `cannot expand template named ${template.name} (${r.errors.map((e) => e.message).join('; ')})`);
+    if (r.errors.length) throw new AppError('INVALID_INPUT', `cannot expand template named ${template.name} (${r.errors.map((e) => e.message).join('; ')})`, { diagnostics: r.errors.map((e) => dmDiagnostic(e)) });
     return { expandedConfig: r.config, layout: r.layout };
   }
 }

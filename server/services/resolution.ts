@@ -6,7 +6,7 @@
  * claim page come from it without resolving everything again.
  */
 import type { RoleGrant } from '../engine/acl';
-import { parseObjectRef, type Diagnostic } from '../engine/diagnostics';
+import { errorAt, failuresOf, objectRef, parseObjectRef, type Diagnostic } from '../engine/diagnostics';
 import { locateField } from '../engine/model/source';
 import type { PolicyUser } from '../engine/model/users';
 import { normaliseKind, type Kind, type ObjectOfKind } from '../engine/model/kinds';
@@ -503,10 +503,10 @@ export function unresolvedState(claims: readonly StoredObject[], prior: DesiredS
   return {
     claims: claims.map((o) => {
       const spec = o.spec as Partial<ObjectOfKind['claim']>;
-      return { namespace: o.namespace, name: o.name, user: String(spec.user ?? ''), service: String(spec.service ?? ''), status: 'error' as const, errors: [message], instances: [], trace: [] };
+      return { namespace: o.namespace, name: o.name, user: String(spec.user ?? ''), service: String(spec.service ?? ''), status: 'error' as const, ...failuresOf([errorAt('limit', message, { object: objectRef('claim', o.namespace, o.name) })]), instances: [], trace: [] };
     }),
     instances: held,
-    errors: [{ object: `generation ${generation}`, message }],
+    errors: [errorAt('limit', message, { object: `generation ${generation}` })],
   };
 }
 

@@ -13,7 +13,7 @@ import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from '../errors';
-import { compileSelector } from '../engine/lang/selector';
+import { compileSelector, selectorDiagnostic } from '../engine/lang/selector';
 import { environmentOfLabels } from './estate';
 import { checkCa, checkCertificate } from './resource-pem';
 import { DATA_FIELD, RESOURCE_DOCUMENT_BODIES, RESOURCE_SPECS, SEALED_DATA, type ResourceView } from './resources.types';
@@ -121,7 +121,7 @@ export class ResourceService {
       named = (field) => (one ? 'data' : `data.${field}`);
       if (d.data.selector) {
         const c = compileSelector(d.data.selector);
-        if (!c.ok) throw new AppError('INVALID_INPUT', `${kind} selector: ${c.errors.map((e) => e.message).join('; ')}`);
+        if (!c.ok) throw new AppError('INVALID_INPUT', `${kind} selector: ${c.errors.map((e) => e.message).join('; ')}`, { diagnostics: c.errors.map((e) => selectorDiagnostic(e, { path: ['selector'] })) });
       }
       extra = { ...(d.data.meta ? { meta: d.data.meta } : {}), ...(d.data.selector ? { selector: d.data.selector } : {}) };
     }

@@ -1,5 +1,5 @@
 /** Capact's input reader: what of a policy Capact reads, read once for every stage and view that chooses Implementations. */
-import { loadHub, parsePolicy, type Hub, type Policy } from './index';
+import { loadHub, parsePolicy, type CapactError, type Hub, type Policy } from './index';
 import type { Component } from '../model/kinds';
 import { mergeSettings, toHubManifest } from '../model/sources/capact';
 
@@ -17,7 +17,8 @@ export interface CapactInput {
   hub: Hub;
   hubErrors: string[];
   global: Policy | undefined;
-  globalErrors: string[];
+  /** Why the Global policy cannot be read, with the field of each (inside `policy/system/global`). */
+  globalErrors: CapactError[];
   settings: ReturnType<typeof mergeSettings>;
   /** `path:revision` of an Implementation → its `spec.keelson.code`. */
   keelsonCode(implementation: string): Component['code'] | undefined;
@@ -43,7 +44,7 @@ export function capactInputOf(objects: readonly { kind: string; namespace: strin
     hub: loaded.hub,
     hubErrors: loaded.errors.map((e) => e.message),
     global: parsed?.policy ?? undefined,
-    globalErrors: (parsed?.errors ?? []).map((e) => e.message),
+    globalErrors: parsed?.errors ?? [],
     settings: mergeSettings(globalSpec),
     keelsonCode: (impl) => (keelson.get(impl) as { code?: Component['code'] } | undefined)?.code ?? undefined,
   };

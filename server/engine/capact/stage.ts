@@ -12,6 +12,8 @@
  */
 import { chooseImplementation, explain, mergeResolvedPolicies, parsePolicy } from './index';
 import { wholeStage, type EngineObject, type SourceStage, type StageOutput } from '../stage';
+import { errorAt, failuresOf, objectRef, type Diagnostic } from '../diagnostics';
+import { capactDiagnostic } from './types';
 import { unitDeadline } from '../host-clock';
 import type { Cluster } from '../model/kinds';
 import type { CapactActionObject } from '../model/sources/capact';
@@ -25,7 +27,7 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
   if (actions.length === 0) return { instances: [], claims: [], errors: [] };
   const clusters = new Map(objects.filter((o) => o.kind === 'cluster').map((o) => [o.name, o.spec as Cluster]));
   const { hub, global, globalErrors, settings, keelsonCode } = capactInputOf(objects);
-  const errors: StageOutput['errors'] = globalErrors.map((message) => ({ object: 'policy/system/global', message }));
+  const errors: StageOutput['errors'] = globalErrors.map((e) => capactDiagnostic(e, { object: objectRef('policy', 'system', 'global') }));
 
   const instances: Instance[] = [];
   const claims: ClaimOutcome[] = [];
@@ -33,25 +35,27 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
     const a = o.spec as CapactActionObject;
     const ref = a.interface.revision ? `${a.interface.path}:${a.interface.revision}` : a.interface.path;
     const trace: TraceStep[] = [{ depth: 0, kind: 'claim', message: `action ${o.namespace}/${o.name} requests interface ${ref}` }];
-    const outcome = (status: ClaimOutcome['status'], errs: string[], keys: string[]): ClaimOutcome => ({
+    const object = objectRef('action', o.namespace, o.name);
+    const outcome = (status: ClaimOutcome['status'], failures: Diagnostic[], keys: string[]): ClaimOutcome => ({
       kind: 'action',
       namespace: o.namespace,
       name: o.name,
       user: '',
       service: `interface ${ref}`,
       status,
-      errors: errs,
+      ...failuresOf(failures),
       instances: keys,
       ...(keys[0] ? { instance: keys[0] } : {}),
       trace,
     });
-    const fail = (message: string, timedOut = false) => {
-      trace.push({ depth: 0, kind: 'error', message });
-      claims.push({ ...outcome('error', [message], []), ...(timedOut ? { timedOut: true as const } : {}) });
+    const fail = (failure: Diagnostic, timedOut = false) => {
+      trace.push({ depth: 0, kind: 'error', message: failure.message });
+      claims.push({ ...outcome('error', [failure], []), ...(timedOut ? { timedOut: true as const } : {}) });
     };
     const action = a.policy === undefined ? { policy: undefined, errors: [] } : parsePolicy(a.policy);
     if (action.errors.length > 0) {
-      fail(`the Action policy cannot be read: ${action.errors[0]!.message}`);
+      const e = action.errors[0]!;
+      fail({ ...capactDiagnostic(e, { object, path: ['policy', ...(e.path ?? [])] }), message: `the Action policy cannot be read: ${e.message}` });
       continue;
     }
     // Unknown TypeInstance ids stay in the merged policy; the choice names them.
@@ -59,7 +63,9 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
     const choice = chooseImplementation(hub, merged, { interface: a.interface }, { mode: settings.mode, deadline: unitDeadline() });
     const x = explain(choice);
     if (!choice.implementation || !choice.ok) {
-      fail(`interface ${ref}: ${x.errors[0] ?? x.summary}`, choice.errors.some((e) => e.code === 'time_limit'));
+      const why = choice.errors[0];
+      const message = `interface ${ref}: ${x.errors[0] ?? x.summary}`;
+      fail(why ? { ...capactDiagnostic(why, { object, path: ['interface'] }), message } : errorAt('claim_error', message, { object, path: ['interface'] }), choice.errors.some((e) => e.code === 'time_limit'));
       continue;
     }
     const impl = `${choice.implementation.path}:${choice.implementation.revision}`;
@@ -67,14 +73,14 @@ function selectActions(objects: readonly EngineObject[]): StageOutput {
     trace.push({ depth: 0, kind: 'service', message: `${x.summary}${x.rule ? `, by ${x.rule}` : ''}`, data: { implementation: impl, injected: x.injections } });
     const code = keelsonCode(impl);
     if (!code) {
-      fail(`Implementation ${impl} was chosen, but it has no spec.keelson.code for Keelson to deploy`);
+      fail(errorAt('claim_error', `Implementation ${impl} was chosen, but it has no spec.keelson.code for Keelson to deploy`, { object, path: ['interface'] }));
       continue;
     }
     const dot = a.target.indexOf('.');
     const clusterName = dot < 0 ? a.target : a.target.slice(0, dot);
     const cluster = clusters.get(clusterName);
     if (!cluster) {
-      fail(`cluster '${clusterName}' from target '${a.target}' does not exist`);
+      fail(errorAt('invalid_reference', `cluster '${clusterName}' from target '${a.target}' does not exist`, { object, path: ['target'] }));
       continue;
     }
     const target = { clusterNamespace: 'system', cluster: clusterName, namespace: (dot < 0 ? '' : a.target.slice(dot + 1)) || cluster.config?.defaultnamespace || 'default' };

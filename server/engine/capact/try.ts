@@ -51,7 +51,7 @@ export function tryCapact(stored: readonly StoredLike[], input: TryItInput): Try
     }
   }
   const read = capactInputOf(objects);
-  if (source === 'saved') problems.push(...read.globalErrors.map((e) => `saved Global policy: ${e}`));
+  if (source === 'saved') problems.push(...read.globalErrors.map((e) => `saved Global policy: ${e.message}`));
   let action: Policy | undefined;
   if (input.action !== undefined) {
     const r = parsePolicy(input.action);

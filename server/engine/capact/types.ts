@@ -8,6 +8,7 @@
  * names a TypeInstance nobody has must become a message that says so, never a
  * crashed render.
  */
+import { errorAt, type Diagnostic, type Site } from '../diagnostics';
 
 /** `{path, revision}` with a required revision: what the Hub stores. */
 export interface TypeRef {
@@ -309,4 +310,24 @@ export interface ImplementationChoice {
   backends: BackendChoice[];
   rejected: Rejection[];
   errors: CapactError[];
+}
+
+const CAPACT_CODES: Record<CapactErrorCode, Diagnostic['code']> = {
+  invalid_policy: 'schema',
+  invalid_manifest: 'schema',
+  missing_type_reference: 'invalid_reference',
+  not_hub_storage: 'invalid_reference',
+  no_implementation: 'claim_error',
+  duplicated_alias: 'schema',
+  additional_type_instance: 'invalid_reference',
+  additional_parameters: 'schema',
+  backend_alias: 'invalid_reference',
+  action_reference: 'invalid_reference',
+  max_depth: 'limit',
+  time_limit: 'time_limit',
+};
+
+/** A Capact error where it happened: `site.object` is the object read; the error's own path is inside it unless `site` gives one. */
+export function capactDiagnostic(e: CapactError, site: Site = {}): Diagnostic {
+  return errorAt(CAPACT_CODES[e.code], e.message, { ...(e.path ? { path: e.path } : {}), ...site });
 }

@@ -14,7 +14,8 @@
  */
 import { stringify } from 'yaml';
 import { wholeStage, type EngineObject, type SourceStage, type StageOutput } from '../stage';
-import { expandDeployment, referenceProblems, type JsonObject, type LayoutResource } from './index';
+import { dmDiagnostic, expandDeployment, referenceProblems, type DmError, type JsonObject, type LayoutResource } from './index';
+import { errorAt, failuresOf, objectRef, type Diagnostic } from '../diagnostics';
 import type { Cluster } from '../model/kinds';
 import { deploymentEnv, DM_KINDS, type Deployment } from '../model/sources/dm';
 import { sourceInstance, type ClaimOutcome, type Instance, type TraceStep } from '../state';
@@ -46,6 +47,14 @@ function layoutPaths(layout: readonly LayoutResource[]): Map<string, string[]> {
   return out;
 }
 
+/** The deployment's field an expansion error is about: the top-level resource its chain starts from, when the configuration lists it. */
+function fieldOf(e: DmError, configuration: unknown): (string | number)[] | undefined {
+  const top = e.path?.[0]?.name ?? e.resource;
+  const resources = (configuration as { resources?: unknown } | undefined)?.resources;
+  const index = Array.isArray(resources) ? resources.findIndex((r) => (r as { name?: unknown } | null)?.name === top) : -1;
+  return index < 0 ? undefined : ['configuration', 'resources', index];
+}
+
 function expandOutput(objects: readonly EngineObject[]): StageOutput {
   const deployments = objects.filter((o) => o.kind === 'deployment');
   if (deployments.length === 0) return { instances: [], claims: [], errors: [] };
@@ -56,17 +65,21 @@ function expandOutput(objects: readonly EngineObject[]): StageOutput {
     const d = o.spec as Deployment;
     const ref = `${o.namespace}/${o.name}`;
     const trace: TraceStep[] = [];
-    const errors: string[] = [];
+    const failures: Diagnostic[] = [];
+    const object = objectRef('deployment', o.namespace, o.name);
     const keys: string[] = [];
     const r = expandDeployment({ config: d.configuration as JsonObject, imports: d.imports ?? {} }, deploymentEnv(o.namespace, o.name), { validateSchema: d.validateSchema });
-    errors.push(...r.errors.map((e) => e.message));
+    failures.push(...r.errors.map((e) => dmDiagnostic(e, { object, path: fieldOf(e, d.configuration) })));
     const clusterKey = d.target.includes('/') ? d.target : `system/${d.target}`;
     const cluster = clusters.get(clusterKey);
-    if (r.errors.length === 0 && !cluster) errors.push(`target "${d.target}" is not a Keelson cluster`);
-    errors.push(...referenceProblems(r.references));
+    if (r.errors.length === 0 && !cluster) failures.push(errorAt('invalid_reference', `target "${d.target}" is not a Keelson cluster`, { object, path: ['target'] }));
+    failures.push(
+      ...referenceProblems({ cycles: r.references.cycles, unknown: [] }).map((m) => errorAt('cycle', m, { object })),
+      ...referenceProblems({ cycles: [], unknown: r.references.unknown }).map((m) => errorAt('invalid_reference', m, { object })),
+    );
     const paths = layoutPaths(r.layout.resources);
     const keyOf = new Map<string, string>();
-    if (cluster && errors.length === 0) {
+    if (cluster && failures.length === 0) {
       const [clusterNamespace, clusterName] = clusterKey.split('/') as [string, string];
       for (const res of r.config.resources) {
         const obj = kubernetesObject(res);
@@ -104,8 +117,8 @@ function expandOutput(objects: readonly EngineObject[]): StageOutput {
       name: o.name,
       user: '',
       service: `configuration of deployment ${o.name}`,
-      status: errors.length === 0 ? 'resolved' : 'error',
-      errors,
+      status: failures.length === 0 ? 'resolved' : 'error',
+      ...failuresOf(failures),
       instances: [...keys].sort(),
       ...(keys[0] ? { instance: [...keys].sort()[0] } : {}),
       trace,

@@ -10,6 +10,7 @@
  */
 
 import type { BudgetKind, Deadline } from '../lang/budget';
+import { errorAt, type Diagnostic, type Site } from '../diagnostics';
 
 /** A YAML/JSON value as templates and schemas see it. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -232,4 +233,26 @@ export interface ExpandResult {
   references: ReferenceGraph;
   /** Empty on success; expansion is all-or-nothing, so on error config and layout are empty. */
   errors: DmError[];
+}
+
+const DM_CODES: Record<DmErrorCode, Diagnostic['code']> = {
+  yaml: 'yaml_syntax',
+  config: 'schema',
+  duplicate_name: 'duplicate_object',
+  schema: 'schema',
+  properties: 'schema',
+  template: 'template',
+  template_output: 'template',
+  unsupported_language: 'template',
+  python_unsupported: 'template',
+  python_unavailable: 'template',
+  jinja_unavailable: 'template',
+  template_cycle: 'cycle',
+  reference: 'invalid_reference',
+  limit: 'limit',
+};
+
+/** A DM error where it happened: `site` names the deployment and, where known, its field (the error's own path is DM's resource chain, already in its message). */
+export function dmDiagnostic(e: DmError, site: Site = {}): Diagnostic {
+  return errorAt(e.code === 'limit' && e.budget === 'time' ? 'time_limit' : DM_CODES[e.code], e.message, site);
 }

@@ -18,7 +18,8 @@
  */
 import { stringify } from 'yaml';
 import { wholeStage, type EngineObject, type SourceStage, type StageOutput } from '../stage';
-import { objectRef, type Diagnostic } from '../diagnostics';
+import { errorAt, failuresOf, objectRef, type Diagnostic } from '../diagnostics';
+import { landscaperDiagnostic } from './types';
 import { RECONCILE_LABEL } from '../plan/restart';
 import { installAll, type InstallationResult, type InstallInput, type InstallRun } from './index';
 import type { Cluster } from '../model/kinds';
@@ -99,20 +100,15 @@ export function installOutputOf(objects: readonly EngineObject[], run: InstallRu
   for (const [ref, results] of byRoot) {
     const [namespace, name] = ref.split('/') as [string, string];
     const trace: TraceStep[] = [];
-    const errors: string[] = [];
-    const diagnostics: Diagnostic[] = [];
+    const failures: Diagnostic[] = [];
+    const object = objectRef('installation', namespace, name);
     const keys: string[] = [];
     for (const r of results) {
-      // A root's own fields are in its stored object; a subinstallation's are in a blueprint, which the message names.
-      if (r.name === name) {
-        for (const e of r.errors) {
-          if (e.path) diagnostics.push({ code: 'invalid_reference', severity: 'error', message: `installation ${r.name}: ${e.message}`, object: objectRef('installation', namespace, name), path: e.path });
-        }
-      }
       // The run's Succeeded is a simulation (deploy items by the mock deployer): what is deployed follows the revision, and the trace says so.
       const simulated = r.phase === 'Succeeded' ? " in the install engine's run; its deploy items are deployed when its revision is applied" : '';
       trace.push({ depth: r.name.split('/').length - 1, kind: 'instance', message: `installation ${r.name}: ${r.phase}${r.phases.at(-1)?.reason ? ` (${r.phases.at(-1)!.reason})` : ''}${simulated}`, data: { installation: r.name, scope: r.scope } });
-      errors.push(...r.errors.map((e) => `installation ${r.name}: ${e.message}`));
+      // A root's own fields are in its stored object; a subinstallation's are in a blueprint, which the message names.
+      for (const e of r.errors) failures.push({ ...landscaperDiagnostic(e, r.name === name ? { object } : { object, path: undefined }), message: `installation ${r.name}: ${e.message}` });
       for (const di of r.deployItems) {
         const code = codeOf(di.type, di.config);
         if (code === null) {
@@ -120,13 +116,13 @@ export function installOutputOf(objects: readonly EngineObject[], run: InstallRu
           continue;
         }
         if (typeof code === 'string') {
-          errors.push(`installation ${r.name}: deploy item ${di.name}: ${code}`);
+          failures.push(errorAt('schema', `installation ${r.name}: deploy item ${di.name}: ${code}`, { object }));
           continue;
         }
         const target = di.target ? (r.imports[di.target.import] as { metadata?: { name?: string } } | undefined) : undefined;
         const clusterName = target?.metadata?.name;
         if (!clusterName || !clusters.has(clusterName)) {
-          errors.push(`installation ${r.name}: deploy item ${di.name}: its target ${clusterName ? `"${clusterName}" is not a Keelson cluster` : 'is not set'}`);
+          failures.push(errorAt('invalid_reference', `installation ${r.name}: deploy item ${di.name}: its target ${clusterName ? `"${clusterName}" is not a Keelson cluster` : 'is not set'}`, { object }));
           continue;
         }
         const cluster = clusters.get(clusterName)!;
@@ -152,9 +148,8 @@ export function installOutputOf(objects: readonly EngineObject[], run: InstallRu
       name,
       user: '',
       service: `blueprint of installation ${name}`,
-      status: errors.length === 0 && results.every((r) => r.phase === 'Succeeded') ? 'resolved' : 'error',
-      errors,
-      ...(diagnostics.length ? { diagnostics } : {}),
+      status: failures.length === 0 && results.every((r) => r.phase === 'Succeeded') ? 'resolved' : 'error',
+      ...failuresOf(failures),
       instances: keys.sort(),
       ...(keys[0] ? { instance: keys[0] } : {}),
       trace,
@@ -162,7 +157,7 @@ export function installOutputOf(objects: readonly EngineObject[], run: InstallRu
     });
   }
   instances.sort((p, q) => (p.key < q.key ? -1 : p.key > q.key ? 1 : 0));
-  return { instances, claims, errors: run.errors.map((e) => ({ object: 'landscaper', message: e.message })) };
+  return { instances, claims, errors: run.errors.map((e) => landscaperDiagnostic(e, { object: 'landscaper' })) };
 }
 
 export const LANDSCAPER_INSTALL: SourceStage = wholeStage('landscaper', 'install', READS, installOutput);

@@ -3,6 +3,7 @@
  * landscaper.md §2): only the fields that decide scopes, imports, exports,
  * ordering, deploy items and phases. Everything is plain JSON-like data.
  */
+import { errorAt, type Diagnostic, type Site } from '../diagnostics';
 
 /** Where an installation import comes from. Exactly one source is set. */
 export interface DataImport {
@@ -248,4 +249,32 @@ export interface InstallationResult {
    * so nothing keeps this result.
    */
   timedOut?: true;
+}
+
+const LANDSCAPER_CODES: Record<LandscaperErrorCode, Diagnostic['code']> = {
+  invalid_object: 'schema',
+  blueprint_not_found: 'invalid_reference',
+  invalid_blueprint: 'schema',
+  import_not_found: 'invalid_reference',
+  import_not_satisfied: 'invalid_reference',
+  import_schema: 'schema',
+  import_target_type: 'invalid_reference',
+  import_validation: 'schema',
+  data_mapping: 'evaluation',
+  execution: 'evaluation',
+  duplicate_export: 'duplicate_object',
+  export_imported_by_parent: 'invalid_reference',
+  cycle: 'cycle',
+  predecessor_failed: 'claim_error',
+  subinstallation_failed: 'claim_error',
+  deploy_item_failed: 'claim_error',
+  export_not_defined: 'invalid_reference',
+  export_schema: 'schema',
+  export_conflict: 'duplicate_object',
+  time_limit: 'time_limit',
+};
+
+/** A Landscaper error where it happened: `site` names the stored object; the error's own path is the installation's field unless `site` gives one. */
+export function landscaperDiagnostic(e: LandscaperError, site: Site = {}): Diagnostic {
+  return errorAt(LANDSCAPER_CODES[e.code], e.message, { ...(e.path ? { path: e.path } : {}), ...site });
 }

@@ -9,6 +9,7 @@
  */
 
 export type { LangError, LangErrorCode, Result } from './result';
+export { langDiagnostic } from './result';
 export {
   coerceLabel,
   coerceLabelSet,

@@ -6,6 +6,7 @@
  * message or a per-claim error, never a crashed resolution. Every public
  * function therefore returns a `Result`, and callers branch on `ok`.
  */
+import { errorAt, type Diagnostic, type Site } from './diagnostic';
 
 /** Stable machine-readable error codes (UI and tests match on these). */
 export type LangErrorCode =
@@ -65,4 +66,20 @@ export function lineColumn(src: string, offset: number): { line: number; column:
     }
   }
   return { line, column: end - lineStart + 1 };
+}
+
+const LANG_CODES: Record<LangErrorCode, Diagnostic['code']> = {
+  expr_parse_error: 'expression',
+  expr_type_error: 'expression',
+  expr_limit: 'limit',
+  template_parse_error: 'template',
+  template_exec_error: 'evaluation',
+  template_no_value: 'evaluation',
+  template_limit: 'limit',
+  template_output: 'evaluation',
+};
+
+/** A language error where it happened: `site` names the object and field holding the text; the error's own line and column are inside it. */
+export function langDiagnostic(e: LangError, site: Site = {}): Diagnostic {
+  return errorAt(LANG_CODES[e.code], e.message, { ...site, ...(e.line !== undefined ? { line: e.line, column: e.column } : {}) });
 }

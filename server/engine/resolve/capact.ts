@@ -73,7 +73,7 @@ export class CapactChooser {
     const request = { interface: i < 0 ? { path: ref } : { path: ref.slice(0, i), revision: ref.slice(i + 1) } };
     const { hub, hubErrors, global, globalErrors, settings } = this.input;
     if (hubErrors.length > 0) return { ok: false, error: `interface ${ref}: the Hub cannot be read (${hubErrors[0]})` };
-    if (globalErrors.length > 0) return { ok: false, error: `interface ${ref}: the Global policy cannot be read (${globalErrors[0]})` };
+    if (globalErrors.length > 0) return { ok: false, error: `interface ${ref}: the Global policy cannot be read (${globalErrors[0]!.message})` };
     // No Global policy is Capact's missing ConfigMap: nothing is allowed.
     const merged = mergeResolvedPolicies(hub, { global }, settings).policy;
     // Made once per Interface for every claim that uses it: its own time, not the first such claim's.

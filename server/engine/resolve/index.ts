@@ -6,6 +6,7 @@
  * common edit), `update` re-resolves just those claims and re-merges only
  * the instances they touch.
  */
+import { errorAt, type Diagnostic } from '../diagnostics';
 import type { PolicyUser } from '../model/users';
 import { claimKey, resolveClaim } from './claim';
 import type { ClaimResult } from './claim-types';
@@ -129,7 +130,7 @@ export class ResolveSession {
 }
 
 /** ACL rules whose criteria fail to evaluate for some user. */
-function aclErrors(index: PolicyIndex): { object: string; message: string }[] {
+function aclErrors(index: PolicyIndex): Diagnostic[] {
   const seen = new Map<string, string>();
   for (const u of index.users.values()) {
     for (const e of index.roles(u).errors) {
@@ -137,7 +138,7 @@ function aclErrors(index: PolicyIndex): { object: string; message: string }[] {
       if (!seen.has(object)) seen.set(object, e);
     }
   }
-  return [...seen].map(([object, message]) => ({ object, message }));
+  return [...seen].map(([object, message]) => errorAt('evaluation', message, { object }));
 }
 
 /** Split objects into the claim part and the rest (to decide whether a session can be updated). */

@@ -2,6 +2,7 @@
  * The `resolve` contract (DESIGN.md "`resolve` output"): what the CLI prints
  * and the REST API returns. Stable key order, claims and instances sorted.
  */
+import type { Diagnostic } from '../diagnostics';
 import { aptomiOf, type DesiredState } from '../state/types';
 
 export interface ResolveOutput {
@@ -12,6 +13,8 @@ export interface ResolveOutput {
     service: string;
     status: string;
     errors: string[];
+    /** The same failures as Diagnostics: code, object, field (and line inside a template). */
+    diagnostics?: Diagnostic[];
     instance?: string;
     instances: string[];
     trace?: unknown[];
@@ -36,7 +39,7 @@ export interface ResolveOutput {
     error?: string;
   }[];
   installations: unknown[];
-  errors: { object: string; message: string }[];
+  errors: Diagnostic[];
 }
 
 export function toResolveOutput(state: DesiredState, opts: { trace?: boolean } = {}): ResolveOutput {
@@ -48,6 +51,7 @@ export function toResolveOutput(state: DesiredState, opts: { trace?: boolean } =
       service: c.service,
       status: c.status,
       errors: c.errors,
+      ...(c.diagnostics ? { diagnostics: c.diagnostics } : {}),
       ...(c.instance ? { instance: c.instance } : {}),
       instances: c.instances,
       ...(opts.trace ? { trace: c.trace } : {}),

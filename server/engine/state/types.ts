@@ -181,5 +181,5 @@ export interface DesiredState {
   claims: ClaimOutcome[];
   instances: Instance[];
   /** Problems not tied to one claim (bad ACL rules…). */
-  errors: { object: string; message: string }[];
+  errors: Diagnostic[];
 }

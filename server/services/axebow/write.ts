@@ -44,5 +44,6 @@ export async function claimFailure(cx: Axebow, claim: { kind: string; namespace:
   if (outcome?.status !== 'error') return undefined;
   return new AppError('INVALID_INPUT', `Service ${claim.name} cannot run: ${outcome.errors.join('; ')}. It is saved as written (generation ${generation}) and deploys nothing; update or delete it.`, {
     details: { restCode: 'ServiceError', restStatus: 422, generation, revision, claim: { namespace: claim.namespace, name: claim.name, status: outcome.status, errors: outcome.errors } },
+    ...(outcome.diagnostics ? { diagnostics: outcome.diagnostics } : {}),
   });
 }

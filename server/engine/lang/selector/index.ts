@@ -20,6 +20,7 @@ export {
   MAX_STACK_DEPTH,
   SELECTOR_OPS,
   SELECTOR_ROOTS,
+  selectorDiagnostic,
   type CompiledItem,
   type CompiledSelector,
   type JsonValue,

@@ -8,6 +8,7 @@
  * error carries the fields a UI or test matches on plus a `message` a policy
  * author can read without knowing the codes.
  */
+import { errorAt, type Diagnostic, type Site } from '../diagnostic';
 
 /** A selector as stored: a JSON array of literals, `$.` references and `::` operators. */
 export type SelectorProgram = unknown[];
@@ -173,4 +174,11 @@ export function typeName(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   return typeof v;
+}
+
+/** A selector error where it happened: `site` names the rule that holds the program. */
+export function selectorDiagnostic(e: SelectorError, site: Site = {}): Diagnostic {
+  const code: Diagnostic['code'] =
+    e.code === 'OverBudget' ? (e.budget === 'time' ? 'time_limit' : 'limit') : e.code === 'TypeError' || e.code === 'MissingReference' || e.code === 'BadResult' ? 'evaluation' : 'expression';
+  return errorAt(code, e.message, site);
 }

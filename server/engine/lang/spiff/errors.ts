@@ -3,6 +3,7 @@
  * `lang/result.ts` belongs to the other dialects; spiff has its own codes so
  * that its messages can carry the failing expression and the document path.
  */
+import { errorAt, type Diagnostic, type Site } from '../diagnostic';
 
 export type SpiffErrorCode = 'spiff_parse_error' | 'spiff_eval_error' | 'spiff_limit' | 'spiff_unsupported';
 
@@ -35,3 +36,15 @@ export class SpiffFailure extends Error {
 }
 
 export { formatPath } from '../data';
+
+const SPIFF_CODES: Record<SpiffErrorCode, Diagnostic['code']> = {
+  spiff_parse_error: 'expression',
+  spiff_eval_error: 'evaluation',
+  spiff_limit: 'limit',
+  spiff_unsupported: 'expression',
+};
+
+/** A spiff error where it happened: `site` names the object and field holding the document (its own `path` is inside the document and already in the message). */
+export function spiffDiagnostic(e: SpiffError, site: Site = {}): Diagnostic {
+  return errorAt(SPIFF_CODES[e.code], e.message, site);
+}

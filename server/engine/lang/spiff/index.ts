@@ -28,6 +28,7 @@ import { DELETE, Evaluator } from './eval';
 import { parseExpression, type Expr } from './parse';
 
 export type { SpiffError, SpiffErrorCode, SpiffResult } from './errors';
+export { spiffDiagnostic } from './errors';
 export type { Expr } from './parse';
 
 export interface SpiffLimits {
