@@ -76,7 +76,7 @@ export const LAYERS: Record<string, Layer> = {
   // which check with the source's code: model and the source folders import each other, never the plan or the graph.
   'server/engine/aptomi': { may: ['server/engine', 'server/engine/resolve', 'server/engine/capact', 'server/engine/model', 'server/engine/state', 'server/engine/lang'], why: 'Aptomi\'s stage' },
   'server/engine/model': { may: ['server/engine', 'server/engine/capact', 'server/engine/landscaper', 'server/engine/dm', 'server/engine/axebow', 'server/engine/state', 'server/engine/lang'], why: 'kinds, envelopes and schemas of every source; each source\'s kinds check with that source\'s own code' },
-  'server/engine/landscaper': { may: ['server/engine', 'server/engine/capact', 'server/engine/model', 'server/engine/state', 'server/engine/lang', 'server/engine/plan'], why: 'Landscaper installations (JSON Schema checks shared with Capact); its stage stamps the reconcile label of plan/restart.ts' },
+  'server/engine/landscaper': { may: ['server/engine', 'server/engine/capact', 'server/engine/model', 'server/engine/state', 'server/engine/lang'], why: 'Landscaper installations (JSON Schema checks shared with Capact); its stage stamps the reconcile label of state/restart.ts' },
   'server/engine/capact': { may: ['server/engine', 'server/engine/model', 'server/engine/state', 'server/engine/lang'], why: 'Capact selection' },
   'server/engine/dm': { may: ['server/engine', 'server/engine/model', 'server/engine/state', 'server/engine/lang'], why: 'DM expansion' },
   'server/engine/axebow': { may: ['server/engine', 'server/engine/model', 'server/engine/state', 'server/engine/lang'], why: 'Axebow placement' },

@@ -31,7 +31,7 @@ export interface ApplyStep {
   code: InstanceCode | null;
   /** `ns/name` of every claim using the instance. */
   claims: string[];
-  /** A restart stamp: when it changes, the workloads roll (the engine's plan/restart.ts). */
+  /** A restart stamp: when it changes, the workloads roll (the engine's state/restart.ts). */
   restartedAt?: string;
   /** A reconcile request (Landscaper's automatic reconcile): the deployer re-runs what it deployed, without restarting it. */
   reconcileAt?: string;

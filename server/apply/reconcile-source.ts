@@ -9,7 +9,7 @@ import type { AutomaticReconcile } from '../engine/landscaper/auto-reconcile';
 import type { DesiredState } from '../engine/state';
 import type { Repos } from '../repo/types';
 import type { ApplyStep } from './actuator';
-import { restartOf } from '../engine/plan/restart';
+import { restartOf } from '../engine/state/restart';
 import type { ReconcileSource } from './reconcile';
 
 export function reconcileSource(repos: Pick<Repos, 'revisions' | 'resolutions' | 'policy'>): ReconcileSource {

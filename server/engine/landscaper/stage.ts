@@ -20,7 +20,7 @@ import { stringify } from 'yaml';
 import { wholeStage, type EngineObject, type SourceStage, type StageOutput } from '../stage';
 import { errorAt, failuresOf, objectRef, type Diagnostic } from '../diagnostics';
 import { landscaperDiagnostic } from './types';
-import { RECONCILE_LABEL } from '../plan/restart';
+import { RECONCILE_LABEL } from '../state/restart';
 import { installAll, type InstallationResult, type InstallInput, type InstallRun } from './index';
 import type { Cluster } from '../model/kinds';
 import { blueprintFilesystem, LANDSCAPER_KINDS } from '../model/sources/landscaper';

@@ -219,7 +219,7 @@ test('from nothing: a null before is the empty state', () => {
   assert.deepEqual(plan(null, s).counts, plan(EMPTY_STATE, s).counts);
 });
 
-describe('restarts (plan/restart.ts)', () => {
+describe('restarts (state/restart.ts)', () => {
   test('a restart label updates the instances of that role, with nothing else changed, and the step carries the stamp', () => {
     const v1 = resolve(BASE + claim('d1', 'u1', { param: 'value1' }));
     const v2 = resolve(BASE + claim('d1', 'u1', { param: 'value1', 'restart-comp': '2026-11-25T10:00:00.000Z' }));

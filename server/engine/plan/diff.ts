@@ -28,7 +28,7 @@
  * if a list turns out unsorted), never claim by claim against each other.
  */
 import type { DesiredState } from '../resolve';
-import { reconcileOf, restartOf } from './restart';
+import { reconcileOf, restartOf } from '../state/restart';
 import type { Instance, InstanceCode } from '../state/types';
 import { paramsEqual } from '../values';
 import { instanceKey } from '../state/key';

@@ -19,7 +19,7 @@
  * which always point to earlier steps.
  */
 import { audienceOf, strictestAudience, type Instance, type InstanceCode, type SecretAudience, type Target } from '../state/types';
-import { reconcileOf, restartOf } from './restart';
+import { reconcileOf, restartOf } from '../state/restart';
 import type { InstanceDiff } from './diff';
 
 export interface PlanStep {

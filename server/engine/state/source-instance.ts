@@ -21,7 +21,7 @@ export function sourceInstance(p: {
   /** The requests it serves, `ns/name`. */
   claims: string[];
   provenance: Provenance;
-  /** Labels the source gives it (e.g. a restart stamp, engine plan/restart.ts). */
+  /** Labels the source gives it (e.g. a restart stamp, engine state/restart.ts). */
   labels?: Record<string, string>;
 }): Instance {
   const key = instanceKey.forSource({

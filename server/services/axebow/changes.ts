@@ -6,7 +6,7 @@
  */
 import type { Claim } from '../../engine/model/kinds';
 import { loadObjects } from '../../engine/model/validate';
-import { restartLabelFor } from '../../engine/plan/restart';
+import { restartLabelFor } from '../../engine/state/restart';
 import { refuseErrors } from '../admission';
 import type { MaybeActor } from '../actor';
 import { AppError, notFound } from '../../errors';
@@ -20,7 +20,7 @@ import { write } from './write';
 /**
  * Restart a role's instances, or one of them (Axebow §5.9.7, §5.9.9): a
  * new revision stamping the claim with a restart label (engine
- * plan/restart.ts), so the plan updates exactly those instances and the
+ * state/restart.ts), so the plan updates exactly those instances and the
  * apply rolls their workloads. It is accepted at once when the caller may
  * accept it — asking for a restart is the decision — and otherwise waits
  * like any revision.
