@@ -9,7 +9,7 @@
 import type { RoleGrant } from './acl';
 import type { Diagnostic } from './diagnostics';
 import type { PolicyUser } from './model/users';
-import { audienceOfRendered, heldCredentials, type HeldCredentials } from './model/credentials';
+import { audienceOfRendered, heldCredentials, withholdSecrets, type HeldCredentials } from './model/credentials';
 import type { ClaimOutcome, Instance } from './state';
 import { strictestAudience } from './state/types';
 
@@ -103,9 +103,7 @@ function withholdWithin<T>(v: T, held: readonly HeldCredentials[]): T {
 }
 
 function withholdIn(text: string, held: readonly HeldCredentials[]): string {
-  let out = text;
-  for (const h of held) for (const s of h.secrets) if (out.includes(s)) out = out.split(s).join(WITHHELD);
-  return out;
+  return withholdSecrets(text, held, WITHHELD);
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   redactWithin,
   undeclaredCredentialFields,
   unreachableDeclarations,
+  withholdSecrets,
 } from './credentials';
 import { KINDS, KindRegistry } from './kinds';
 import { defineSource, metadataIdentity } from './sources';
@@ -136,5 +137,29 @@ describe('redaction is the declaration’s', () => {
     const cluster = heldCredentials([{ kind: 'cluster', namespace: 'system', name: 'prod', spec: { config: { kubeconfig } } }]);
     assert.equal(audienceOfRendered({ manifest: 'metadata: {labels: {app.kubernetes.io/name: web}}, server: https://kubernetes.default.svc' }, cluster), undefined);
     assert.equal(audienceOfRendered({ manifest: 'token: tok-9f8e7d6c5b' }, cluster), 'domain-admins');
+  });
+
+  test('a credential that is also part of a longer public string (an Interface path) is withheld everywhere but inside that string', () => {
+    // Capact's Hub: a TypeInstance whose value is the word "postgresql", beside an action on cap.interface.database.postgresql.install.
+    const objects = [
+      { kind: 'typeinstance', namespace: 'system', name: 'db', spec: { value: { engine: 'postgresql' } } },
+      { kind: 'action', namespace: 'main', name: 'install', spec: { interface: { path: 'cap.interface.database.postgresql.install' } } },
+    ];
+    const held = heldCredentials(objects);
+    const W = '<withheld>';
+    // Denied first: on its own, quoted, or glued to other text that is not the public string, the value is withheld.
+    assert.equal(withholdSecrets("password 'postgresql' refused", held, W), `password '${W}' refused`);
+    assert.equal(withholdSecrets('db-postgresql-1', held, W), `db-${W}-1`);
+    assert.equal(withholdSecrets('cap.interface.database.postgresql.upgrade', held, W), `cap.interface.database.${W}.upgrade`);
+    assert.equal(audienceOfRendered({ env: { PGPASSWORD: 'postgresql' } }, held), 'domain-admins');
+    // Inside the public string everyone reads in the policy, it is that string.
+    assert.equal(
+      withholdSecrets('interface cap.interface.database.postgresql.install: no implementation; password postgresql', held, W),
+      `interface cap.interface.database.postgresql.install: no implementation; password ${W}`,
+    );
+    assert.equal(audienceOfRendered({ steps: ['cap.interface.database.postgresql.install'] }, held), undefined);
+    // A public string equal to the value cannot be told from it: still withheld.
+    const equal = heldCredentials([...objects, { kind: 'action', namespace: 'main', name: 'other', spec: { interface: { path: 'postgresql' } } }]);
+    assert.equal(withholdSecrets('engine postgresql', equal, W), `engine ${W}`);
   });
 });

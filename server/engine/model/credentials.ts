@@ -292,6 +292,13 @@ export function redactWithin(
 export interface HeldCredentials {
   audience: SecretAudience;
   secrets: readonly string[];
+  /**
+   * Longer strings of the policy that everyone reads and that contain one
+   * of the secrets (a TypeInstance whose value is "postgresql" beside the
+   * Interface cap.interface.database.postgresql.install): an occurrence
+   * inside such a string is that public text, not the credential.
+   */
+  publicText: readonly string[];
 }
 
 /**
@@ -302,14 +309,67 @@ export interface HeldCredentials {
 const MIN_FOLLOWED_CHARS = 8;
 
 export function heldCredentials(objects: readonly { kind: string; namespace?: string; name?: string; spec: unknown }[], registry: KindRegistry = KINDS): HeldCredentials[] {
-  const out: HeldCredentials[] = [];
+  const held: { audience: SecretAudience; secrets: string[] }[] = [];
   for (const o of objects) {
     const decl = credentialsOf(o.kind, registry);
     // The strings naming the object (a kubeconfig names its cluster) are shown everywhere anyway.
     const secrets = decl ? secretStrings(declaredValues(decl, o.spec), MIN_FOLLOWED_CHARS).filter((x) => x !== o.name && x !== o.namespace) : [];
-    if (decl && secrets.length > 0) out.push({ audience: decl.audience, secrets: [...secrets, ...secrets.map(base64)] });
+    if (decl && secrets.length > 0) held.push({ audience: decl.audience, secrets: [...secrets, ...secrets.map(base64)] });
   }
-  return out;
+  if (held.length === 0) return [];
+  const all = held.flatMap((h) => h.secrets);
+  const around = new Set<string>();
+  const note = (v: unknown) => {
+    // Strictly longer: a public string equal to a secret cannot tell the two apart, so the secret stays withheld.
+    if (typeof v === 'string') {
+      if (all.some((x) => v.length > x.length && v.includes(x))) around.add(v);
+    } else if (Array.isArray(v)) v.forEach(note);
+    else if (v && typeof v === 'object') Object.values(v).forEach(note);
+  };
+  for (const o of objects) {
+    note(o.name);
+    note(o.namespace);
+    if (!credentialsOf(o.kind, registry)) note(o.spec);
+  }
+  return held.map((h) => ({ ...h, publicText: [...around].filter((p) => h.secrets.some((x) => p.includes(x))) }));
+}
+
+/** Where in `text` the held secrets occur outside the public text that contains them: [start, end) pairs, in order, not overlapping. */
+function secretSpans(text: string, held: readonly HeldCredentials[]): [number, number][] {
+  const covered: [number, number][] = [];
+  for (const h of held)
+    for (const p of h.publicText)
+      for (let at = text.indexOf(p); at >= 0; at = text.indexOf(p, at + 1)) covered.push([at, at + p.length]);
+  const inPublic = (a: number, b: number) => covered.some(([s, e]) => s <= a && b <= e);
+  const spans: [number, number][] = [];
+  for (const h of held)
+    for (const x of h.secrets)
+      for (let at = text.indexOf(x); at >= 0; at = text.indexOf(x, at + 1)) if (!inPublic(at, at + x.length)) spans.push([at, at + x.length]);
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const merged: [number, number][] = [];
+  for (const sp of spans) {
+    const last = merged[merged.length - 1];
+    if (last && sp[0] <= last[1]) last[1] = Math.max(last[1], sp[1]);
+    else merged.push([sp[0], sp[1]]);
+  }
+  return merged;
+}
+
+/** Whether `text` holds one of `h`'s secrets anywhere but inside public text. */
+function holdsSecret(text: string, h: HeldCredentials): boolean {
+  return h.secrets.some((x) => text.includes(x)) && secretSpans(text, [h]).length > 0;
+}
+
+/** `text` with every held secret replaced by `marker`, where it is not part of public text around it. */
+export function withholdSecrets(text: string, held: readonly HeldCredentials[], marker: string): string {
+  if (!held.some((h) => h.secrets.some((x) => text.includes(x)))) return text;
+  let out = '';
+  let from = 0;
+  for (const [a, b] of secretSpans(text, held)) {
+    out += text.slice(from, a) + marker;
+    from = b;
+  }
+  return out + text.slice(from);
 }
 
 /**
@@ -324,7 +384,7 @@ export function audienceOfRendered(value: unknown, held: readonly HeldCredential
   const walk = (v: unknown) => {
     if (found === 'domain-admins') return;
     if (typeof v === 'string') {
-      for (const h of held) if (h.audience !== found && h.secrets.some((x) => v.includes(x))) found = strictestAudience(found, h.audience);
+      for (const h of held) if (h.audience !== found && holdsSecret(v, h)) found = strictestAudience(found, h.audience);
     } else if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') Object.values(v).forEach(walk);
   };
