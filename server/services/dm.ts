@@ -9,7 +9,8 @@
  * Everything here is policy, which every signed-in user reads.
  */
 import { stringify } from 'yaml';
-import { dmDiagnostic, type JsonObject, type LayoutResource } from '../engine/dm';
+import type { JsonObject, LayoutResource } from '../engine/dm';
+import { dmDiagnostic } from '../engine/dm/types';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { Repos } from '../repo/types';
 import type { ResolutionService } from './resolution';

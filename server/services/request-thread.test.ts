@@ -38,7 +38,12 @@ const ALLOWED: Record<string, Record<string, string>> = {
     canActFor: LOOKUP,
   },
   'capact/input': { CAPACT_INPUT_KINDS: 'a set of kind names' },
-  'lang/selector': { compileSelector: "compiles a resource's selector (at most 1,024 items, zod-bounded) to say at registration that it cannot run; runs none" },
+  'lang/selector': {
+    compileSelector: "compiles a resource's selector (at most 1,024 items, zod-bounded) to say at registration that it cannot run; runs none",
+  },
+  'lang/selector/types': { selectorDiagnostic: "words a selector's refusal as a Diagnostic (one failure model): a copy of fields, nothing evaluated" },
+  'lang/data': { isRecord: 'a type guard on a parsed request body' },
+  'dm/types': { dmDiagnostic: "words a DM refusal the resolver thread returned as a Diagnostic (one failure model): a copy of fields, nothing evaluated" },
   'landscaper/scope-graph': { withDelivery: "maps a computed scope graph's phases onto the revision's and apply's state: a walk over the graph, nothing evaluated" },
   'capact/try': { GLOBAL_POLICY: "the Global policy's name" },
   'axebow/stage': { checkRules: 'compiles the selector programs a tenant admin sends (at most 200 of 1,024 items); runs none' },
