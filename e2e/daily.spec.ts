@@ -15,7 +15,7 @@ test('preview works on a real bundle and on a 1 MiB one (sent in the request bod
   await signIn(page, 'sam');
   await page.goto('/objects/bundle/social/twitter_stats');
   await editEditorText(page, (t) => t.replace(/\s*$/, '\n# a comment changes nothing deployed\n'));
-  await expect(page.getByTestId('preview-summary')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('preview-summary')).toBeVisible({ timeout: 60_000 });
   await expect(page.getByTestId('preview')).not.toContainText('too big');
 
   // A bundle of just under 1 MiB: one component whose parameter is a long string.
@@ -231,7 +231,7 @@ test('screenshots of the main pages at 1440×900 and 800×900 are attached to th
     await shoot(page, `objects-${tag}`);
     await page.goto('/objects/claim/social/prod');
     await editEditorText(page, (t) => t.replace(/tsvisimage: \S+/, 'tsvisimage: screenshot'));
-    await expect(page.getByTestId('preview-summary')).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByTestId('preview-summary')).toBeVisible({ timeout: 60_000 });
     await shoot(page, `editor-with-preview-${tag}`);
     await page.goto('/revisions');
     await page.getByTestId('revisions-table').getByRole('row').nth(1).getByRole('link').first().click();
@@ -239,7 +239,7 @@ test('screenshots of the main pages at 1440×900 and 800×900 are attached to th
     await expect(page.getByRole('heading', { level: 1 }).getByTestId('revision-status')).toBeVisible();
     await shoot(page, `revision-${tag}`);
     await page.goto('/graphs');
-    await expect(page.locator('.react-flow__node').first()).toBeVisible({ timeout: 30_000 });
+    await expect(page.locator('.react-flow__node').first()).toBeVisible({ timeout: 60_000 });
     await shoot(page, `graphs-${tag}`);
     await page.goto('/history');
     await expect(page.getByTestId('generations-table')).toBeVisible();

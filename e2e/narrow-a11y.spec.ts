@@ -116,7 +116,7 @@ function describeViewport(label: keyof typeof VIEWPORTS, title: string, check: (
     });
     for (const v of VISITS) {
       test(`${v.name} (${v.path}): ${title}`, async () => {
-        test.setTimeout(150_000);
+        test.setTimeout(240_000);
         const page = opened.pageFor(v);
         await visit(page, v);
         await check(page, v);

@@ -25,7 +25,7 @@ test('editing a claim shows the changed instance, its parameter change and its a
   await editEditorText(page, (t) => t.replace(`tsvisimage: ${current}`, `tsvisimage: ${next}`));
 
   const preview = page.getByTestId('preview');
-  await expect(preview.getByTestId('preview-summary')).toHaveText(/a revision with .*\d+ update/, { timeout: 30_000 });
+  await expect(preview.getByTestId('preview-summary')).toHaveText(/a revision with .*\d+ update/, { timeout: 60_000 });
   // Compared with what is deployed (the demo starts deployed), so only the change is listed.
   await expect(preview.getByTestId('preview-from-empty')).toHaveCount(0);
   const changed = preview.getByTestId('preview-instances').getByTestId('preview-instance').filter({ hasText: 'tweeviz' });
@@ -44,7 +44,7 @@ test('editing a claim shows the changed instance, its parameter change and its a
   // Typing on: a claim of a service that does not exist would fail — resolved before, error after.
   await editEditorText(page, (t) => t.replace('service: twitter_stats', 'service: no_such_service'));
   const outcomes = preview.getByTestId('preview-outcomes');
-  await expect(outcomes).toContainText('social/prod', { timeout: 30_000 });
+  await expect(outcomes).toContainText('social/prod', { timeout: 60_000 });
   await expect(outcomes).toContainText(/resolved\s*social · twitter_stats · .*→\s*error/);
 
   // All of it before saving: nothing was saved.

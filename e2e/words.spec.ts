@@ -51,7 +51,7 @@ test('the save banner survives Create, explains generation and revision once, an
   const generation = await createBundle(page, `words-john-${suffix}`);
   const status = page.getByTestId('save-status');
   await expect(page.getByRole('heading', { level: 1 })).toContainText(`social/words-john-${suffix}`);
-  await expect(status.getByTestId('revision-link')).toHaveText(/^Revision #\d+ \(/, { timeout: 30_000 });
+  await expect(status.getByTestId('revision-link')).toHaveText(/^Revision #\d+ \(/, { timeout: 60_000 });
   // Where a newcomer first meets both words, they are explained (in the banner, not a modal).
   await expect(status.getByTestId('generations-explained')).toContainText('generation is one saved version of the whole policy');
   await expect(status.getByTestId('generations-explained')).toContainText('revision');
@@ -69,7 +69,7 @@ test("a revision says whose changes it carries: Sam's revision holds John's unac
   await signIn(page, 'sam');
   const generation = await createBundle(page, `words-sam-${suffix}`);
   const link = page.getByTestId('save-status').getByTestId('revision-link');
-  await expect(link).toBeVisible({ timeout: 30_000 });
+  await expect(link).toBeVisible({ timeout: 60_000 });
   await link.click();
   await expect(page).toHaveURL(/\/revisions\/\d+$/);
   const id = Number(/\/revisions\/(\d+)$/.exec(page.url())![1]);
@@ -125,7 +125,7 @@ test('the REST API docs are linked from the console, with a way back', async ({ 
   await expect(page.getByRole('heading', { name: 'Keelson API', level: 1 })).toBeVisible();
   // Swagger UI, for trying requests, has the same ways back: to the reference and to the console.
   await page.getByRole('link', { name: 'Try requests in Swagger UI' }).click();
-  await expect(page.locator('#swagger-ui')).toContainText('Keelson', { timeout: 30_000 });
+  await expect(page.locator('#swagger-ui')).toContainText('Keelson', { timeout: 60_000 });
   await page.getByRole('link', { name: 'API reference' }).click();
   await expect(page).toHaveURL(/\/api\/1\.0-beta\/docs$/);
   await page.getByRole('link', { name: /Back to the Keelson console/ }).click();
@@ -147,5 +147,5 @@ test('an instance has one name in the revision plan, the apply events and the gr
   // The graph's node for it.
   await page.goto('/graphs?view=desired&generation=1');
   const node = page.locator(`.react-flow__node[data-id="instance:${key}"]`);
-  await expect(node).toContainText(name, { timeout: 30_000 });
+  await expect(node).toContainText(name, { timeout: 60_000 });
 });
