@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { PLATFORM_VERSION } from '../services/platform';
 import { API_PREFIX, API_VERSION } from './dispatch';
+import { DM_PREFIX, DM_ROUTES } from './dm';
 import type { RestForm, RestRoute } from './route';
 
 type Json = Record<string, unknown>;
@@ -71,14 +72,18 @@ const EVENTS: Json = {
 
 const errorResponse = (description: string): Json => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
 
-export function openApiDocument(routes: readonly RestRoute[]): Json {
+/** APIs served beside the Axebow-style one, in another system's shape, documented in the same document. */
+const FOREIGN_APIS: readonly { prefix: string; routes: readonly RestRoute[] }[] = [{ prefix: DM_PREFIX, routes: DM_ROUTES }];
+
+export function openApiDocument(routes: readonly RestRoute[], foreign = FOREIGN_APIS): Json {
   const paths: Record<string, Record<string, Json>> = {};
-  for (const r of routes) {
-    const path = API_PREFIX + r.path.replace(/:(\w+)/g, '{$1}');
+  for (const [prefix, r] of [...routes.map((r) => [API_PREFIX, r] as const), ...foreign.flatMap((f) => f.routes.map((r) => [f.prefix, r] as const))]) {
+    const path = prefix + r.path.replace(/:(\w+)/g, '{$1}');
     const status = String(r.status ?? 200);
     const data = r.response ? schemaOf(r.response, 'output') : undefined;
     const op: Json = {
-      operationId: `${r.method.toLowerCase()}${r.path.replace(/[/:](\w)/g, (_, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
+      // A foreign API's operations are named after their tag too (postDmDeployments), apart from the Axebow-style ones.
+      operationId: `${r.method.toLowerCase()}${prefix === API_PREFIX ? '' : r.tag.charAt(0).toUpperCase() + r.tag.slice(1)}${r.path.replace(/[/:](\w)/g, (_, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
       summary: r.summary,
       description: `Who may call it: ${r.access}.`,
       tags: [r.tag],
@@ -97,13 +102,15 @@ export function openApiDocument(routes: readonly RestRoute[]): Json {
       responses: {
         [status]: {
           description: 'Success',
-          content: { 'application/json': { schema: { type: 'object', properties: { ...(data ? { data } : {}), events: EVENTS } } } },
+          // A foreign API's shape (DM's): the data is the body.
+          content: { 'application/json': { schema: r.envelope === false ? (data ?? {}) : { type: 'object', properties: { ...(data ? { data } : {}), events: EVENTS } } } },
         },
         '400': errorResponse('The request is invalid (path, query or body); content.issues lists each problem'),
         ...(r.auth === 'user' ? { '401': errorResponse('Not authenticated'), '403': errorResponse('Not allowed') } : {}),
         '404': errorResponse('Nothing there'),
         '409': errorResponse('Conflicts with the current state'),
         '429': errorResponse('Too many requests; Retry-After says when to try again'),
+        ...Object.fromEntries(Object.entries(r.errors ?? {}).map(([status, description]) => [status, errorResponse(description)])),
       },
       ...(r.auth === 'public' ? { security: [] } : {}),
     };
@@ -120,7 +127,7 @@ export function openApiDocument(routes: readonly RestRoute[]): Json {
         `or POST ${API_PREFIX}/auth/token with a local user's name and password).`,
     },
     servers: [{ url: '/' }],
-    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
+    tags: [...new Set([...routes, ...foreign.flatMap((f) => f.routes)].map((r) => r.tag))].map((name) => ({ name })),
     components: {
       schemas: { ErrorBody: ERROR_BODY },
       securitySchemes: {

@@ -90,6 +90,8 @@ export interface RestRoute<
   response?: R;
   /** Success status (200 unless it creates: 201, or accepts work for later: 202). */
   status?: number;
+  /** Refusals particular to this route (status → what it means), documented beside the common ones. */
+  errors?: Record<string, string>;
   /** false: answer `data` as the whole body (another API's shape, as DM's), not `{data, events}`. */
   envelope?: false;
   handler(ctx: RestContext, input: RestInput<Out<P>, Out<Q>, Out<B>>): Promise<RestResult<Out<R>>>;

@@ -1,6 +1,7 @@
 /** Deployment Manager's API shapes (reference dm.md §5), shared by the routes and the console. */
 import { z } from 'zod';
 import { MAX_REQUEST_BYTES } from '../engine/model/kinds';
+import { byGenerationOutput } from './revisions.types';
 
 const layoutResource: z.ZodType<{ name: string; type: string; properties?: unknown; resources?: unknown[]; outputs?: unknown }> = z.lazy(() =>
   z.object({ name: z.string(), type: z.string(), properties: z.unknown().optional(), resources: z.array(layoutResource).optional(), outputs: z.unknown().optional() }),
@@ -40,3 +41,15 @@ export const dmTypeInstance = z.object({ name: z.string(), type: z.string(), dep
 export type DmTypeInstance = z.infer<typeof dmTypeInstance>;
 
 export const dmExpandOutput = z.object({ expandedConfig: z.object({ resources: z.array(z.unknown()) }), layout: z.object({ resources: z.array(layoutResource) }).loose() });
+
+/** Where a deployment written through DM's API goes (DM's Template has no such field): query parameters. */
+export const dmWriteOptions = z.object({
+  target: z.string().min(1).max(130).optional().describe('The Keelson cluster its Kubernetes primitives go to ("name" or "system/name"); required to create, kept on update unless given'),
+  k8sNamespace: z.string().min(1).max(63).optional().describe("Kubernetes namespace of primitives without one; default: the cluster's"),
+  message: z.string().max(2000).optional().describe("The generation's message"),
+});
+export type DmWriteOptions = z.infer<typeof dmWriteOptions>;
+
+/** A write's answer: the deployment in DM's shape, and the generation and revision the write made. */
+export const dmWriteResult = dmDeployment.extend({ generation: z.number().int(), revision: byGenerationOutput });
+export type DmWriteResult = z.infer<typeof dmWriteResult>;

@@ -101,5 +101,5 @@ export function createServices(
   const resources = new ResourceService(repos, access, new SecretBox(env.secretKey ?? randomBytes(32)));
   const tokens = new TokenService(repos, access, users, signInLimiter());
   const sessions = new SessionService(repos, access, users);
-  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, sessions, capact: new CapactService(repos, admission, resolver), landscaper: new LandscaperService(repos, access, resolver), dm: new DmService(repos, resolution, access) };
+  return { policy, users, resolution, claims, revisions, graphs: new GraphService(repos, resolution, access), access, tenants, platform, estate, deployments, links, resources, tokens, sessions, capact: new CapactService(repos, admission, resolver), landscaper: new LandscaperService(repos, access, resolver), dm: new DmService(repos, resolution, access, { policy, revisions }) };
 }
