@@ -121,6 +121,12 @@ describe('cross-site writes through the session cookie', () => {
     const dm = await fetch(`${server.url}${DM_PREFIX}/expand`, { method: 'POST', headers: cross, body: expand });
     assert.equal(dm.status, 403);
     assert.equal((await fetch(`${server.url}${DM_PREFIX}/expand`, { method: 'POST', headers: { ...cross, 'sec-fetch-site': 'same-origin', origin: CONSOLE_URL }, body: expand })).status, 201);
+    // DM's writes, by construction: refused before their route is asked.
+    for (const [method, path] of [['POST', '/deployments'], ['PUT', '/deployments/shop%2Fweb'], ['DELETE', '/deployments/shop%2Fweb']] as const) {
+      const r = await fetch(`${server.url}${DM_PREFIX}${path}`, { method, headers: cross, ...(method === 'DELETE' ? {} : { body: JSON.stringify({ name: 'shop/web', content: '' }) }) });
+      assert.equal(r.status, 403, `${method} ${path}`);
+      assert.match(JSON.stringify(await r.json()), /console's own pages/, `${method} ${path}`);
+    }
 
     const mutation = (headers: Record<string, string>) =>
       fetch(`${server.url}/api/trpc/tokens.create`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ json: { name: 'minted' } }) });

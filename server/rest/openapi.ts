@@ -11,7 +11,7 @@ import type { RestForm, RestRoute } from './route';
 
 type Json = Record<string, unknown>;
 
-function schemaOf(s: z.ZodType, io: 'input' | 'output'): Json {
+function schemaOf(s: z.ZodType, io: 'input' | 'output', defs?: Record<string, Json>): Json {
   const out = z.toJSONSchema(s, {
     target: 'draft-2020-12',
     io,
@@ -26,7 +26,23 @@ function schemaOf(s: z.ZodType, io: 'input' | 'output'): Json {
     },
   }) as Json;
   delete out.$schema;
-  return out;
+  return defs ? hoistDefs(out, defs) : out;
+}
+
+/**
+ * A recursive schema (DM's layout) comes with `$defs` and `#/$defs/…`
+ * references, which would resolve against the document's root, where no
+ * `$defs` is: its definitions move to the document's components, under
+ * names unique in the document.
+ */
+function hoistDefs(schema: Json, defs: Record<string, Json>): Json {
+  const local = schema.$defs as Record<string, Json> | undefined;
+  if (!local) return schema;
+  delete schema.$defs;
+  const names = Object.fromEntries(Object.keys(local).map((k, i) => [k, `Def${Object.keys(defs).length + i}`]));
+  const moved = (j: Json): Json => JSON.parse(JSON.stringify(j).replace(/"#\/\$defs\/([^"]+)"/g, (m, k: string) => (names[k] ? `"#/components/schemas/${names[k]}"` : m))) as Json;
+  for (const [k, d] of Object.entries(local)) defs[names[k]!] = moved(d);
+  return moved(schema);
 }
 
 /** Path and query parameters from a zod object's fields. */
@@ -77,10 +93,11 @@ const FOREIGN_APIS: readonly { prefix: string; routes: readonly RestRoute[] }[] 
 
 export function openApiDocument(routes: readonly RestRoute[], foreign = FOREIGN_APIS): Json {
   const paths: Record<string, Record<string, Json>> = {};
+  const defs: Record<string, Json> = {};
   for (const [prefix, r] of [...routes.map((r) => [API_PREFIX, r] as const), ...foreign.flatMap((f) => f.routes.map((r) => [f.prefix, r] as const))]) {
     const path = prefix + r.path.replace(/:(\w+)/g, '{$1}');
     const status = String(r.status ?? 200);
-    const data = r.response ? schemaOf(r.response, 'output') : undefined;
+    const data = r.response ? schemaOf(r.response, 'output', defs) : undefined;
     const op: Json = {
       // A foreign API's operations are named after their tag too (postDmDeployments), apart from the Axebow-style ones.
       operationId: `${r.method.toLowerCase()}${prefix === API_PREFIX ? '' : r.tag.charAt(0).toUpperCase() + r.tag.slice(1)}${r.path.replace(/[/:](\w)/g, (_, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`,
@@ -93,7 +110,7 @@ export function openApiDocument(routes: readonly RestRoute[], foreign = FOREIGN_
             requestBody: {
               required: true,
               content: {
-                ...(r.body ? { 'application/json': { schema: schemaOf(r.body, 'input') } } : {}),
+                ...(r.body ? { 'application/json': { schema: schemaOf(r.body, 'input', defs) } } : {}),
                 ...(r.form ? { 'multipart/form-data': { schema: formSchema(r.form) } } : {}),
               },
             },
@@ -124,12 +141,13 @@ export function openApiDocument(routes: readonly RestRoute[], foreign = FOREIGN_
       description:
         'The Axebow-style REST API of Keelson. Successful answers are `{data?, events?}`; errors are `{code, content}`. ' +
         'Authenticate with the console session cookie or `Authorization: Bearer <token>` (create tokens on your profile page, ' +
-        `or POST ${API_PREFIX}/auth/token with a local user's name and password).`,
+        `or POST ${API_PREFIX}/auth/token with a local user's name and password). ` +
+        `Deployment Manager's API (tag dm, under ${DM_PREFIX}) answers in DM's shape: the body is the data.`,
     },
     servers: [{ url: '/' }],
     tags: [...new Set([...routes, ...foreign.flatMap((f) => f.routes)].map((r) => r.tag))].map((name) => ({ name })),
     components: {
-      schemas: { ErrorBody: ERROR_BODY },
+      schemas: { ErrorBody: ERROR_BODY, ...defs },
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer' },
         session: { type: 'apiKey', in: 'cookie', name: 'next-auth.session-token' },
