@@ -6,13 +6,14 @@
  * same answer every time) — and a generation that deleted it is its empty
  * manifest. Its status is that of the revision of its newest manifest.
  * Deployments are named `namespace/name` (DM's names were global).
- * Everything here is policy, which every signed-in user reads.
+ * Everything here is policy, which every signed-in user reads. DM's
+ * writes (create, update, delete) are saves of the deployment object
+ * through the policy service, as the console's are: nothing of their own.
  */
 import { LineCounter, parseDocument, stringify } from 'yaml';
 import type { JsonObject, LayoutResource } from '../engine/dm';
-import type { Diagnostic } from '../engine/diagnostics';
+import { objectRef, type Diagnostic } from '../engine/diagnostics';
 import { dmDiagnostic } from '../engine/dm/types';
-import { objectRef } from '../engine/diagnostics';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { Repos } from '../repo/types';
 import type { ResolutionService } from './resolution';
@@ -295,8 +296,7 @@ export class DmService {
   async remove(actor: MaybeActor, ref: string, opts: Pick<DmWriteOptions, 'message'> = {}): Promise<DmWriteResult> {
     const { namespace, name } = parseRef(ref);
     if (!actor) throw unauthorized('delete deployments');
-    const w = this.writer();
-    const r = await w.policy.delete(actor, { ids: [{ kind: 'deployment', namespace, name }], baseGeneration: await this.repos.policy.head(), message: opts.message ?? `Delete deployment ${ref} (DM API)` });
+    const r = await this.writer().policy.delete(actor, { ids: [{ kind: 'deployment', namespace, name }], baseGeneration: await this.repos.policy.head(), message: opts.message ?? `Delete deployment ${ref} (DM API)` });
     return this.answer(actor, ref, r.generation);
   }
 
