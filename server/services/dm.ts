@@ -12,7 +12,7 @@
  */
 import { LineCounter, parseDocument, stringify } from 'yaml';
 import type { JsonObject, LayoutResource } from '../engine/dm';
-import { objectRef, type Diagnostic } from '../engine/diagnostics';
+import { formatPath, objectRef, type Diagnostic } from '../engine/diagnostics';
 import { dmDiagnostic } from '../engine/dm/types';
 import { deploymentEnv, type Deployment } from '../engine/model/sources/dm';
 import type { Repos } from '../repo/types';
@@ -47,7 +47,7 @@ function fieldError(namespace: string, name: string, path: (string | number)[], 
 }
 
 function refuse(namespace: string, name: string, path: (string | number)[], message: string, at?: { line: number; column: number }): never {
-  const field = fieldName(path);
+  const field = formatPath(path);
   const where = at ? ` (line ${at.line}, column ${at.column})` : '';
   throw new AppError('INVALID_INPUT', `${field}${where}: ${message}. Nothing was saved.`, { diagnostics: [fieldError(namespace, name, path, message, at)] });
 }
@@ -110,14 +110,10 @@ function templateFailure(e: unknown, ref: string): unknown {
   if (errors.some(expansionFailed)) {
     return new AppError('INVALID_INPUT', `cannot expand template named ${ref} (${errors.map((d) => d.message).join('; ')}). Nothing was saved.`, { diagnostics, details: { restCode: 'UnprocessableEntity', restStatus: 422 } });
   }
-  const named = errors.map((d) => `${d.path?.length ? `${fieldName(d.path)}: ` : ''}${d.message}`);
+  const named = errors.map((d) => `${d.path?.length ? `${formatPath(d.path)}: ` : ''}${d.message}`);
   return new AppError('INVALID_INPUT', `Deployment ${ref} is not valid: ${named.join('; ')}. Nothing was saved.`, { diagnostics });
 }
 
-/** `configuration.resources[0].name` */
-function fieldName(path: readonly (string | number)[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i ? `.${p}` : p)).join('');
-}
 
 export class DmService {
   constructor(
