@@ -270,6 +270,8 @@ export function createSandboxKeeper(opts: Partial<PythonLimits> = {}): SandboxKe
       worker.postMessage({ warm: true });
     },
     async close() {
+      // The bridge is unref'd while idle: ref it, or the process may end before its exit is reported and close() never settles.
+      worker.ref();
       worker.postMessage({ close: true });
       await worker.terminate();
     },
@@ -313,6 +315,8 @@ export function createPythonSandbox(opts: PythonSandboxOptions = {}): PythonSand
       post: (m) => worker.postMessage(m),
       port,
       close: async () => {
+        // Unref'd while idle, as above.
+        worker.ref();
         worker.postMessage({ close: true });
         await worker.terminate();
       },

@@ -33,8 +33,10 @@ describe('hostile payloads in every language: refused to a user with no role at 
   before(async () => {
     repos = memoryRepos();
     await seedDemo(repos);
-    // As the server runs: resolutions, previews and request text on worker threads.
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*'], resolver: { threads: 2, timeoutMs: 20_000, memoryMb: 1024, warmSandbox: true } });
+    // As the server runs: resolutions, previews and request text on worker threads. The host's clocks are far away, so what
+    // stops a payload is its language's own budget (steps, output, depth) however loaded the machine: beside stress-ng the
+    // 20 s read and resolve budgets fired first.
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], freeNamespaces: ['acme-*'], resolver: { threads: 2, timeoutMs: 600_000, admissionTimeoutMs: 600_000, memoryMb: 1024, warmSandbox: true } });
     server = await serveEveryDoorForTests(services);
     const olga = { id: `local:${OWNER}`, name: OWNER, labels: {}, provider: 'test' as const };
     await services.tenants.create(olga, { name: HOSTILE_TENANT.name, namespaces: [HOSTILE_TENANT.namespace] });

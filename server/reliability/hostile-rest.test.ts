@@ -14,7 +14,7 @@ import { restHarness } from '../testing/rest';
 describe('hostile requests through the REST API', () => {
   // A resolution budget of many minutes: the engine's limits, which the refusals name, are what stops each request.
   // (Reading a request keeps its own 20 s budget, which this harness cannot set.)
-  const api = restHarness({ freeNamespaces: ['acme-*'], resolver: { threads: 2, timeoutMs: 600_000, memoryMb: 1024, warmSandbox: true } });
+  const api = restHarness({ freeNamespaces: ['acme-*'], resolver: { threads: 2, timeoutMs: 600_000, admissionTimeoutMs: 600_000, memoryMb: 1024, warmSandbox: true } });
   const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
 
   test('the tenant with an environment and an offering', async () => {

@@ -216,7 +216,7 @@ class WorkerPool implements Resolver {
 
   private async exec(slot: Slot, req: ResolverRequest): Promise<unknown> {
     const worker = await this.start(slot);
-    const [budgetMs, budgetName] = slot.lane === 'admission' ? [this.opts.admissionTimeoutMs, 'reading a request'] : [this.opts.timeoutMs, 'KEELSON_RESOLVE_TIMEOUT_S'];
+    const [budgetMs, budgetName] = slot.lane === 'admission' ? [this.opts.admissionTimeoutMs, 'KEELSON_READ_TIMEOUT_S'] : [this.opts.timeoutMs, 'KEELSON_RESOLVE_TIMEOUT_S'];
     const id = ++this.seq;
     // Keep the process alive while a request is out (the thread is unref'd when idle).
     worker.ref();

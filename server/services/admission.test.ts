@@ -185,7 +185,7 @@ describe('admission: what is evaluated is read on the resolver’s admission lan
       const admission = new PolicyAdmission(new AccessService(repos, []), pool);
       await assert.rejects(
         admission.admit(person('John'), manyLabels('social'), { verb: 'change policy', claimVerb: 'save' }),
-        (e: Error & { code?: string }) => e.code === 'LIMIT_EXCEEDED' && /^The server stopped reading this policy: it took longer than 0\.1 s \(reading a request\)\. Nothing was saved\.$/.test(e.message),
+        (e: Error & { code?: string }) => e.code === 'LIMIT_EXCEEDED' && /^The server stopped reading this policy: it took longer than 0\.1 s \(KEELSON_READ_TIMEOUT_S\)\. Nothing was saved\.$/.test(e.message),
       );
     } finally {
       await pool.close();

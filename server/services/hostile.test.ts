@@ -33,7 +33,7 @@ describe('hostile policies end as claim errors while the server keeps answering'
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
     // As the server runs: resolutions and previews in worker threads.
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 120_000, memoryMb: 512, warmSandbox: true } });
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 120_000, admissionTimeoutMs: 600_000, memoryMb: 512, warmSandbox: true } });
     await services.revisions!.ensureForGeneration(await repos.policy.head());
   });
   after(async () => {
