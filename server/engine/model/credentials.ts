@@ -317,12 +317,28 @@ export function heldCredentials(objects: readonly { kind: string; namespace?: st
     if (decl && secrets.length > 0) held.push({ audience: decl.audience, secrets: [...secrets, ...secrets.map(base64)] });
   }
   if (held.length === 0) return [];
-  const all = held.flatMap((h) => h.secrets);
+  // The walk over every object is for the rare text that holds a secret: a stage re-runs on each change to what it reads,
+  // and its output seldom holds one, so it is done on first need, not here.
+  let around: string[] | undefined;
+  const publicAround = () => (around ??= publicStringsAround(objects, held.flatMap((h) => h.secrets), registry));
+  return held.map((h) => {
+    let mine: readonly string[] | undefined;
+    return {
+      ...h,
+      get publicText() {
+        return (mine ??= publicAround().filter((p) => h.secrets.some((x) => p.includes(x))));
+      },
+    };
+  });
+}
+
+/** The strings of objects everyone reads (names, and specs of kinds that declare no credential) that contain a secret and are longer. */
+function publicStringsAround(objects: readonly { kind: string; namespace?: string; name?: string; spec: unknown }[], secrets: readonly string[], registry: KindRegistry): string[] {
   const around = new Set<string>();
   const note = (v: unknown) => {
     // Strictly longer: a public string equal to a secret cannot tell the two apart, so the secret stays withheld.
     if (typeof v === 'string') {
-      if (all.some((x) => v.length > x.length && v.includes(x))) around.add(v);
+      if (secrets.some((x) => v.length > x.length && v.includes(x))) around.add(v);
     } else if (Array.isArray(v)) v.forEach(note);
     else if (v && typeof v === 'object') Object.values(v).forEach(note);
   };
@@ -331,7 +347,7 @@ export function heldCredentials(objects: readonly { kind: string; namespace?: st
     note(o.namespace);
     if (!credentialsOf(o.kind, registry)) note(o.spec);
   }
-  return held.map((h) => ({ ...h, publicText: [...around].filter((p) => h.secrets.some((x) => p.includes(x))) }));
+  return [...around];
 }
 
 /** Where in `text` the held secrets occur outside the public text that contains them: [start, end) pairs, in order, not overlapping. */
