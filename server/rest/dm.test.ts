@@ -341,3 +341,76 @@ describe('Deployment Manager write API (/api/dm/deployments)', () => {
     assert.ok(paths[`${DM_PREFIX}/deployments/{d}`]?.delete?.responses['403']);
   });
 });
+
+/**
+ * Who may call each DM route, route by route: the refusals first (anonymous,
+ * a user with no role, a consumer, a namespace admin of another namespace),
+ * then the domain admin who may. A new route without a row fails the first
+ * test, so its rights are decided before it ships.
+ */
+describe('Deployment Manager API: who may call each route', () => {
+  type Who = 'anonymous' | 'nobody' | 'Alice' | 'John' | 'Sam';
+  const WHO: readonly Who[] = ['anonymous', 'nobody', 'Alice', 'John', 'Sam'];
+  const READ: Record<Who, number> = { anonymous: 401, nobody: 200, Alice: 200, John: 200, Sam: 200 };
+  const template = (replicas: number) => {
+    const example = parse(DM.kinds.deployment.example) as { configuration: { imports: string[]; resources: { name: string; type: string; properties: object }[] }; imports: Record<string, string> };
+    return {
+      name: 'shop/m',
+      content: stringify({ ...example.configuration, resources: [{ ...example.configuration.resources[0]!, properties: { replicas } }] }),
+      imports: Object.entries(example.imports).map(([name, content]) => ({ name, content })),
+    };
+  };
+  // In route order: the writes run create → update → delete for each caller, so only Sam's change anything.
+  const MATRIX: Record<string, { path: string; body?: unknown; expect: Record<Who, number> }> = {
+    'POST /deployments': { path: '/deployments?target=k8s-example', body: template(2), expect: { anonymous: 401, nobody: 403, Alice: 403, John: 403, Sam: 201 } },
+    'GET /deployments': { path: '/deployments', expect: READ },
+    'GET /deployments/:d': { path: '/deployments/shop%2Fm', expect: READ },
+    'GET /deployments/:d/manifests': { path: '/deployments/shop%2Fm/manifests', expect: READ },
+    'GET /deployments/:d/manifests/:m': { path: '/deployments/shop%2Fm/manifests/{newest}', expect: READ },
+    'GET /types': { path: '/types', expect: READ },
+    'GET /types/:t/instances': { path: '/types/Service/instances', expect: READ },
+    // Expanding is writing without saving: it needs a right to manage deployments somewhere (John has one, in his namespace).
+    'POST /expand': { path: '/expand', body: { name: 'try', content: 'resources: [{name: a, type: Service}]', imports: [] }, expect: { anonymous: 401, nobody: 403, Alice: 403, John: 201, Sam: 201 } },
+    'PUT /deployments/:d': { path: '/deployments/shop%2Fm', body: template(3), expect: { anonymous: 401, nobody: 403, Alice: 403, John: 403, Sam: 201 } },
+    'DELETE /deployments/:d': { path: '/deployments/shop%2Fm', expect: { anonymous: 401, nobody: 403, Alice: 403, John: 403, Sam: 200 } },
+  };
+  let server: TestServer;
+  let services: Services;
+  before(async () => {
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    services = createServices(repos, { usersFile: undefined, domainAdmins: ['Sam'] });
+    server = await serveForTests(dmApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
+  });
+  after(async () => {
+    await server.close();
+    await services.resolution.close();
+  });
+
+  test('every route has a row, and every row a route', () => {
+    const routes = DM_ROUTES.map((r) => `${r.method} ${r.path}`);
+    assert.deepEqual(routes.filter((r) => !MATRIX[r]), [], 'DM routes without a row');
+    assert.deepEqual(Object.keys(MATRIX).filter((r) => !routes.includes(r)), [], 'rows for DM routes that do not exist');
+  });
+
+  test('each caller gets the row’s status on every route, refusals before the one who may', async () => {
+    const got: Record<string, Partial<Record<Who, number>>> = {};
+    for (const [route, row] of Object.entries(MATRIX)) {
+      const [method] = route.split(' ') as [string];
+      got[route] = {};
+      // {newest}: the deployment's newest manifest, by name (its generation is known only once Sam has created it).
+      const newest = row.path.includes('{newest}') ? ((await (await fetch(`${server.url}${DM_PREFIX}/deployments/shop%2Fm/manifests`, { headers: { authorization: 'Bearer test:Sam' } })).json()) as string[])[0]! : '';
+      const path = row.path.replace('{newest}', newest);
+      for (const who of WHO) {
+        const res = await fetch(`${server.url}${DM_PREFIX}${path}`, {
+          method,
+          headers: { ...(who === 'anonymous' ? {} : { authorization: `Bearer test:${who}` }), ...(row.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          ...(row.body !== undefined ? { body: JSON.stringify(row.body) } : {}),
+        });
+        got[route][who] = res.status;
+        await res.body?.cancel();
+      }
+    }
+    assert.deepEqual(got, Object.fromEntries(Object.entries(MATRIX).map(([r, row]) => [r, row.expect])));
+  });
+});
