@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm start`: check configuration, build the console if the sources changed
- * since the last build, then serve it with `next start`.
+ * since the last build, then serve it with `next start`. With --build-only it
+ * stops after the build (`npm test` builds beside its unit tests this way).
  * A bad configuration stops here with a message naming the variable.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -15,41 +16,45 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
 
 register();
-// `npm start` is the README's demo: it asks for the demo policy and users
-// explicitly. The server alone (NODE_ENV=production) starts with neither.
-if (process.env.KEELSON_SEED === undefined) {
-  process.env.KEELSON_SEED = 'demo';
-  if (!process.env.KEELSON_USERS_FILE) {
-    console.log('keelson: demo mode — demo policy and demo users (alice/alice, sam/sam, …). For a real deployment set KEELSON_SEED=none and KEELSON_USERS_FILE or single sign-on.');
-  }
-}
-const { loadEnv, EnvError } = await import('../server/env.ts');
+const buildOnly = process.argv.includes('--build-only');
+/** The checked configuration (server/env.ts); not read for --build-only. */
 let env;
-try {
-  env = loadEnv(process.env);
-} catch (e) {
-  if (e instanceof EnvError) {
-    console.error(e.message);
-    process.exit(1);
+if (!buildOnly) {
+  // `npm start` is the README's demo: it asks for the demo policy and users
+  // explicitly. The server alone (NODE_ENV=production) starts with neither.
+  if (process.env.KEELSON_SEED === undefined) {
+    process.env.KEELSON_SEED = 'demo';
+    if (!process.env.KEELSON_USERS_FILE) {
+      console.log('keelson: demo mode — demo policy and demo users (alice/alice, sam/sam, …). For a real deployment set KEELSON_SEED=none and KEELSON_USERS_FILE or single sign-on.');
+    }
   }
-  throw e;
-}
+  const { loadEnv, EnvError } = await import('../server/env.ts');
+  try {
+    env = loadEnv(process.env);
+  } catch (e) {
+    if (e instanceof EnvError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
 
-// DM's templates render in the sandbox with Debian's pure-Python Jinja2 and PyYAML (server/dm-python).
-// As root with apt, a missing one is installed, as `npm test` does; otherwise the console starts and a DM
-// deployment's error says what to install.
-{
-  const want = [
-    ['python3-jinja2', 'KEELSON_JINJA2_DIR', 'jinja2'],
-    ['python3-yaml', 'KEELSON_PYYAML_DIR', 'yaml'],
-  ].filter(([, envName, dir]) => !process.env[envName] && !existsSync(`/usr/lib/python3/dist-packages/${dir}/__init__.py`)).map(([pkg]) => pkg);
-  if (want.length > 0) {
-    const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const canApt = process.getuid?.() === 0 && spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
-    const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...want], { stdio: 'inherit', env: aptEnv }).status === 0;
-    if (canApt) console.log(`keelson: installing ${want.join(', ')} for Deployment Manager templates`);
-    if (!canApt || (!install() && (spawnSync('apt-get', ['update'], { stdio: 'inherit', env: aptEnv }), !install()))) {
-      console.warn(`keelson: Deployment Manager templates need ${want.join(' and ')} (apt-get install ${want.join(' ')}); until then a DM deployment's error says so`);
+  // DM's templates render in the sandbox with Debian's pure-Python Jinja2 and PyYAML (server/dm-python).
+  // As root with apt, a missing one is installed, as `npm test` does; otherwise the console starts and a DM
+  // deployment's error says what to install.
+  {
+    const want = [
+      ['python3-jinja2', 'KEELSON_JINJA2_DIR', 'jinja2'],
+      ['python3-yaml', 'KEELSON_PYYAML_DIR', 'yaml'],
+    ].filter(([, envName, dir]) => !process.env[envName] && !existsSync(`/usr/lib/python3/dist-packages/${dir}/__init__.py`)).map(([pkg]) => pkg);
+    if (want.length > 0) {
+      const aptEnv = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+      const canApt = process.getuid?.() === 0 && spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
+      const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...want], { stdio: 'inherit', env: aptEnv }).status === 0;
+      if (canApt) console.log(`keelson: installing ${want.join(', ')} for Deployment Manager templates`);
+      if (!canApt || (!install() && (spawnSync('apt-get', ['update'], { stdio: 'inherit', env: aptEnv }), !install()))) {
+        console.warn(`keelson: Deployment Manager templates need ${want.join(' and ')} (apt-get install ${want.join(' ')}); until then a DM deployment's error says so`);
+      }
     }
   }
 }
@@ -81,6 +86,8 @@ if (!built) {
   if (r.status !== 0) process.exit(r.status ?? 1);
   writeFileSync(stampFile, stamp);
 }
+// The build alone: no configuration is read, no data folder made.
+if (buildOnly) process.exit(0);
 
 // Several processes on one PostgreSQL server must sign sessions and encrypt
 // resource secrets alike: without NEXTAUTH_SECRET / KEELSON_SECRET_KEY, each

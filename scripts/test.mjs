@@ -9,7 +9,8 @@
  * and any other arguments are passed to the selected runner as filters.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +39,38 @@ function run(cmd, argv, opts = {}) {
   return new Promise((resolve) => {
     const child = spawn(cmd, argv, { stdio: 'inherit', ...opts });
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+/** A loopback port nothing listens on now (the OS's pick), for a server of the run's own. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The console's production build, started beside the unit tests when both
+ * phases run: most of a unit run waits on child processes, sandboxes and
+ * databases, and the build fills that time instead of opening the e2e phase
+ * (scripts/start.mjs then finds the build current and only serves it). Its
+ * output goes to a file, shown when it fails.
+ */
+function buildBeside() {
+  const out = join(timesDir, 'build.log');
+  const fd = openSync(out, 'w');
+  const started = Date.now();
+  const child = spawn(process.execPath, [join('scripts', 'start.mjs'), '--build-only'], { stdio: ['ignore', fd, fd] });
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      closeSync(fd);
+      resolve({ code: code ?? (signal ? 1 : 0), seconds: Math.round((Date.now() - started) / 1000), out });
+    });
   });
 }
 
@@ -156,8 +189,12 @@ async function e2eTests() {
   // (and named) after a red one so its database and GitOps repo can be read.
   const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'keelson-e2e-'));
   const times = join(timesDir, 'e2e.jsonl');
+  // The console, its sign-in provider and the DM registry on ports free now, unless given: two runs on one machine never meet.
+  const ports = {};
+  for (const name of ['E2E_PORT', 'E2E_OIDC_PORT', 'E2E_DM_REGISTRY_PORT']) ports[name] = process.env[name] ?? String(await freePort());
+  log(`console on http://localhost:${ports.E2E_PORT}, sign-in provider on ${ports.E2E_OIDC_PORT}, DM registry on ${ports.E2E_DM_REGISTRY_PORT}`);
   const code = await run(process.execPath, [join('node_modules', '@playwright', 'test', 'cli.js'), 'test', ...filters], {
-    env: { ...process.env, CI: process.env.CI ?? '1', E2E_DATA_DIR: dataDir, E2E_FILE_TIMES: times },
+    env: { ...process.env, ...ports, CI: process.env.CI ?? '1', E2E_DATA_DIR: dataDir, E2E_FILE_TIMES: times },
   });
   printSlowest(times, 'Playwright');
   log(`test report with screenshots: ${join(root, 'playwright-report', 'index.html')} (open with: npx playwright show-report)`);
@@ -173,7 +210,17 @@ async function e2eTests() {
 
 const started = Date.now();
 let failed = 0;
+const build = !onlyE2e && !onlyUnit ? buildBeside() : undefined;
 if (!onlyE2e) failed += (await unitTests()) === 0 ? 0 : 1;
+if (build) {
+  const b = await build;
+  if (b.code === 0) log(`console built beside the unit tests in ${b.seconds} s`);
+  else {
+    // Not the end: the e2e phase builds again, in the open, and its failure is the report.
+    console.log(readFileSync(b.out, 'utf8'));
+    log(`console build beside the unit tests failed (exit ${b.code}); the e2e phase builds it again`);
+  }
+}
 if (!onlyUnit) failed += (await e2eTests()) === 0 ? 0 : 1;
 rmSync(timesDir, { recursive: true, force: true });
 log(`finished in ${Math.round((Date.now() - started) / 1000)} s: ${failed === 0 ? 'all suites passed' : `${failed} suite(s) failed`}`);
