@@ -34,7 +34,10 @@ import {
 
 const CORPUS = join(process.cwd(), 'corpus/dm');
 // One interpreter for the whole file: the cases are one tenant's, and Pyodide takes seconds to start.
-const sandbox = createPythonSandbox({ isolationKey: () => 'dm-golden' });
+// No case here is about the sandbox's own wall clock (the host's deadlines are tested through
+// useTemplateClock and `deadline`): with it far away, a loaded machine cannot turn an output or
+// steps refusal into a time one (it did beside stress-ng --cpu 4, at the default 10 s).
+const sandbox = createPythonSandbox({ isolationKey: () => 'dm-golden', runMs: 600_000 });
 // Jinja templates render with Jinja2 in that sandbox (the engine runs no interpreter of its own).
 useJinjaRenderer(sandbox.jinja);
 after(() => sandbox.close());
