@@ -305,6 +305,16 @@ const MATRIX: Record<string, Row[]> = {
       expect: { ...DOMAIN_ONLY, domain: 202 },
     },
   ],
+  'POST /tenant/:tenant/service/:name/revision/:previous/simple': [
+    {
+      what: "update someone else's service with the simple form",
+      request: async (f) => {
+        const s = await withAcceptedService(f);
+        return { path: `/tenant/${s.tenant}/service/web/revision/${s.revision}/simple`, body: { deployment: { artifact: { ref: { domain: 'social', name: 'twitter_stats' } }, config: { parameter: { tsvisimage: 'demo12', note: 'simple' } } } } };
+      },
+      expect: { ...DOMAIN_ONLY, domain: 202 },
+    },
+  ],
   'PATCH /tenant/:tenant/service/:name/revision/:previous': [
     {
       what: "relabel someone else's service",

@@ -279,6 +279,28 @@ export const serviceRoutes = [
     },
   }),
   route({
+    method: 'POST',
+    path: '/tenant/:tenant/service/:name/revision/:previous/simple',
+    tag: 'services',
+    summary:
+      'Update a service from an artifact reference (Axebow’s simple form): a new revision whose claim is the offering with these parameters (as labels), scale and resilience, replacing every label; the service stays in its environment unless the body names another',
+    auth: 'user',
+    access: 'members who may save the claim: its author, namespace admins, domain admins',
+    params: revisionParams,
+    query: z.object({ accept: queryFlag, remove_links: queryFlag, dryrun: queryFlag, wait: waitQuery }),
+    body: simpleServiceInput,
+    response: serviceWriteOutput,
+    status: 202,
+    errors: {
+      '409': 'StaleRevision: previous is not the service’s current revision (content.current names it); PendingRevisionExists: a revision awaits a decision; LinkedChannelRemoved: the update drops a linked channel without remove_links=true',
+      '422': 'MarkExceeded: the revision would take the service’s environment over its marks; ServiceError: the claim cannot run (its reasons)',
+    },
+    async handler({ actor, services }, { params, query, body }) {
+      const r = await services.deployments.update(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, dryrun: query.dryrun, mode: 'simple', spec: fromSimple(body) });
+      return answerWrite(services, r, query.wait);
+    },
+  }),
+  route({
     method: 'PATCH',
     path: '/tenant/:tenant/service/:name/revision/:previous',
     tag: 'services',
