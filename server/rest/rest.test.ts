@@ -393,6 +393,8 @@ const MATRIX: Record<string, Row[]> = {
   'GET /tenant/:tenant/service/:name/links': [
     { what: "links of someone else's service", request: async (f) => ({ path: `/tenant/${await withPair(f, true)}/service/web/links` }), expect: DOMAIN_ONLY },
   ],
+  'GET /tenant/:tenant/resource': [{ what: "every resource of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/resource` }), expect: DOMAIN_ONLY }],
+  'GET /tenant/:tenant/usedports': [{ what: "ports in use in someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/usedports` }), expect: DOMAIN_ONLY }],
   'GET /tenant/:tenant/:kind': [{ what: "ports of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/port` }), expect: DOMAIN_ONLY }],
   'GET /tenant/:tenant/:kind/:name': [
     { what: "a port of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/port/web` }), expect: DOMAIN_ONLY },
