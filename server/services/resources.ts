@@ -13,6 +13,7 @@ import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from '../errors';
+import { checkResourceSelector } from '../engine/axebow/stage';
 import { compileSelector } from '../engine/lang/selector';
 import { selectorDiagnostic } from '../engine/lang/selector/types';
 import { environmentOfLabels } from './estate';
@@ -124,6 +125,9 @@ export class ResourceService {
       if (d.data.selector) {
         const c = compileSelector(d.data.selector);
         if (!c.ok) throw new AppError('INVALID_INPUT', `${kind} selector: ${c.errors.map((e) => e.message).join('; ')}`, { diagnostics: c.errors.map((e) => selectorDiagnostic(e, { path: ['selector'] })) });
+        // It runs where a service would use the resource, with the resource and that environment only: a program reading more could never pass.
+        const roots = checkResourceSelector(d.data.selector);
+        if (roots.length > 0) throw new AppError('INVALID_INPUT', `${kind} selector: ${roots.join('; ')}`);
       }
       extra = { ...(d.data.meta ? { meta: d.data.meta } : {}), ...(d.data.selector ? { selector: d.data.selector } : {}) };
     }

@@ -13,6 +13,7 @@ import { AppError, notFound } from '../../errors';
 import { claimOf, signedIn, tenantOf, type Axebow } from './context';
 import { base, currentOf, history } from './history';
 import { admitChange } from './marks';
+import { admitResources } from './resource-rules';
 import { builtObject, claimDocument, targetLabel } from './objects';
 import { PLACEMENT_LABELS, type CreateServiceInput, type ServiceWrite } from './types';
 import { write } from './write';
@@ -76,7 +77,7 @@ export async function update(
   }
   const dropped = await cx.links.droppedChannels(t.id, input.name, old.labels, labels, input.removeLinks ?? false);
   const changed = builtObject(claimDocument({ namespace: claim.namespace, name: claim.name, user: old.user, service: input.spec.service ?? old.service, labels }));
-  await admitChange(cx, t, input.name, changed, 'Changed so');
+  await admitResources(cx, who, t, input.name, changed, await admitChange(cx, t, input.name, changed, 'Changed so'));
   const w = await write(cx, who, [changed], `update service ${input.name} of tenant ${t.name} from revision ${input.previous} (API)`, input.accept, input.dryrun);
   if (!w.dryrun) await cx.links.dropChannels(t.id, input.name, dropped);
   return w;
@@ -107,7 +108,7 @@ export async function rollback(cx: Axebow, actor: MaybeActor, input: { tenant: s
   if (!then) throw new AppError('CONFLICT', `At revision ${input.target} service ${input.name} did not exist; remove it instead.`);
   const dropped = await cx.links.droppedChannels(t.id, input.name, (claim.spec as Claim).labels, (then.spec as Claim).labels, input.removeLinks ?? false);
   // The old claim costs what it costs now: a rollback is admitted like any change.
-  await admitChange(cx, t, input.name, then, 'Rolled back so');
+  await admitResources(cx, who, t, input.name, then, await admitChange(cx, t, input.name, then, 'Rolled back so'));
   // The claim as that revision stored it, held to today's schema as any saved text is.
   const restored = loadObjects(then.text);
   refuseErrors(restored.diagnostics);
