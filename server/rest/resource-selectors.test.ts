@@ -11,6 +11,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Repos } from '../repo/types';
 import { restHarness } from '../testing/rest';
+import { API_PREFIX } from './dispatch';
+import { REST_ROUTES } from './index';
+import { openApiDocument } from './openapi';
+
 
 /** Alice's services share her demo dev claim's instances: without it, their labels conflict with none. */
 async function withoutDemoDevClaims(repos: Repos): Promise<void> {
@@ -93,5 +97,18 @@ describe('REST API: where a resource may be used', () => {
     // A change that keeps the resources where they may be is no business of theirs.
     const relabelled = await call('Alice', 'PATCH', `/tenant/acme/service/stats/revision/${stats.body.data.revision.id}`, { labels: { note: 'still prod' } });
     assert.equal(relabelled.status, 202, JSON.stringify(relabelled.body));
+  });
+
+  test('the OpenAPI document names the refusal on every change and create', () => {
+    const doc = openApiDocument(REST_ROUTES) as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+    const at = (path: string, method: string) => doc.paths[`${API_PREFIX}${path}`]?.[method]?.responses['422']?.description ?? '';
+    for (const [path, method] of [
+      ['/tenant/{tenant}/service/{name}/revision/{previous}', 'post'],
+      ['/tenant/{tenant}/service/{name}/revision/{previous}', 'patch'],
+      ['/tenant/{tenant}/service/{name}/revision/{previous}/simple', 'post'],
+      ['/tenant/{tenant}/service/{name}/revision/{previous}/scale', 'patch'],
+      ['/tenant/{tenant}/service/{name}/revision/{previous}/rollback/{target}', 'put'],
+    ] as const) assert.match(at(path, method), /ResourceNotAllowed/, `${method} ${path}`);
+    for (const path of ['/tenant/{tenant}/service/{name}', '/tenant/{tenant}/service/{name}/simple']) assert.match(at(path, 'post'), /NoEnvironment[\s\S]*selector/, path);
   });
 });

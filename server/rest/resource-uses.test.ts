@@ -7,6 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Repos } from '../repo/types';
 import { restHarness } from '../testing/rest';
+import { API_PREFIX } from './dispatch';
+import { REST_ROUTES } from './index';
+import { openApiDocument } from './openapi';
+
 
 /** Alice's service shares her demo dev claim's instances: without it, its labels conflict with none. */
 async function withoutDemoDevClaims(repos: Repos): Promise<void> {
@@ -77,5 +81,15 @@ describe('REST API: resources of every kind, used in, and used ports', () => {
       { port: 30181, name: 'admin', usedIn: [] },
     ]);
     assert.deepEqual((await call('Bob', 'GET', '/tenant/beta/usedports')).body.data.usedports, [30182]);
+  });
+
+  test('the OpenAPI document has both routes and what they answer', () => {
+    const doc = openApiDocument(REST_ROUTES) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const all = doc.paths[`${API_PREFIX}/tenant/{tenant}/resource`]?.get;
+    const ports = doc.paths[`${API_PREFIX}/tenant/{tenant}/usedports`]?.get;
+    assert.ok(all && ports, 'documented');
+    assert.match(JSON.stringify(all.responses['200']), /"usedIn"/);
+    assert.match(JSON.stringify(ports.responses['200']), /"usedports"/);
+    for (const op of [all, ports]) assert.ok(op.responses['401'] && op.responses['403'] && op.responses['404']);
   });
 });

@@ -10,6 +10,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Repos } from '../repo/types';
 import { restHarness } from '../testing/rest';
+import { API_PREFIX } from './dispatch';
+import { REST_ROUTES } from './index';
+import { openApiDocument } from './openapi';
+
 
 /** Alice's service shares her demo dev claim's instances: without it, another image is no conflict. */
 async function withoutDemoDevClaims(repos: Repos): Promise<void> {
@@ -82,5 +86,15 @@ describe('REST API: updating a service with the simple form', () => {
     const moved = await call('Alice', 'POST', `/tenant/acme/service/stats/revision/${second}/simple`, { deployment: { ...simple({ tsvisimage: 'demo13' }).deployment, environment: 'main/stage' } });
     assert.equal(moved.status, 202, JSON.stringify(moved.body));
     assert.match(await claimText(), /environment: main\/stage/);
+  });
+
+  test('the OpenAPI document has the route, its body and its refusals', () => {
+    const doc = openApiDocument(REST_ROUTES) as { paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, { description: string }> }>> };
+    const op = doc.paths[`${API_PREFIX}/tenant/{tenant}/service/{name}/revision/{previous}/simple`]?.post;
+    assert.ok(op, 'documented');
+    assert.match(JSON.stringify(op.requestBody), /"artifact"/);
+    assert.match(op.responses['409']!.description, /StaleRevision[\s\S]*PendingRevisionExists/);
+    assert.match(op.responses['422']!.description, /MarkExceeded/);
+    assert.ok(op.responses['401'] && op.responses['403'] && op.responses['202']);
   });
 });
