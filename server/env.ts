@@ -8,9 +8,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { parseLimits, parsePortRange, PLATFORM_DEFAULTS, type Limits } from './services/platform.types';
 
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+/** A value checked by one of platform.types.ts's parsers, its error naming what is wrong. */
+const parsed = <T>(parse: (text: string) => { ok: true; value: T } | { ok: false; error: string }) =>
+  z.string().transform((text, ctx): T => {
+    const r = parse(text);
+    if (r.ok) return r.value;
+    ctx.addIssue({ code: 'custom', message: r.error });
+    return z.NEVER;
+  });
 
 const envSchema = z
   .object({
@@ -57,6 +66,17 @@ const envSchema = z
     // Read again by each resolver thread's Python sandbox (server/dm-python); checked here so a typo stops the start.
     KEELSON_DM_PYTHON: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
     KEELSON_DM_PYTHON_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.1).max(600).optional()),
+    KEELSON_FREEMIUM_LIMITS: z.preprocess(emptyAsUndefined, parsed(parseLimits).prefault(PLATFORM_DEFAULTS.freemiumLimits)),
+    KEELSON_FREEMIUM_ADVANCED_LIMITS: z.preprocess(emptyAsUndefined, parsed(parseLimits).optional()),
+    KEELSON_PORT_RANGE: z.preprocess(emptyAsUndefined, parsed(parsePortRange).prefault(PLATFORM_DEFAULTS.portRange)),
+    KEELSON_REFERENCE_DOMAIN: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .max(253)
+        .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i, 'must be a domain name such as apps.example.com')
+        .optional(),
+    ),
     KEELSON_SECRET_KEY: z.preprocess(
       emptyAsUndefined,
       z
@@ -105,11 +125,20 @@ export interface Env {
   resolver: { threads: number; timeoutMs: number; memoryMb: number; admissionTimeoutMs?: number; warmSandbox?: boolean; warmThreads?: boolean };
   /** Deployment Manager templates referenced by URL: the hosts they may be fetched from (none by default) and the registry base. */
   dmTemplates: { allowHosts: string[]; registry?: string };
+  /** What GET /platform tells clients of the platform (Axebow's #PlatformInfo). */
+  platform: PlatformSettings;
   /** The git repository the GitOps actuator writes. */
   /** The GitOps repository: local (the default), or this process's scratch clone of `gitopsRemote`. */
   gitopsDir: string;
   /** A remote repository every apply worker pushes to (KEELSON_GITOPS_REMOTE). */
   gitopsRemote?: string;
+}
+
+export interface PlatformSettings {
+  freemiumLimits: Limits;
+  freemiumAdvancedLimits: Limits;
+  portRange: [number, number];
+  referenceDomain: string;
 }
 
 export class EnvError extends Error {}
@@ -178,6 +207,13 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
         (e.KEELSON_GITOPS_REMOTE ? join(/* turbopackIgnore: true */ dataDir, 'gitops-clones', `${hostname()}-${process.pid}`) : join(/* turbopackIgnore: true */ dataDir, 'gitops')),
     ),
     ...(e.KEELSON_GITOPS_REMOTE ? { gitopsRemote: e.KEELSON_GITOPS_REMOTE } : {}),
+    platform: {
+      freemiumLimits: e.KEELSON_FREEMIUM_LIMITS,
+      // Nothing public says what "advanced" adds: unset, it is the basic freemium's.
+      freemiumAdvancedLimits: e.KEELSON_FREEMIUM_ADVANCED_LIMITS ?? e.KEELSON_FREEMIUM_LIMITS,
+      portRange: e.KEELSON_PORT_RANGE,
+      referenceDomain: (e.KEELSON_REFERENCE_DOMAIN ?? new URL(e.NEXTAUTH_URL ?? `http://localhost:${e.PORT}`).hostname).toLowerCase(),
+    },
   };
 }
 

@@ -139,9 +139,9 @@ describe('REST API: registered resources', () => {
     const vol = await call('Alice', 'POST', '/tenant/acme/volume/doc', { data: { items: 3, size: '5G', type: 'replicated', provider: 'csi.example' } });
     assert.deepEqual(vol.body.data?.spec, { data: { items: 3, size: '5G', type: 'replicated', provider: 'csi.example' } });
 
-    // Where a service uses it: status counts per account/environment and names the cluster.
+    // Where a service uses it: status counts per account/environment and names the cluster (the port's selector admits tier prod only).
     assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main', {})).status, 201);
-    assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main/environment/prod', { cluster: 'k8s-example' })).status, 201);
+    assert.equal((await call('Alice', 'POST', '/tenant/acme/account/main/environment/prod', { cluster: 'k8s-example', meta: { tier: 'prod' } })).status, 201);
     const svc = await call('Alice', 'POST', '/tenant/acme/service/shop2', { service: 'social/twitter_stats', environment: 'main/prod', labels: { tsvisimage: 'demo12', ingress: 'port:doc' } });
     assert.ok([200, 202].includes(svc.status), JSON.stringify(svc.body));
     assert.deepEqual((await call('Alice', 'GET', '/tenant/acme/port/doc')).body.data?.status, { clusters: { 'system/k8s-example': true }, requested: { main: 1 }, environment: { 'main/prod': 1 } });

@@ -305,6 +305,16 @@ const MATRIX: Record<string, Row[]> = {
       expect: { ...DOMAIN_ONLY, domain: 202 },
     },
   ],
+  'POST /tenant/:tenant/service/:name/revision/:previous/simple': [
+    {
+      what: "update someone else's service with the simple form",
+      request: async (f) => {
+        const s = await withAcceptedService(f);
+        return { path: `/tenant/${s.tenant}/service/web/revision/${s.revision}/simple`, body: { deployment: { artifact: { ref: { domain: 'social', name: 'twitter_stats' } }, config: { parameter: { tsvisimage: 'demo12', note: 'simple' } } } } };
+      },
+      expect: { ...DOMAIN_ONLY, domain: 202 },
+    },
+  ],
   'PATCH /tenant/:tenant/service/:name/revision/:previous': [
     {
       what: "relabel someone else's service",
@@ -383,6 +393,8 @@ const MATRIX: Record<string, Row[]> = {
   'GET /tenant/:tenant/service/:name/links': [
     { what: "links of someone else's service", request: async (f) => ({ path: `/tenant/${await withPair(f, true)}/service/web/links` }), expect: DOMAIN_ONLY },
   ],
+  'GET /tenant/:tenant/resource': [{ what: "every resource of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/resource` }), expect: DOMAIN_ONLY }],
+  'GET /tenant/:tenant/usedports': [{ what: "ports in use in someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/usedports` }), expect: DOMAIN_ONLY }],
   'GET /tenant/:tenant/:kind': [{ what: "ports of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/port` }), expect: DOMAIN_ONLY }],
   'GET /tenant/:tenant/:kind/:name': [
     { what: "a port of someone else's tenant", request: async (f) => ({ path: `/tenant/${await withPort(f)}/port/web` }), expect: DOMAIN_ONLY },

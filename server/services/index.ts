@@ -60,7 +60,7 @@ export interface Services {
 
 export function createServices(
   repos: Repos,
-  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver' | 'oidc' | 'secretKey' | 'dmTemplates'>> & { identityVerifiers?: IdentityVerifier[] },
+  env: Pick<Env, 'usersFile' | 'domainAdmins'> & Partial<Pick<Env, 'demoUsers' | 'freeNamespaces' | 'resolver' | 'oidc' | 'secretKey' | 'dmTemplates' | 'platform'>> & { identityVerifiers?: IdentityVerifier[] },
 ): Services {
   const users = new UserService(repos, env, env.identityVerifiers ?? (env.oidc ? [oidcVerifier({ provider: OIDC_PROVIDER_ID, issuer: env.oidc.issuer, clientId: env.oidc.clientId })] : []));
   const access = new AccessService(repos, env.domainAdmins);

@@ -46,7 +46,10 @@ const ALLOWED: Record<string, Record<string, string>> = {
   'dm/types': { dmDiagnostic: "words a DM refusal the resolver thread returned as a Diagnostic (one failure model): a copy of fields, nothing evaluated" },
   'landscaper/scope-graph': { withDelivery: "maps a computed scope graph's phases onto the revision's and apply's state: a walk over the graph, nothing evaluated" },
   'capact/try': { GLOBAL_POLICY: "the Global policy's name" },
-  'axebow/stage': { checkRules: 'compiles the selector programs a tenant admin sends (at most 200 of 1,024 items); runs none' },
+  'axebow/stage': {
+    checkRules: 'compiles the selector programs a tenant admin sends (at most 200 of 1,024 items); runs none',
+    checkResourceSelector: "compiles a resource's selector (at most 1,024 items, zod-bounded) and reads the roots it names, at registration; runs none",
+  },
   'model/validate': {
     objectKey: 'a key from an identity',
     identifyObjects: 'reads a small text to identities only (admission.ts), before rights are checked',

@@ -7,17 +7,18 @@
  * services).
  */
 import type { Claim } from '../engine/model/kinds';
-import type { ResourceKind, ResourceRow } from '../repo/resources.types';
+import { RESOURCE_KINDS, type ResourceKind, type ResourceRow } from '../repo/resources.types';
 import { ROLE_RANK, type TenantRole } from '../repo/tenants.types';
 import type { Repos } from '../repo/types';
 import type { AccessService } from './access';
 import type { Actor, MaybeActor } from './actor';
 import { AppError, notFound, unauthorized } from '../errors';
+import { checkResourceSelector } from '../engine/axebow/stage';
 import { compileSelector } from '../engine/lang/selector';
 import { selectorDiagnostic } from '../engine/lang/selector/types';
 import { environmentOfLabels } from './estate';
 import { checkCa, checkCertificate } from './resource-pem';
-import { DATA_FIELD, RESOURCE_DOCUMENT_BODIES, RESOURCE_SPECS, SEALED_DATA, type ResourceView } from './resources.types';
+import { DATA_FIELD, RESOURCE_DOCUMENT_BODIES, RESOURCE_SPECS, SEALED_DATA, type ResourcesByKind, type ResourceUse, type ResourceView, type UsedPorts } from './resources.types';
 import type { SecretBox } from '../db/secret-box';
 
 /** Which field of a kind's body is secret, and which gives its platform-wide unique key. */
@@ -27,7 +28,8 @@ const CLAIM_OF: Partial<Record<ResourceKind, (spec: Record<string, unknown>) => 
   domain: (s) => `domain:${String(s.domain).toLowerCase()}`,
 };
 
-type Uses = Map<string, ({ cluster: string; account: string; environment: string } | null)[]>;
+/** Where the tenant's services use its resources: `kind:name` → each using service, with its environment when it names one. */
+type Uses = Map<string, { service: string; at: { cluster: string; account: string; environment: string } | null }[]>;
 
 export class ResourceService {
   constructor(
@@ -66,7 +68,7 @@ export class ResourceService {
     if (field) flat[field] = secret ?? SEALED_DATA;
     const one = DATA_FIELD[kind];
     const status = { clusters: {} as Record<string, boolean>, requested: {} as Record<string, number>, environment: {} as Record<string, number> };
-    for (const u of uses.get(`${kind}:${r.name}`) ?? []) {
+    for (const { at: u } of uses.get(`${kind}:${r.name}`) ?? []) {
       if (!u) continue;
       status.clusters[u.cluster] = true;
       status.requested[u.account] = (status.requested[u.account] ?? 0) + 1;
@@ -123,6 +125,9 @@ export class ResourceService {
       if (d.data.selector) {
         const c = compileSelector(d.data.selector);
         if (!c.ok) throw new AppError('INVALID_INPUT', `${kind} selector: ${c.errors.map((e) => e.message).join('; ')}`, { diagnostics: c.errors.map((e) => selectorDiagnostic(e, { path: ['selector'] })) });
+        // It runs where a service would use the resource, with the resource and that environment only: a program reading more could never pass.
+        const roots = checkResourceSelector(d.data.selector);
+        if (roots.length > 0) throw new AppError('INVALID_INPUT', `${kind} selector: ${roots.join('; ')}`);
       }
       extra = { ...(d.data.meta ? { meta: d.data.meta } : {}), ...(d.data.selector ? { selector: d.data.selector } : {}) };
     }
@@ -156,7 +161,7 @@ export class ResourceService {
         const at = environmentOfLabels(envs, labels);
         for (const value of new Set(Object.values(labels))) {
           if (!/^(ca|certificate|domain|port|secret|volume):./.test(value)) continue;
-          out.set(value, [...(out.get(value) ?? []), at ? { cluster: at.env.cluster, account: at.account, environment: at.ref } : null]);
+          out.set(value, [...(out.get(value) ?? []), { service: o.name, at: at ? { cluster: at.env.cluster, account: at.account, environment: at.ref } : null }]);
         }
       }
     }
@@ -168,6 +173,34 @@ export class ResourceService {
     const t = await this.tenant(who, input.tenant, 'plain', 'see its resources');
     const uses = await this.uses(t.id);
     return (await this.repos.resources.list(t.id, input.kind)).map((r) => this.view(t.name, r, false, uses));
+  }
+
+  /**
+   * Every resource of the tenant whatever its kind (Axebow's listing
+   * without a kind), each with the services that use it and where they
+   * run; no data, so nothing secret.
+   */
+  async listAll(actor: MaybeActor, input: { tenant: string }): Promise<ResourcesByKind> {
+    const who = this.signedIn(actor, 'see resources');
+    const t = await this.tenant(who, input.tenant, 'plain', 'see its resources');
+    const [rows, uses] = await Promise.all([this.repos.resources.list(t.id), this.uses(t.id)]);
+    const out = Object.fromEntries(RESOURCE_KINDS.map((k) => [k, [] as ResourceUse[]])) as ResourcesByKind;
+    const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    for (const r of [...rows].sort(byName)) out[r.kind as ResourceKind]?.push({ name: r.name, usedIn: usedIn(uses, `${r.kind}:${r.name}`) });
+    return out;
+  }
+
+  /**
+   * The ports the tenant owns (Axebow's `usedports`), each with the
+   * services that use it. Ports are the tenant's alone platform-wide, so
+   * no other tenant's are listed (no freemium pool shares them).
+   */
+  async usedPorts(actor: MaybeActor, input: { tenant: string }): Promise<UsedPorts> {
+    const who = this.signedIn(actor, 'see resources');
+    const t = await this.tenant(who, input.tenant, 'plain', 'see its resources');
+    const [rows, uses] = await Promise.all([this.repos.resources.list(t.id, 'port'), this.uses(t.id)]);
+    const ports = rows.map((r) => ({ port: Number(r.spec.port), name: r.name, usedIn: usedIn(uses, `port:${r.name}`) })).sort((a, b) => a.port - b.port);
+    return { usedports: ports.map((p) => p.port), ports };
   }
 
   async get(actor: MaybeActor, input: { tenant: string; kind: ResourceKind; name: string; reveal: boolean }): Promise<ResourceView> {
@@ -223,6 +256,10 @@ export class ResourceService {
     }
     return out.sort();
   }
+}
+
+function usedIn(uses: Uses, ref: string): ResourceUse['usedIn'] {
+  return (uses.get(ref) ?? []).map((u) => ({ service: u.service, environment: u.at?.environment ?? null })).sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
 }
 
 function taken(kind: string, claim: string): AppError {

@@ -83,3 +83,21 @@ export const resourceOutput = z.object({
   updatedAt: z.date(),
 });
 export type ResourceView = z.infer<typeof resourceOutput>;
+
+/** A resource and the services that use it (a claim label `<kind>:<name>`), each with its environment (`account/environment`; null: none named). */
+export const resourceUseOutput = z.object({
+  name: z.string(),
+  usedIn: z.array(z.object({ service: z.string(), environment: z.string().nullable() })),
+});
+export type ResourceUse = z.infer<typeof resourceUseOutput>;
+
+/** Every resource of a tenant, by kind (every kind present, perhaps empty), names in order. */
+export const resourcesByKindOutput = z.object(Object.fromEntries(RESOURCE_KINDS.map((k) => [k, z.array(resourceUseOutput)])) as Record<(typeof RESOURCE_KINDS)[number], z.ZodArray<typeof resourceUseOutput>>);
+export type ResourcesByKind = z.infer<typeof resourcesByKindOutput>;
+
+/** Axebow's `usedports`: the port numbers the tenant owns, in order; `ports` says which resource each is and who uses it. */
+export const usedPortsOutput = z.object({
+  usedports: z.array(z.number().int()),
+  ports: z.array(resourceUseOutput.extend({ port: z.number().int() })),
+});
+export type UsedPorts = z.infer<typeof usedPortsOutput>;

@@ -12,8 +12,10 @@
  *     passes: it is `requiring` (the revision waits for an explicit
  *     acceptance); otherwise it is excluded. An empty first set passes; an
  *     empty second set passes nothing (acceptance stays manual);
- *  3. every resource the service names exists, is free, and passes
- *     `validateEnvironmentResource`;
+ *  3. every resource the service names exists, is free, passes
+ *     `validateEnvironmentResource` (which reads its `meta`), and then its
+ *     own selector, if it has one (Axebow §5.12.5: `$.this` is the
+ *     resource, `$.environment` the candidate);
  *  4. the acting user passes `validateEnvironmentUser`.
  * Among the survivors: `accepted` before `requiring`, then the most vCPU
  * left free after placement (unlimited first), then name, then id. A named
@@ -82,12 +84,34 @@ export function checkRules(rules: Rules): RuleProblem[] {
   return out;
 }
 
+/** The roots a resource's own selector reads (Axebow's #Selector_Resource): the resource as `$.this`, and the environment weighed. */
+export const RESOURCE_SELECTOR_ROOTS: readonly string[] = ['this', 'environment'];
+
+/**
+ * The save-time check of a resource's own selector, as checkRules() is of
+ * a tenant's: it compiles, and reads only `$.this` and `$.environment`.
+ */
+export function checkResourceSelector(sel: unknown): string[] {
+  const compiled = compileSelector(sel);
+  const out = compiled.ok ? [] : compiled.errors.map((e) => e.message);
+  for (const item of Array.isArray(sel) ? sel : []) {
+    if (typeof item !== 'string' || !item.startsWith('$.')) continue;
+    const root = /^\$\.([A-Za-z_]\w*)/.exec(item)?.[1];
+    if (root && !RESOURCE_SELECTOR_ROOTS.includes(root) && ['user', 'service', 'resource'].includes(root)) {
+      out.push(`${item}: a resource's selector has no $.${root} (it reads $.this, the resource, and $.environment)`);
+    }
+  }
+  return out;
+}
+
 /** A resource the service names (a claim label `<kind>:<name>`), as the caller found it. */
 export interface NeededResource {
   kind: string;
   name: string;
-  /** The resource as `$.resource` sees it; null when the tenant has none of that name. */
+  /** The resource as `$.resource` sees it (and as `$.this` its own selector does); null when the tenant has none of that name. */
   info: Record<string, unknown> | null;
+  /** The resource's own selector of the environments it may be used in; absent: any. */
+  selector?: unknown[];
   /** Services other than this one holding an exclusive resource (port, domain, volume). */
   heldBy: string[];
 }
@@ -171,10 +195,22 @@ function judge(input: SelectionInput, c: Candidate, budget: Budget | undefined):
     if (EXCLUSIVE.has(r.kind) && r.heldBy.length > 0) return { outcome: 'excluded', reasons: [...reasons, `${r.kind} ${r.name} is held by ${r.heldBy.join(', ')}`] };
     const bad = failing(input.rules.validateEnvironmentResource, { ...base, resource: r.info }, true, `validateEnvironmentResource (${r.kind} ${r.name})`, budget);
     if (bad.length > 0) return { outcome: 'excluded', reasons: [...reasons, ...bad] };
+    const own = refusedBySelector(r, c.info, budget);
+    if (own) return { outcome: 'excluded', reasons: [...reasons, own] };
   }
   const user = failing(input.rules.validateEnvironmentUser, base, true, 'validateEnvironmentUser', budget);
   if (user.length > 0) return { outcome: 'excluded', reasons: [...reasons, ...user] };
   return { outcome, reasons };
+}
+
+/** Why the resource's own selector keeps it out of the environment, naming the resource and the selector; undefined when it admits it. */
+function refusedBySelector(r: NeededResource, environment: Record<string, unknown>, budget: Budget | undefined): string | undefined {
+  if (r.selector === undefined) return undefined;
+  const run = evaluateSelector(r.selector, { this: r.info ?? {}, environment }, true, budget);
+  if (run.value) return undefined;
+  const text = JSON.stringify(r.selector);
+  const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return run.error ? `${r.kind} ${r.name}'s selector ${shown} could not run: ${describe(run.error, run.reason)}` : `${r.kind} ${r.name}'s selector ${shown} is false here`;
 }
 
 const free = (c: Candidate) => (c.freeVcpuMillisAfter === null ? Number.POSITIVE_INFINITY : c.freeVcpuMillisAfter);

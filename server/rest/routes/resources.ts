@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { okOutput } from '../../services/common.types';
-import { RESOURCE_DOCUMENT_BODIES, RESOURCE_SPECS, resourceKind, resourceOutput } from '../../services/resources.types';
+import { RESOURCE_DOCUMENT_BODIES, RESOURCE_SPECS, resourceKind, resourceOutput, resourcesByKindOutput, usedPortsOutput } from '../../services/resources.types';
 import { route } from '../route';
 import { pathName, queryFlag } from './common';
 
@@ -20,7 +20,35 @@ const resourceBody = z
   .union([...Object.values(RESOURCE_DOCUMENT_BODIES), ...Object.values(RESOURCE_SPECS)] as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]])
   .catch((ctx: { value: unknown }) => ctx.value);
 
+const tenantParams = z.object({ tenant: pathName });
+
 export const resourceRoutes = [
+  route({
+    method: 'GET',
+    path: '/tenant/:tenant/resource',
+    tag: 'resources',
+    summary: 'Every resource of the tenant whatever its kind, by kind, each with the services that use it (used in) and their environments; no data',
+    auth: 'user',
+    access: 'members of the tenant and domain admins',
+    params: tenantParams,
+    response: resourcesByKindOutput,
+    async handler({ actor, services }, { params }) {
+      return { data: await services.resources.listAll(actor, params) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/tenant/:tenant/usedports',
+    tag: 'resources',
+    summary: 'The ports the tenant owns (usedports), each with its resource name and the services that use it',
+    auth: 'user',
+    access: 'members of the tenant and domain admins',
+    params: tenantParams,
+    response: usedPortsOutput,
+    async handler({ actor, services }, { params }) {
+      return { data: await services.resources.usedPorts(actor, params) };
+    },
+  }),
   route({
     method: 'GET',
     path: '/tenant/:tenant/:kind',

@@ -52,6 +52,17 @@ const roleOutput = z.object({
   ),
 });
 
+/** What a change of an existing service may be refused with, beside the common refusals. */
+const CHANGE_ERRORS = {
+  '409': 'StaleRevision: previous is not the service’s current revision (content.current names it); PendingRevisionExists: a revision awaits a decision; LinkedChannelRemoved: the change drops a linked channel without remove_links=true',
+  '422': 'MarkExceeded: the revision would take the service’s environment over its marks; ResourceNotAllowed: a resource its claim names may not be used in its environment (content.reasons names the resource and its selector or the tenant’s rule); ServiceError: the claim cannot run (its reasons)',
+};
+/** What a new service may be refused with, beside the common refusals. */
+const CREATE_ERRORS = {
+  '409': 'The tenant has a service of that name already',
+  '422': 'MarkExceeded: the named environment would go over its marks; NoEnvironment: no environment may take it (content.selection gives each one’s reasons: marks, the tenant’s rules, a resource’s selector or metadata); ServiceError: the claim cannot run',
+};
+
 /** `?wait=<seconds>` (0: the server's cap): answer when the revision has settled. */
 const waitQuery = z.coerce.number().int().min(0).max(300).optional();
 
@@ -218,6 +229,7 @@ export const serviceRoutes = [
     form: bundleForm,
     response: serviceWriteOutput,
     status: 202,
+    errors: CREATE_ERRORS,
     async handler({ actor, services }, { params, query, body, form }) {
       const flags = { dryrun: query.dryrun ?? false, accept: query.accept ?? false };
       const r = form
@@ -238,6 +250,7 @@ export const serviceRoutes = [
     body: simpleServiceInput,
     response: serviceWriteOutput,
     status: 202,
+    errors: CREATE_ERRORS,
     async handler({ actor, services }, { params, query, body }) {
       const r = await services.deployments.create(actor, { ...params, ...fromSimple(body), dryrun: query.dryrun ?? false, accept: query.accept ?? false });
       return answerWrite(services, r, query.wait);
@@ -273,8 +286,28 @@ export const serviceRoutes = [
     body: createServiceInput.omit({ namespace: true }),
     response: serviceWriteOutput,
     status: 202,
+    errors: CHANGE_ERRORS,
     async handler({ actor, services }, { params, query, body }) {
       const r = await services.deployments.update(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, dryrun: query.dryrun, mode: 'replace', spec: body });
+      return answerWrite(services, r, query.wait);
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/tenant/:tenant/service/:name/revision/:previous/simple',
+    tag: 'services',
+    summary:
+      'Update a service from an artifact reference (Axebow’s simple form): a new revision whose claim is the offering with these parameters (as labels), scale and resilience, replacing every label; the service stays in its environment unless the body names another',
+    auth: 'user',
+    access: 'members who may save the claim: its author, namespace admins, domain admins',
+    params: revisionParams,
+    query: z.object({ accept: queryFlag, remove_links: queryFlag, dryrun: queryFlag, wait: waitQuery }),
+    body: simpleServiceInput,
+    response: serviceWriteOutput,
+    status: 202,
+    errors: CHANGE_ERRORS,
+    async handler({ actor, services }, { params, query, body }) {
+      const r = await services.deployments.update(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, dryrun: query.dryrun, mode: 'simple', spec: fromSimple(body) });
       return answerWrite(services, r, query.wait);
     },
   }),
@@ -290,6 +323,7 @@ export const serviceRoutes = [
     body: patchServiceInput,
     response: serviceWriteOutput,
     status: 202,
+    errors: CHANGE_ERRORS,
     async handler({ actor, services }, { params, query, body }) {
       const r = await services.deployments.update(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, dryrun: query.dryrun, mode: 'patch', spec: body });
       return answerWrite(services, r, query.wait);
@@ -307,6 +341,7 @@ export const serviceRoutes = [
     body: z.object({ scale: z.union([z.number().int().min(0).max(1000), z.record(z.string().regex(/^[a-zA-Z][\w-]{0,40}$/), z.number().int().min(0).max(1000))]) }),
     response: serviceWriteOutput,
     status: 202,
+    errors: CHANGE_ERRORS,
     async handler({ actor, services }, { params, query, body }) {
       const r = await services.deployments.scale(actor, { ...params, accept: query.accept ?? false, dryrun: query.dryrun, scale: body.scale });
       return answerWrite(services, r, query.wait);
@@ -323,6 +358,7 @@ export const serviceRoutes = [
     query: z.object({ accept: queryFlag, remove_links: queryFlag, dryrun: queryFlag, wait: waitQuery }),
     response: serviceWriteOutput,
     status: 202,
+    errors: CHANGE_ERRORS,
     async handler({ actor, services }, { params, query }) {
       const r = await services.deployments.rollback(actor, { ...params, accept: query.accept ?? false, removeLinks: query.remove_links ?? false, dryrun: query.dryrun });
       return answerWrite(services, r, query.wait);

@@ -13,8 +13,9 @@ import { AppError, notFound } from '../../errors';
 import { claimOf, signedIn, tenantOf, type Axebow } from './context';
 import { base, currentOf, history } from './history';
 import { admitChange } from './marks';
+import { admitResources } from './resource-rules';
 import { builtObject, claimDocument, targetLabel } from './objects';
-import type { CreateServiceInput, ServiceWrite } from './types';
+import { PLACEMENT_LABELS, type CreateServiceInput, type ServiceWrite } from './types';
 import { write } from './write';
 
 /**
@@ -47,15 +48,19 @@ export async function restart(cx: Axebow, actor: MaybeActor, input: { tenant: st
 /**
  * A new revision of a service from its current one: `replace` gives the
  * whole new spec (service, labels, environment), `patch` changes only
- * what it names (labels merge; a null label removes it). The claim keeps
- * the user it acts for; changing someone else's needs the rights the
- * policy service checks for any save.
+ * what it names (labels merge; a null label removes it), `simple` is
+ * Axebow's artifact-reference form: the offering and all its labels
+ * replaced, as `replace`, but the service stays in the environment it
+ * runs in unless the body names another (the simple form describes the
+ * deployment, not where it goes). The claim keeps the user it acts for;
+ * changing someone else's needs the rights the policy service checks for
+ * any save.
  */
 export async function update(
   cx: Axebow,
   actor: MaybeActor,
   input: { tenant: string; name: string; previous: number; accept: boolean; removeLinks?: boolean; dryrun?: boolean } & (
-    | { mode: 'replace'; spec: CreateServiceInput }
+    | { mode: 'replace' | 'simple'; spec: CreateServiceInput }
     | { mode: 'patch'; spec: { service?: string; environment?: string; labels?: Record<string, string | null> } }
   ),
 ): Promise<ServiceWrite> {
@@ -63,15 +68,16 @@ export async function update(
   const t = await tenantOf(cx, who, input.tenant, 'update services');
   const { claim } = await base(cx, who, t, input.tenant, input.name, input.previous);
   const old = claim.spec as Claim;
-  const labels: Record<string, string> = input.mode === 'replace' ? { ...input.spec.labels } : { ...(old.labels ?? {}) };
+  const labels: Record<string, string> = input.mode === 'patch' ? { ...(old.labels ?? {}) } : { ...input.spec.labels };
   if (input.mode === 'patch') for (const [k, v] of Object.entries(input.spec.labels ?? {})) v === null ? delete labels[k] : (labels[k] = v);
+  if (input.mode === 'simple') for (const l of PLACEMENT_LABELS) if (old.labels?.[l] !== undefined) labels[l] = old.labels[l];
   if (input.spec.environment) {
     labels.target = await targetLabel(cx, t, input.spec.environment);
     labels.environment = input.spec.environment;
   }
   const dropped = await cx.links.droppedChannels(t.id, input.name, old.labels, labels, input.removeLinks ?? false);
   const changed = builtObject(claimDocument({ namespace: claim.namespace, name: claim.name, user: old.user, service: input.spec.service ?? old.service, labels }));
-  await admitChange(cx, t, input.name, changed, 'Changed so');
+  await admitResources(cx, who, t, input.name, changed, await admitChange(cx, t, input.name, changed, 'Changed so'));
   const w = await write(cx, who, [changed], `update service ${input.name} of tenant ${t.name} from revision ${input.previous} (API)`, input.accept, input.dryrun);
   if (!w.dryrun) await cx.links.dropChannels(t.id, input.name, dropped);
   return w;
@@ -102,7 +108,7 @@ export async function rollback(cx: Axebow, actor: MaybeActor, input: { tenant: s
   if (!then) throw new AppError('CONFLICT', `At revision ${input.target} service ${input.name} did not exist; remove it instead.`);
   const dropped = await cx.links.droppedChannels(t.id, input.name, (claim.spec as Claim).labels, (then.spec as Claim).labels, input.removeLinks ?? false);
   // The old claim costs what it costs now: a rollback is admitted like any change.
-  await admitChange(cx, t, input.name, then, 'Rolled back so');
+  await admitResources(cx, who, t, input.name, then, await admitChange(cx, t, input.name, then, 'Rolled back so'));
   // The claim as that revision stored it, held to today's schema as any saved text is.
   const restored = loadObjects(then.text);
   refuseErrors(restored.diagnostics);

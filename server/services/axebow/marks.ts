@@ -48,13 +48,16 @@ export async function assertWithinMarks(
  * Marks admission of a changed claim: the policy with this claim in place
  * of its current one, resolved as a draft, against the marks of the
  * environment the claim names (nothing to check when it names none).
+ * Answers that draft state, for the checks that weigh the change in the
+ * same environment next (resource-rules.ts).
  */
-export async function admitChange(cx: Axebow, t: { id: number }, service: string, claim: { kind: string; namespace: string; name: string; spec: unknown }, when: string): Promise<void> {
+export async function admitChange(cx: Axebow, t: { id: number }, service: string, claim: { kind: string; namespace: string; name: string; spec: unknown }, when: string): Promise<DesiredState | undefined> {
   const labels = (claim.spec as Claim).labels;
-  if (!(await environmentOfClaim(cx, t, labels))) return;
+  if (!(await environmentOfClaim(cx, t, labels))) return undefined;
   const others = (await cx.repos.policy.listObjects()).filter((o) => !(o.kind === 'claim' && o.namespace === claim.namespace && o.name === claim.name)).map(toPolicyInput);
   const state = await cx.resolution.resolveDraft([...others, { kind: claim.kind, namespace: claim.namespace, name: claim.name, spec: claim.spec } as (typeof others)[number]]);
   await assertWithinMarks(cx, t, service, labels, state, when, `${claim.namespace}/${claim.name}`);
+  return state;
 }
 
 /** Marks gone over, as people write them: vCPU in cores, memory and storage in bytes, counts as counts. */

@@ -14,6 +14,8 @@ import { isResolverFailure } from '../../resolver';
 import type { Actor } from '../actor';
 import { AppError, notFound } from '../../errors';
 import { units, type Usage } from '../estate';
+import type { EnvironmentRow, Marks } from '../../repo/estate.types';
+import type { ResourceRow } from '../../repo/resources.types';
 import type { Axebow, TenantRef } from './context';
 import type { Admission } from './marks';
 import { builtObject, claimDocument, policyInputs, targetLabel } from './objects';
@@ -66,27 +68,8 @@ export async function place(cx: Axebow, who: Actor, t: TenantRef, input: { name:
     const marks = await cx.estate.marksOf(account, env);
     const over = cx.estate.over(marks, usage);
     const cost: Usage = measured.claims[0]!;
-    const cap = units('vcpu', marks.vcpu);
     placed.set(env.id, { objects, admission: { environment: name, ok: over.length === 0, usage, over }, cost });
-    candidates.push({
-      id: env.id,
-      name,
-      info: {
-        id: env.id,
-        name: env.name,
-        account: account.name,
-        tenant: t.name,
-        cluster: env.cluster,
-        marks: env.marks,
-        labels: env.labels,
-        meta: env.meta ?? {},
-        usage: { ...usage, vcpu: millisToVcpu(usage.vcpu) },
-        free: cap === undefined ? null : { vcpu: millisToVcpu(cap - usage.vcpu) },
-      },
-      // People read vCPU in cores (marks are written so), not millicores.
-      over: over.map((o) => (o.dimension === 'vcpu' ? { ...o, mark: millisToVcpu(o.mark), usage: millisToVcpu(o.usage) } : o)),
-      freeVcpuMillisAfter: cap === undefined ? null : cap - usage.vcpu,
-    });
+    candidates.push(environmentCandidate(t, { ref: name, account, env }, marks, usage, over));
   }
   // `$.service` as each candidate sees it (its cost depends on where it lands).
   const services: Record<number, Record<string, unknown>> = {};
@@ -117,24 +100,71 @@ export async function place(cx: Axebow, who: Actor, t: TenantRef, input: { name:
   return { objects: chosen?.objects ?? [], selection, ...(chosen ? { admission: chosen.admission } : {}) };
 }
 
+/**
+ * An environment as selectors see it (`$.environment`) with the service in
+ * it: `usage` what the tenant's services would use there, against `marks`.
+ */
+export function environmentCandidate(
+  t: TenantRef,
+  at: { ref: string; account: { name: string }; env: EnvironmentRow },
+  marks: Marks,
+  usage: Usage,
+  over: readonly { dimension: string; mark: number; usage: number }[],
+): Candidate {
+  const { env } = at;
+  const cap = units('vcpu', marks.vcpu);
+  return {
+    id: env.id,
+    name: at.ref,
+    info: {
+      id: env.id,
+      name: env.name,
+      account: at.account.name,
+      tenant: t.name,
+      cluster: env.cluster,
+      marks: env.marks,
+      labels: env.labels,
+      meta: env.meta ?? {},
+      usage: { ...usage, vcpu: millisToVcpu(usage.vcpu) },
+      free: cap === undefined ? null : { vcpu: millisToVcpu(cap - usage.vcpu) },
+    },
+    // People read vCPU in cores (marks are written so), not millicores.
+    over: over.map((o) => (o.dimension === 'vcpu' ? { ...o, mark: millisToVcpu(o.mark), usage: millisToVcpu(o.usage) } : o)),
+    freeVcpuMillisAfter: cap === undefined ? null : cap - usage.vcpu,
+  };
+}
+
+/** The `<kind>:<name>` values of a claim's labels that name a registered resource's kind. */
+export function resourceRefs(labels: Record<string, string>): { kind: string; name: string }[] {
+  return [...new Set(Object.values(labels))].filter((v) => /^(ca|certificate|domain|port|secret|volume):./.test(v)).map((v) => ({ kind: v.slice(0, v.indexOf(':')), name: v.slice(v.indexOf(':') + 1) }));
+}
+
+/**
+ * A registered resource as selectors see it, whatever its kind: `$.resource`
+ * for the tenant's rules (`meta` its metadata) and `$.this` for its own
+ * selector, which comes beside it. The public part only: sealed material
+ * never leaves the resource service.
+ */
+export function resourceNeeded(t: { name: string }, kind: string, name: string, row: ResourceRow | undefined, heldBy: string[]): NeededResource {
+  if (!row) return { kind, name, info: null, heldBy };
+  const { selector, meta } = row.spec as { selector?: unknown[]; meta?: Record<string, string> };
+  return { kind, name, info: { kind, name, spec: row.spec, meta: meta ?? {}, tenant: t.name }, heldBy, ...(selector ? { selector } : {}) };
+}
+
 /** Registered resources the service names by label (`<kind>:<name>`), with the other services holding them. */
 async function neededResources(cx: Axebow, t: TenantRef, input: { name: string; labels: Record<string, string> }): Promise<NeededResource[]> {
   const out: NeededResource[] = [];
-  const refs = [...new Set(Object.values(input.labels))].filter((v) => /^(ca|certificate|domain|port|secret|volume):./.test(v));
+  const refs = resourceRefs(input.labels);
   if (refs.length === 0) return out;
   // The tenant's other claims, read once for every resource the service names.
   const others: { name: string; labels: Record<string, string> }[] = [];
   for (const namespace of t.namespaces) {
     for (const o of await cx.repos.policy.listObjects({ kind: 'claim', namespace })) if (o.name !== input.name) others.push({ name: o.name, labels: (o.spec as Claim).labels ?? {} });
   }
-  for (const value of refs) {
-    const i = value.indexOf(':');
-    const kind = value.slice(0, i);
-    const name = value.slice(i + 1);
+  for (const { kind, name } of refs) {
     const row = await cx.repos.resources.get(t.id, kind, name);
-    const heldBy = others.filter((c) => Object.values(c.labels).includes(value)).map((c) => c.name);
-    // A selector sees the resource's public part only: sealed material never leaves the resource service.
-    out.push({ kind, name, info: row ? { kind, name, spec: row.spec, tenant: t.name } : null, heldBy: heldBy.sort() });
+    const heldBy = others.filter((c) => Object.values(c.labels).includes(`${kind}:${name}`)).map((c) => c.name);
+    out.push(resourceNeeded(t, kind, name, row, heldBy.sort()));
   }
   return out;
 }
