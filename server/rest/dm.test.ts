@@ -22,20 +22,27 @@ import { REST_ROUTES } from './routes';
 import type { RevisionPlan } from '../engine/plan';
 import { RateLimiter } from './rate-limit';
 
+/** The DM API over a freshly seeded demo (Sam its domain admin), for the block it is called in: started before its tests, closed after. */
+function dmServer(started: (s: { server: TestServer; services: Services }) => void) {
+  let s: { server: TestServer; services: Services };
+  before(async () => {
+    const repos = memoryRepos();
+    await seedDemo(repos);
+    const services = createServices(repos, { usersFile: undefined, domainAdmins: ['Sam'] });
+    s = { services, server: await serveForTests(dmApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) })) };
+    started(s);
+  });
+  after(async () => {
+    await s.server.close();
+    await s.services.resolution.close();
+  });
+}
+
 describe('Deployment Manager API (/api/dm)', () => {
   let server: TestServer;
   let services: Services;
   const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
-  before(async () => {
-    const repos = memoryRepos();
-    await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: ['Sam'] });
-    server = await serveForTests(dmApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
-  });
-  after(async () => {
-    await server.close();
-    await services.resolution.close();
-  });
+  dmServer((s) => ({ server, services } = s));
 
   const get = async (path: string, user: string | null = 'Alice') => {
     const res = await fetch(`${server.url}${DM_PREFIX}${path}`, { headers: user ? { authorization: `Bearer test:${user}` } : {} });
@@ -153,16 +160,7 @@ describe('Deployment Manager write API (/api/dm/deployments)', () => {
   let server: TestServer;
   let services: Services;
   const sam = { id: 'local:Sam', name: 'Sam', labels: {}, provider: 'test' as const };
-  before(async () => {
-    const repos = memoryRepos();
-    await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: ['Sam'] });
-    server = await serveForTests(dmApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
-  });
-  after(async () => {
-    await server.close();
-    await services.resolution.close();
-  });
+  dmServer((s) => ({ server, services } = s));
 
   const call = async (method: string, path: string, body?: unknown, user: string | null = 'Sam') => {
     const res = await fetch(`${server.url}${DM_PREFIX}${path}`, {
@@ -375,17 +373,7 @@ describe('Deployment Manager API: who may call each route', () => {
     'DELETE /deployments/:d': { path: '/deployments/shop%2Fm', expect: { anonymous: 401, nobody: 403, Alice: 403, John: 403, Sam: 200 } },
   };
   let server: TestServer;
-  let services: Services;
-  before(async () => {
-    const repos = memoryRepos();
-    await seedDemo(repos);
-    services = createServices(repos, { usersFile: undefined, domainAdmins: ['Sam'] });
-    server = await serveForTests(dmApi({ services: async () => services, authenticate: testAuth, rateLimit: new RateLimiter({ perSecond: 1e6, burst: 1e6 }) }));
-  });
-  after(async () => {
-    await server.close();
-    await services.resolution.close();
-  });
+  dmServer((s) => ({ server } = s));
 
   test('every route has a row, and every row a route', () => {
     const routes = DM_ROUTES.map((r) => `${r.method} ${r.path}`);
