@@ -65,7 +65,7 @@ export const LAYERS: Record<string, Layer> = {
   'server/dm-python': { may: [ENGINE], why: 'the Python sandbox DM templates run in' },
   'server/http': { may: ['server/errors.ts', ENGINE], why: 'HTTP limits every door shares: capped body reads, percent-encoding, the same-origin rule, the batch size' },
   'server/errors.ts': { may: [ENGINE], why: 'AppError, the one error every server layer throws (only its type of diagnostics comes from the engine)' },
-  'server/env.ts': { may: [], why: 'the only reader of process.env' },
+  'server/env.ts': { may: ['server/engine/model'], why: 'the only reader of process.env; settings written as quantities are read with the engine\'s one parser' },
 
   // ---- the engine: pure (server/engine/purity.test.ts), each folder over the ones below it
   'server/engine': { may: [ENGINE], why: 'the stage list and the engine\'s public API, diagnostics, values, ACL' },

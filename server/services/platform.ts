@@ -2,8 +2,8 @@
  * What this Keelson instance is, for API clients deciding how to talk to
  * it (Axebow's platform info). Public: it holds nothing private.
  */
-import type { Env, PlatformSettings } from '../env';
-import { parseLimits, parsePortRange, PLATFORM_DEFAULTS, type PlatformInfo } from './platform.types';
+import { parseLimits, parsePortRange, PLATFORM_DEFAULTS, type Env, type PlatformSettings } from '../env';
+import type { PlatformInfo } from './platform.types';
 
 export type { PlatformInfo } from './platform.types';
 
