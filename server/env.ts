@@ -101,6 +101,7 @@ const envSchema = z
     KEELSON_RESOLVER_THREADS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(16).default(2)),
     KEELSON_RESOLVE_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.05).max(3600).default(60)),
     KEELSON_READ_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.05).max(3600).default(20)),
+    KEELSON_UNIT_TIMEOUT_S: z.preprocess(emptyAsUndefined, z.coerce.number().min(0.05).max(3600).default(5)),
     KEELSON_RESOLVE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(64).max(65536).default(2048)),
     KEELSON_DM_WARM: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
     KEELSON_GITOPS_DIR: optionalString,
@@ -172,7 +173,7 @@ export interface Env {
   freeNamespaces: string[];
   worker: boolean;
   /** Where resolutions run: worker threads (0: the request thread), and each resolution's time and memory budget. */
-  resolver: { threads: number; timeoutMs: number; memoryMb: number; admissionTimeoutMs?: number; warmSandbox?: boolean; warmThreads?: boolean };
+  resolver: { threads: number; timeoutMs: number; memoryMb: number; admissionTimeoutMs?: number; unitMs?: number; warmSandbox?: boolean; warmThreads?: boolean };
   /** Deployment Manager templates referenced by URL: the hosts they may be fetched from (none by default) and the registry base. */
   dmTemplates: { allowHosts: string[]; registry?: string };
   /** What GET /platform tells clients of the platform (Axebow's #PlatformInfo). */
@@ -241,6 +242,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       threads: e.KEELSON_RESOLVER_THREADS,
       timeoutMs: Math.round(e.KEELSON_RESOLVE_TIMEOUT_S * 1000),
       admissionTimeoutMs: Math.round(e.KEELSON_READ_TIMEOUT_S * 1000),
+      unitMs: Math.round(e.KEELSON_UNIT_TIMEOUT_S * 1000),
       memoryMb: e.KEELSON_RESOLVE_MEMORY_MB,
       warmSandbox: e.KEELSON_DM_WARM === 'on',
       // A server's threads start with it, not at the first preview.

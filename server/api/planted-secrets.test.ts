@@ -135,6 +135,8 @@ const ROUTES: Record<string, (f: Fixture) => string[]> = {
   'GET /tenant/:tenant/service/:name/channels': (f) => f.services.map((s) => `/tenant/planted/service/${s}/channels`),
   'GET /tenant/:tenant/service/:name/role/:role': (f) => f.roles.map((r) => `/tenant/planted/service/${r.service}/role/${r.role}`),
   'GET /service/:tenant/:name/role/:role/instance/:instance': (f) => f.roles.map((r) => `/service/planted/${r.service}/role/${r.role}/instance/${r.instance}`),
+  'GET /tenant/:tenant/resource': () => ['/tenant/planted/resource'],
+  'GET /tenant/:tenant/usedports': () => ['/tenant/planted/usedports'],
   'GET /tenant/:tenant/:kind': () => ['/tenant/planted/secret', '/tenant/planted/port'],
   'GET /tenant/:tenant/:kind/:name': () => ['/tenant/planted/secret/token', '/tenant/planted/secret/token?reveal=true'],
   [`GET ${DM_PREFIX}/deployments`]: () => ['/deployments'],

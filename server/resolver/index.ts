@@ -64,6 +64,13 @@ export interface ResolverOptions {
   admissionThreads: number;
   /** Wall-clock budget of reading one request's text: its YAML and its kinds' checks. */
   admissionTimeoutMs: number;
+  /**
+   * The time each unit of a resolution gets on its thread's clock: an Aptomi
+   * claim, a Landscaper root installation, a Capact choice, a placement, a DM
+   * deployment's Jinja templates (engine/host-clock.ts). A hostile unit fails
+   * alone, long before `timeoutMs` would end every one of them.
+   */
+  unitMs: number;
   /** Boot the DM template sandbox when the pool is made (a server), not at the first template (KEELSON_DM_WARM). */
   warmSandbox: boolean;
   /**
@@ -74,7 +81,7 @@ export interface ResolverOptions {
   warmThreads: boolean;
 }
 
-export const DEFAULT_RESOLVER: ResolverOptions = { threads: 0, timeoutMs: 60_000, memoryMb: 2048, admissionThreads: 1, admissionTimeoutMs: 20_000, warmSandbox: false, warmThreads: false };
+export const DEFAULT_RESOLVER: ResolverOptions = { threads: 0, timeoutMs: 60_000, memoryMb: 2048, admissionThreads: 1, admissionTimeoutMs: 20_000, unitMs: 5_000, warmSandbox: false, warmThreads: false };
 
 export function createResolver(opts: Partial<ResolverOptions> = {}): Resolver {
   const o = { ...DEFAULT_RESOLVER, ...opts };
@@ -184,7 +191,7 @@ class WorkerPool implements Resolver {
       // A fresh thread: the parent's flags (a test runner's, say) are not the worker's business.
       execArgv: [],
       // Drafts (dry runs, previews, Deployment Manager expansions) and request text run on threads of lower priority.
-      workerData: { lane: slot.lane, ...(sandboxPort ? { sandboxPort } : {}) },
+      workerData: { lane: slot.lane, unitMs: this.opts.unitMs, ...(sandboxPort ? { sandboxPort } : {}) },
       ...(sandboxPort ? { transferList: [sandboxPort] } : {}),
       resourceLimits: { maxOldGenerationSizeMb: this.opts.memoryMb },
     });

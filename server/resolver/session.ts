@@ -11,7 +11,7 @@
  */
 import { EngineSession, type EngineInput, type EngineObject, type ObjectChange } from '../engine';
 import { expandDeployment, useTemplateClock, type ExpandInput, type ExpandResult, type TemplateEnv } from '../engine/dm';
-import { isMainThread } from 'node:worker_threads';
+import { isMainThread, workerData } from 'node:worker_threads';
 import { plugTemplateSandbox } from '../dm-python';
 import type { ClaimOutcome, DesiredState } from '../engine/state';
 import { measure, type ProbeMeasure, type ProbeMeasured } from '../engine/plan/usage';
@@ -59,12 +59,14 @@ export type ResolverAnswer<R extends ResolverRequest> = R extends AdmissionReque
 // never from the thread that answers HTTP: this module is imported there too (InlineResolver), and a check it runs
 // there leaves the templates for the resolution (deferred) rather than wait for an interpreter.
 if (!isMainThread) plugTemplateSandbox();
-// And its Jinja templates have 5 s per deployment on this thread's clock (the engine reads none): far more than
-// any real one needs, far less than a resolution's limit.
-useTemplateClock(() => performance.now(), 5000);
+// A pool's thread is told each unit's time (ResolverOptions.unitMs, KEELSON_UNIT_TIMEOUT_S); 5 s otherwise.
+const unitMs = (!isMainThread && (workerData as { unitMs?: number } | null)?.unitMs) || 5000;
+// And its Jinja templates have that time per deployment on this thread's clock (the engine reads none): far more
+// than any real one needs, far less than a resolution's limit.
+useTemplateClock(() => performance.now(), unitMs);
 // The same for each Aptomi claim, Landscaper root installation, Capact choice and placement (engine/host-clock.ts): a
 // hostile one fails alone, as its own error, long before the resolution's limit would end every one of them.
-useEvaluationClock(() => performance.now(), 5000);
+useEvaluationClock(() => performance.now(), unitMs);
 
 const keyOf = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
 

@@ -32,8 +32,10 @@ describe('hostile policies end as claim errors while the server keeps answering'
     h = await openDb({ pgliteDir: 'memory://' });
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
-    // As the server runs: resolutions and previews in worker threads.
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 120_000, admissionTimeoutMs: 600_000, memoryMb: 512, warmSandbox: true } });
+    // As the server runs: resolutions and previews in worker threads. Every budget but the engine's caps is far
+    // away: the resolution's, reading's and each unit's time (beside stress-ng --cpu 4 and two other suites the
+    // 2^30 fan-out took longer than a unit's 5 s before its 20,000 levels were walked).
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 120_000, admissionTimeoutMs: 600_000, unitMs: 600_000, memoryMb: 512, warmSandbox: true } });
     await services.revisions!.ensureForGeneration(await repos.policy.head());
   });
   after(async () => {
@@ -117,8 +119,10 @@ describe('a resolution over its time budget fails its claims, changes nothing de
     repos = drizzleRepos(h.db);
     await seedDemo(repos);
     // A budget of 3 s: the demo (milliseconds) fits it on any loaded machine, and 600 heavy claims (about 40 ms
-    // each, quiet) never do; only the policy under test can run into it.
-    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 3_000, memoryMb: 512 } });
+    // each, quiet) never do; only the policy under test can run into it. Reading the policy has a budget of its
+    // own (KEELSON_READ_TIMEOUT_S, 20 s by default), kept far away: beside stress-ng --cpu 4 and two other
+    // suites, reading 600 claims took longer than 20 s, and that refusal is not what this block tests.
+    services = createServices(repos, { usersFile: undefined, domainAdmins: [], resolver: { threads: 2, timeoutMs: 3_000, admissionTimeoutMs: 600_000, memoryMb: 512 } });
     // Something is deployed: the demo's revision, accepted.
     const first = await services.revisions!.ensureForGeneration(await repos.policy.head());
     await services.revisions!.decide(sam, { revisionId: first.id, decision: 'accept' });
